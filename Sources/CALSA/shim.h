@@ -1,0 +1,14 @@
+#ifndef PRACTICE_CALSA_SHIM_H
+#define PRACTICE_CALSA_SHIM_H
+#include <alsa/asoundlib.h>
+#include <sys/eventfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+// Glibc's module is built without _GNU_SOURCE, so pthread_setname_np is not visible from Swift.
+extern int pthread_setname_np(pthread_t thread, const char *name);
+/// Names the calling thread (at most 15 bytes).
+static inline int CALSA_setThreadName(const char *name) { return pthread_setname_np(pthread_self(), name); }
+#endif

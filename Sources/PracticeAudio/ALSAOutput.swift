@@ -1,0 +1,178 @@
+internal import CALSA
+import Glibc
+
+/// Plays interleaved float frames through an ALSA PCM (`default` reaches PipeWire or PulseAudio).
+///
+/// A `final class` because the audio thread shares it with the control thread that opened it.
+/// `@unchecked Sendable`: after `init` returns, only the audio thread calls into the PCM.
+public final class ALSAOutput: AudioOutput, @unchecked Sendable {
+    /// The sample formats we can feed, in order of preference (float needs no conversion).
+    enum SampleFormat { case float, s32, s16 }
+
+    private let pcm: OpaquePointer
+    public let device: String
+    public let format: OutputFormat
+    /// Frames per period and in the whole device buffer, as negotiated.
+    public let periodFrames: Int
+    public let bufferFrames: Int
+    let sampleFormat: SampleFormat
+    /// Conversion buffer for integer devices, allocated once (`maxChunkFrames` frames).
+    private let convert: UnsafeMutableRawPointer
+    public let maxChunkFrames: Int
+
+    /// Opens `device` for playback near `sampleRate`, with ALSA's own resampling off (we resample with
+    /// soxr when the device's rate differs). The corresponding C function is `snd_pcm_open`.
+    ///
+    /// - Parameters:
+    ///   - periodMicroseconds: 10 ms periods keep a command audible within one period.
+    ///   - bufferMicroseconds: 100 ms of device buffer rides out scheduling hiccups on a busy machine;
+    ///     commands do not wait for it to play out because they drop it (`snd_pcm_drop`).
+    public init(device: String, sampleRate: Int, channels: Int,
+                periodMicroseconds: UInt32 = 10_000, bufferMicroseconds: UInt32 = 100_000) throws(ALSAError) {
+        var handle: OpaquePointer?
+        try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+        guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }
+        do throws(ALSAError) {
+            var hw: OpaquePointer?
+            try alsa("snd_pcm_hw_params_malloc", device: device) { snd_pcm_hw_params_malloc(&hw) }
+            defer { snd_pcm_hw_params_free(hw) }
+            try alsa("snd_pcm_hw_params_any", device: device) { snd_pcm_hw_params_any(pcm, hw) }
+            try alsa("snd_pcm_hw_params_set_access", device: device) {
+                snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)
+            }
+            let candidates: [(SampleFormat, snd_pcm_format_t)] = [
+                (.float, SND_PCM_FORMAT_FLOAT_LE), (.s32, SND_PCM_FORMAT_S32_LE), (.s16, SND_PCM_FORMAT_S16_LE)]
+            guard let chosen = candidates.first(where: { snd_pcm_hw_params_test_format(pcm, hw, $0.1) == 0 }) else {
+                throw ALSAError(code: -EINVAL, function: "snd_pcm_hw_params_set_format", device: device)
+            }
+            try alsa("snd_pcm_hw_params_set_format", device: device) { snd_pcm_hw_params_set_format(pcm, hw, chosen.1) }
+            sampleFormat = chosen.0
+            try alsa("snd_pcm_hw_params_set_channels", device: device) {
+                snd_pcm_hw_params_set_channels(pcm, hw, UInt32(channels))
+            }
+            try alsa("snd_pcm_hw_params_set_rate_resample", device: device) { snd_pcm_hw_params_set_rate_resample(pcm, hw, 0) }
+            var rate = UInt32(sampleRate)
+            var dir: Int32 = 0
+            try alsa("snd_pcm_hw_params_set_rate_near", device: device) { snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir) }
+            var bufferTime = bufferMicroseconds
+            try alsa("snd_pcm_hw_params_set_buffer_time_near", device: device) {
+                snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &dir)
+            }
+            var periodTime = periodMicroseconds
+            try alsa("snd_pcm_hw_params_set_period_time_near", device: device) {
+                snd_pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &dir)
+            }
+            try alsa("snd_pcm_hw_params", device: device) { snd_pcm_hw_params(pcm, hw) }
+            var period = snd_pcm_uframes_t(0), buffer = snd_pcm_uframes_t(0)
+            snd_pcm_hw_params_get_period_size(hw, &period, &dir)
+            snd_pcm_hw_params_get_buffer_size(hw, &buffer)
+            let periodFrames = Int(period), bufferFrames = Int(buffer)
+            self.periodFrames = periodFrames
+            self.bufferFrames = bufferFrames
+            format = OutputFormat(sampleRate: Int(rate), channels: channels)
+
+            var sw: OpaquePointer?
+            try alsa("snd_pcm_sw_params_malloc", device: device) { snd_pcm_sw_params_malloc(&sw) }
+            defer { snd_pcm_sw_params_free(sw) }
+            try alsa("snd_pcm_sw_params_current", device: device) { snd_pcm_sw_params_current(pcm, sw) }
+            // Start as soon as two periods are queued: a seek is heard after 2 × 10 ms, not a full buffer.
+            try alsa("snd_pcm_sw_params_set_start_threshold", device: device) {
+                snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(2 * periodFrames, bufferFrames)))
+            }
+            try alsa("snd_pcm_sw_params_set_avail_min", device: device) {
+                snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(periodFrames))
+            }
+            try alsa("snd_pcm_sw_params", device: device) { snd_pcm_sw_params(pcm, sw) }
+        } catch {
+            snd_pcm_close(pcm)
+            throw error
+        }
+        self.pcm = pcm
+        self.device = device
+        maxChunkFrames = max(bufferFrames, 4096)
+        convert = .allocate(byteCount: maxChunkFrames * channels * 4, alignment: 16)
+    }
+
+    deinit {
+        snd_pcm_close(pcm)
+        convert.deallocate()
+    }
+
+    public func writableFrames() -> Int {
+        let n = snd_pcm_avail_update(pcm)
+        if n < 0 {
+            // An underrun shows here first; recover so the next write can go on.
+            snd_pcm_recover(pcm, Int32(n), 1)
+            return periodFrames
+        }
+        return Int(n)
+    }
+
+    /// The corresponding C function is `snd_pcm_wait`.
+    public func waitWritable(timeoutMs: Int32) { _ = snd_pcm_wait(pcm, timeoutMs) }
+
+    /// The corresponding C function is `snd_pcm_writei`.
+    public func write(_ frames: UnsafePointer<Float>, count: Int) -> WriteResult {
+        var underruns = 0
+        var done = 0
+        let channels = format.channels
+        while done < count {
+            let n = min(count - done, maxChunkFrames)
+            let src = frames + done * channels
+            let rc: Int
+            switch sampleFormat {
+            case .float:
+                rc = Int(snd_pcm_writei(pcm, src, snd_pcm_uframes_t(n)))
+            case .s32:
+                let dst = convert.assumingMemoryBound(to: Int32.self)
+                for i in 0..<(n * channels) {
+                    let v = max(-1, min(src[i], 0x7FFF_FF80 / 2_147_483_648 as Float))
+                    dst[i] = Int32(v * 2_147_483_648)
+                }
+                rc = Int(snd_pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
+            case .s16:
+                let dst = convert.assumingMemoryBound(to: Int16.self)
+                for i in 0..<(n * channels) {
+                    dst[i] = Int16(max(-32_768, min(32_767, (src[i] * 32_768).rounded())))
+                }
+                rc = Int(snd_pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
+            }
+            if rc >= 0 {
+                done += rc
+            } else if rc == -Int(EAGAIN) {
+                continue
+            } else {
+                if rc == -Int(EPIPE) { underruns += 1 }
+                // snd_pcm_recover handles -EPIPE (underrun), -ESTRPIPE (suspend) and -EINTR.
+                let r = snd_pcm_recover(pcm, Int32(rc), 1)
+                if r < 0 { return .failed(code: r) }
+            }
+        }
+        return .written(underruns: underruns)
+    }
+
+    /// The corresponding C function is `snd_pcm_delay`.
+    public func delay() -> Int {
+        var d = snd_pcm_sframes_t(0)
+        return snd_pcm_delay(pcm, &d) == 0 ? max(0, Int(d)) : 0
+    }
+
+    /// The corresponding C function is `snd_pcm_state`.
+    public var isRunning: Bool { snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING }
+
+    /// The corresponding C function is `snd_pcm_drain`.
+    public func drain() {
+        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay() > 0 {
+            // Fewer frames than the start threshold were written: start explicitly so they play.
+            snd_pcm_start(pcm)
+        }
+        snd_pcm_drain(pcm)
+        snd_pcm_prepare(pcm)
+    }
+
+    /// The corresponding C function is `snd_pcm_drop`.
+    public func drop() {
+        snd_pcm_drop(pcm)
+        snd_pcm_prepare(pcm)
+    }
+}

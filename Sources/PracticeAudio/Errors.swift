@@ -1,0 +1,87 @@
+internal import CSndFile
+internal import CALSA
+internal import CSoxr
+import Glibc
+
+/// An error reported by libsndfile: the C function, libsndfile's code and message, and the path.
+public struct SndFileError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let function: String
+    public let message: String
+    public let path: String?
+
+    public var description: String {
+        let prefix = path.map { "\($0): " } ?? ""
+        return "\(prefix)\(function): \(message) (\(code))"
+    }
+    /// The file is not in a format libsndfile recognises (SF_ERR_UNRECOGNISED_FORMAT).
+    public var isUnrecognisedFormat: Bool { code == Int32(SF_ERR_UNRECOGNISED_FORMAT) }
+    /// libsndfile could not open the file for reading or writing (SF_ERR_SYSTEM).
+    public var isSystem: Bool { code == Int32(SF_ERR_SYSTEM) }
+
+    public static func ~= (pattern: Int32, error: SndFileError) -> Bool { pattern == error.code }
+}
+
+/// Turns libsndfile's state after a call into an error (the one chokepoint for libsndfile codes).
+func sndfileError(_ function: String, _ handle: OpaquePointer?, path: String?) -> SndFileError {
+    let code = sf_error(handle)
+    let message = String(cString: sf_strerror(handle)).trimmingTrailingPeriod()
+    return SndFileError(code: code, function: function, message: message, path: path)
+}
+
+/// An error reported by ALSA: the C function, its negative errno-style code and `snd_strerror`.
+public struct ALSAError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let function: String
+    public let device: String?
+
+    public var message: String { String(cString: snd_strerror(code)) }
+    public var description: String {
+        let prefix = device.map { "ALSA device '\($0)': " } ?? ""
+        return "\(prefix)\(function): \(message) (\(code))"
+    }
+    /// Buffer underrun (`-EPIPE`).
+    public var isUnderrun: Bool { code == -EPIPE }
+    /// The device does not exist or cannot be opened.
+    public var isNoDevice: Bool { [-ENOENT, -ENODEV, -ENXIO, -EBUSY, -EACCES, -EHOSTDOWN, -ECONNREFUSED].contains(code) }
+
+    public static func ~= (pattern: Int32, error: ALSAError) -> Bool { pattern == error.code }
+}
+
+/// Runs one ALSA call and throws its negative return code (the chokepoint for ALSA codes).
+@discardableResult
+func alsa(_ function: String, device: String? = nil, _ body: () -> Int32) throws(ALSAError) -> Int32 {
+    let rc = body()
+    if rc < 0 { throw ALSAError(code: rc, function: function, device: device) }
+    return rc
+}
+
+/// An error from SoundTouch, whose C API reports failure as a 0 return.
+public struct SoundTouchError: Error, CustomStringConvertible, Sendable {
+    public let function: String
+    public var description: String { "\(function) failed" }
+}
+
+/// SoundTouch's `int` success flags: 1 is success.
+func soundTouch(_ function: String, _ body: () -> Int32) throws(SoundTouchError) {
+    if body() == 0 { throw SoundTouchError(function: function) }
+}
+
+/// An error from libsoxr, which reports a message string (nil on success).
+public struct SoxrError: Error, CustomStringConvertible, Sendable {
+    public let function: String
+    public let message: String
+    public var description: String { "\(function): \(message)" }
+}
+
+func soxr(_ function: String, _ error: soxr_error_t?) throws(SoxrError) {
+    if let error { throw SoxrError(function: function, message: String(cString: error)) }
+}
+
+extension String {
+    func trimmingTrailingPeriod() -> String {
+        var s = self
+        while s.hasSuffix(".") || s.hasSuffix(" ") || s.hasSuffix("\n") { s.removeLast() }
+        return s
+    }
+}

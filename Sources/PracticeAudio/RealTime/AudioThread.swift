@@ -1,0 +1,191 @@
+internal import CALSA
+import Glibc
+import Synchronization
+
+/// Whether the audio thread should be sending frames to the device.
+public enum Transport: UInt8, AtomicRepresentable, Sendable {
+    case paused = 0
+    case playing = 1
+}
+
+/// The real-time thread that moves frames from the ring to the output.
+///
+/// It never allocates, locks, logs, or calls libsndfile or SoundTouch: everything it touches is
+/// allocated in `init`, and control reaches it only through the atomics below and the ring's
+/// generation. It waits in `snd_pcm_wait` while the device is full and on an eventfd otherwise,
+/// so a command is seen within one wait (≤ 10 ms while playing).
+///
+/// `@unchecked Sendable`: the scratch buffer and the output are touched only by the audio thread
+/// once it runs; all other shared state is atomic.
+public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
+    public let ring: RingBuffer
+    public let output: Output
+    public let clock = AudioClock()
+
+    public let transport = Atomic<Transport>(.paused)
+    /// Underruns recovered so far.
+    public let underruns = Atomic<Int>(0)
+    /// The last generation whose stream played to its end (0: none).
+    public let endedGeneration = Atomic<UInt64>(0)
+    /// A negative C error code if the device failed for good (the thread has then stopped).
+    public let failure = Atomic<Int32>(0)
+    private let quit = Atomic<Bool>(false)
+    private let wakeFD: Int32
+    private let scratch: UnsafeMutablePointer<Float>
+    private let chunkFrames: Int
+    /// Frames the ring must hold before a new stream starts, so it does not underrun at once.
+    private let primeFrames: Int
+    private var thread = pthread_t()
+    private var started = false
+    /// Whether the thread got SCHED_FIFO.
+    public private(set) var isRealTime = false
+
+    public init(ring: RingBuffer, output: Output, primeFrames: Int) {
+        self.ring = ring
+        self.output = output
+        self.primeFrames = primeFrames
+        chunkFrames = 1024   // 23 ms at 44.1 kHz: one write never holds the thread for long
+        scratch = .allocate(capacity: chunkFrames * ring.channels)
+        scratch.initialize(repeating: 0, count: chunkFrames * ring.channels)
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK))
+    }
+
+    deinit {
+        stop()
+        scratch.deallocate()
+        close(wakeFD)
+    }
+
+    /// Starts the thread, asking for SCHED_FIFO first and falling back to a normal thread.
+    /// Returns whether it runs with real-time priority.
+    @discardableResult
+    public func start() -> Bool {
+        precondition(!started)
+        started = true
+        let context = Unmanaged.passRetained(ThreadEntry(name: "practice-audio") { [self] in run() }).toOpaque()
+        let body = ThreadEntry.cEntry
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        defer { pthread_attr_destroy(&attr) }
+        pthread_attr_setinheritsched(&attr, Int32(PTHREAD_EXPLICIT_SCHED))
+        pthread_attr_setschedpolicy(&attr, SCHED_FIFO)
+        var param = sched_param()
+        param.sched_priority = sched_get_priority_min(SCHED_FIFO) + 10
+        pthread_attr_setschedparam(&attr, &param)
+        if pthread_create(&thread, &attr, body, context) == 0 {
+            isRealTime = true
+            return true
+        }
+        // Refused (no CAP_SYS_NICE / RLIMIT_RTPRIO): a normal thread works on an idle desktop.
+        guard pthread_create(&thread, nil, body, context) == 0 else {
+            Unmanaged<ThreadEntry>.fromOpaque(context).release()
+            failure.store(-EAGAIN, ordering: .releasing)
+            return false
+        }
+        return false
+    }
+
+    /// Stops the thread and waits for it. Safe to call twice.
+    public func stop() {
+        guard started, !quit.load(ordering: .acquiring) else { return }
+        quit.store(true, ordering: .releasing)
+        wake()
+        pthread_join(thread, nil)
+    }
+
+    /// Wakes the thread so it sees a new command at once.
+    public func wake() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    private func sleep(timeoutMs: Int32) {
+        var pfd = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        if poll(&pfd, 1, timeoutMs) > 0 {
+            var value: UInt64 = 0
+            _ = Glibc.read(wakeFD, &value, 8)
+        }
+    }
+
+    /// The loop. Audio thread only.
+    private func run() {
+        let ring = self.ring, output = self.output, clock = self.clock
+        var generation: UInt64 = 0
+        var holding = false       // the device holds frames of this generation
+        var primed = false
+        while !quit.load(ordering: .acquiring) {
+            let producer = ring.producerGeneration
+            if producer != generation {
+                if holding { output.drop(); holding = false }
+                let start = ring.skipToGeneration()
+                generation = producer
+                primed = false
+                clock.publish(heardFrame: start, running: false)
+                continue
+            }
+            if transport.load(ordering: .acquiring) != .playing || generation == 0 {
+                if holding {
+                    // Pausing drops what the device holds: the pause is heard at once, and the
+                    // control side resumes from the heard position.
+                    let heard = ring.consumerIndex - output.delay()
+                    output.drop()
+                    holding = false
+                    clock.publish(heardFrame: heard, running: false)
+                }
+                sleep(timeoutMs: 100)
+                continue
+            }
+            if endedGeneration.load(ordering: .relaxed) == generation {
+                sleep(timeoutMs: 100)
+                continue
+            }
+            let available = ring.availableFrames
+            if available == 0 {
+                if ring.isAtEnd {
+                    output.drain()
+                    holding = false
+                    clock.publish(heardFrame: ring.consumerIndex, running: false)
+                    endedGeneration.store(generation, ordering: .releasing)
+                } else {
+                    sleep(timeoutMs: 2)   // the decoder is filling the ring
+                }
+                continue
+            }
+            if !primed {
+                if available < primeFrames && !ring.hasEnded { sleep(timeoutMs: 2); continue }
+                primed = true
+            }
+            let writable = output.writableFrames()
+            if writable <= 0 {
+                output.waitWritable(timeoutMs: 10)
+                continue
+            }
+            let n = ring.read(into: scratch, frames: min(available, writable, chunkFrames))
+            switch output.write(scratch, count: n) {
+            case .written(let recovered):
+                if recovered > 0 { underruns.add(recovered, ordering: .relaxed) }
+            case .failed(let code):
+                failure.store(code, ordering: .releasing)
+                return
+            }
+            holding = true
+            clock.publish(heardFrame: ring.consumerIndex - output.delay(), running: output.isRunning)
+        }
+        if holding { output.drop() }
+    }
+}
+
+/// What a new pthread runs: a name and a body. Generic code cannot build a C function pointer, so
+/// every thread starts through `cEntry`, which takes the retained entry back and runs it.
+final class ThreadEntry: @unchecked Sendable {  // immutable after init
+    let name: String
+    let body: () -> Void
+    init(name: String, body: @escaping () -> Void) { self.name = name; self.body = body }
+
+    static let cEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
+        let entry = Unmanaged<ThreadEntry>.fromOpaque(raw!).takeRetainedValue()
+        _ = CALSA_setThreadName(entry.name)
+        entry.body()
+        return nil
+    }
+}

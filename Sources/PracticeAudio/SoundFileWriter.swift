@@ -1,0 +1,122 @@
+internal import CSndFile
+import Glibc
+
+/// A sound file opened for writing with libsndfile.
+///
+/// Integer PCM is written with libsndfile's normalisation off and our own scale of 2^(bits-1), the
+/// inverse of what reading does, so 16-bit PCM → float → 16-bit PCM is bit-exact (libsndfile's own
+/// write scale is 2^(bits-1) − 1, which is off by one LSB on about 3 % of samples).
+public struct SoundFileWriter: ~Copyable {
+    /// The containers `practice render` writes, chosen by the output file's extension.
+    public enum Container: String, Sendable, CaseIterable {
+        case wav, flac, ogg, opus, mp3, aiff
+
+        public init?(pathExtension: String) {
+            switch pathExtension.lowercased() {
+            case "wav", "wave": self = .wav
+            case "flac": self = .flac
+            case "ogg", "oga": self = .ogg
+            case "opus": self = .opus
+            case "mp3": self = .mp3
+            case "aif", "aiff": self = .aiff
+            default: return nil
+            }
+        }
+        /// Whether the container stores integer PCM or float samples (the others are lossy codecs).
+        public var isLossless: Bool { self == .wav || self == .flac || self == .aiff }
+        /// Sample rates the encoder accepts, if it is limited (Opus: 8, 12, 16, 24 or 48 kHz).
+        public var requiredSampleRate: Int? { self == .opus ? 48_000 : nil }
+        public func supports(_ f: SampleFormat) -> Bool {
+            switch self {
+            case .wav, .aiff: true
+            case .flac: f != .float
+            case .ogg, .opus, .mp3: true   // lossy: the sample format does not apply
+            }
+        }
+    }
+
+    /// Sample formats for lossless containers.
+    public enum SampleFormat: String, Sendable, CaseIterable {
+        case s16, s24, float
+        var scale: Float { self == .s16 ? 32_768 : self == .s24 ? 8_388_608 : 1 }
+    }
+
+    private var handle: OpaquePointer?
+    public let path: String
+    public let channels: Int
+    private let scale: Float
+    private var scratch: [Float] = []
+
+    /// Creates `path` (replacing it) for writing. The corresponding C function is `sf_open`.
+    public init(path: String, container: Container, sampleFormat: SampleFormat, sampleRate: Int,
+                channels: Int, tags: [String: String] = [:]) throws(SndFileError) {
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        let subtype: Int
+        switch sampleFormat {
+        case .s16: subtype = SF_FORMAT_PCM_16
+        case .s24: subtype = SF_FORMAT_PCM_24
+        case .float: subtype = SF_FORMAT_FLOAT
+        }
+        switch container {
+        case .wav: info.format = Int32(SF_FORMAT_WAV | subtype)
+        case .aiff: info.format = Int32(SF_FORMAT_AIFF | subtype)
+        case .flac: info.format = Int32(SF_FORMAT_FLAC | subtype)
+        case .ogg: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
+        case .opus: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
+        case .mp3: info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
+        }
+        guard sf_format_check(&info) != 0 else {
+            throw SndFileError(code: Int32(SF_ERR_UNSUPPORTED_ENCODING), function: "sf_format_check",
+                               message: "libsndfile cannot write \(container.rawValue) at \(sampleRate) Hz with \(channels) channels",
+                               path: path)
+        }
+        guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw sndfileError("sf_open", nil, path: path)
+        }
+        handle = h
+        self.path = path
+        self.channels = channels
+        let integer = container.isLossless && sampleFormat != .float
+        scale = integer ? sampleFormat.scale : 1
+        if integer {
+            sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_FALSE))
+            sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        }
+        for (key, id) in Tag.all {
+            if let value = tags[key] { sf_set_string(h, id, value) }
+        }
+    }
+
+    deinit { if let handle { sf_close(handle) } }
+
+    /// Writes `frames` interleaved float frames. The corresponding C function is `sf_writef_float`.
+    public mutating func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(SndFileError) {
+        guard frames > 0 else { return }
+        guard let handle else { return }
+        let written: sf_count_t
+        if scale == 1 {
+            written = sf_writef_float(handle, buffer, sf_count_t(frames))
+        } else {
+            let n = frames * channels
+            if scratch.count < n { scratch = [Float](repeating: 0, count: n) }
+            let s = scale
+            written = scratch.withUnsafeMutableBufferPointer { out in
+                for i in 0..<n { out[i] = buffer[i] * s }
+                return sf_writef_float(handle, out.baseAddress!, sf_count_t(frames))
+            }
+        }
+        if written != frames { throw sndfileError("sf_writef_float", handle, path: path) }
+    }
+
+    /// Finishes the file (headers, encoder flush). The corresponding C function is `sf_close`.
+    public mutating func close() throws(SndFileError) {
+        guard let h = handle else { return }
+        handle = nil
+        let rc = sf_close(h)
+        if rc != 0 {
+            throw SndFileError(code: rc, function: "sf_close", message: String(cString: sf_error_number(rc)), path: nil)
+        }
+    }
+}

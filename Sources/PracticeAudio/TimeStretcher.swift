@@ -1,0 +1,89 @@
+internal import CSoundTouch
+
+/// Changes tempo without changing pitch, with SoundTouch's WSOLA stretcher.
+///
+/// SoundTouch allocates inside `putSamples` (its FIFOs grow with `new[]`), so a stretcher lives on
+/// the decoder thread only, never the audio thread.
+public struct TimeStretcher: ~Copyable {
+    /// Named groups of SoundTouch settings. The figures that chose them are in `bench/quality/`.
+    public struct Profile: Sendable, Equatable {
+        public var name: String
+        /// Length of one processing sequence in ms (0 = SoundTouch picks from the tempo).
+        public var sequenceMs: Int32
+        /// How far to search for the best overlap position, in ms (0 = automatic).
+        public var seekWindowMs: Int32
+        /// Length of the crossfade between sequences, in ms.
+        public var overlapMs: Int32
+        public var quickSeek: Bool
+
+        public static let soundTouchDefaults = Profile(name: "soundtouch", sequenceMs: 0, seekWindowMs: 0, overlapMs: 8, quickSeek: true)
+        public static let music = Profile(name: "music", sequenceMs: 0, seekWindowMs: 0, overlapMs: 8, quickSeek: false)
+        public static let speech = Profile(name: "speech", sequenceMs: 40, seekWindowMs: 15, overlapMs: 8, quickSeek: false)
+        public static let all: [Profile] = [.music, .speech, .soundTouchDefaults]
+        public static func named(_ name: String) -> Profile? { all.first { $0.name == name } }
+    }
+
+    private let handle: CSoundTouchHandle
+    public let channels: Int
+
+    /// Creates a stretcher. The corresponding C function is `soundtouch_createInstance`.
+    public init(channels: Int, sampleRate: Int, profile: Profile = .music) throws(SoundTouchError) {
+        guard let h = soundtouch_createInstance() else { throw SoundTouchError(function: "soundtouch_createInstance") }
+        do throws(SoundTouchError) {
+            try Self.configure(h, channels: channels, sampleRate: sampleRate, profile: profile)
+        } catch {
+            soundtouch_destroyInstance(h)
+            throw error
+        }
+        handle = h
+        self.channels = channels
+    }
+
+    private static func configure(_ h: CSoundTouchHandle, channels: Int, sampleRate: Int, profile: Profile) throws(SoundTouchError) {
+        // Rate and channels first: the other settings are computed from them.
+        try soundTouch("soundtouch_setSampleRate") { soundtouch_setSampleRate(h, UInt32(sampleRate)) }
+        try soundTouch("soundtouch_setChannels") { soundtouch_setChannels(h, UInt32(channels)) }
+        try soundTouch("soundtouch_setSetting(USE_QUICKSEEK)") {
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_USE_QUICKSEEK), profile.quickSeek ? 1 : 0)
+        }
+        try soundTouch("soundtouch_setSetting(SEQUENCE_MS)") {
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS), profile.sequenceMs)
+        }
+        try soundTouch("soundtouch_setSetting(SEEKWINDOW_MS)") {
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS), profile.seekWindowMs)
+        }
+        try soundTouch("soundtouch_setSetting(OVERLAP_MS)") {
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_OVERLAP_MS), profile.overlapMs)
+        }
+    }
+
+    deinit { soundtouch_destroyInstance(handle) }
+
+    /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged.
+    /// The corresponding C function is `soundtouch_setTempo`.
+    public func setTempo(_ tempo: Double) { soundtouch_setTempo(handle, Float(tempo)) }
+
+    /// Feeds interleaved frames. The corresponding C function is `soundtouch_putSamples`.
+    public func put(_ samples: UnsafePointer<Float>, frames: Int) throws(SoundTouchError) {
+        guard frames > 0 else { return }
+        try soundTouch("soundtouch_putSamples") { soundtouch_putSamples(handle, samples, UInt32(frames)) }
+    }
+
+    /// Takes up to `maxFrames` processed frames; returns how many.
+    /// The corresponding C function is `soundtouch_receiveSamples`.
+    public func receive(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
+        Int(soundtouch_receiveSamples(handle, buffer, UInt32(maxFrames)))
+    }
+
+    /// Processes what is still buffered so `receive` can return the tail.
+    /// The corresponding C function is `soundtouch_flush`.
+    public func flush() throws(SoundTouchError) {
+        try soundTouch("soundtouch_flush") { soundtouch_flush(handle) }
+    }
+
+    /// Drops everything buffered (after a seek). The corresponding C function is `soundtouch_clear`.
+    public func clear() { soundtouch_clear(handle) }
+
+    /// The SoundTouch library version, such as "2.3.2". The corresponding C function is `soundtouch_getVersionString`.
+    public static var version: String { String(cString: soundtouch_getVersionString()) }
+}

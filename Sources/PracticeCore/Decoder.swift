@@ -1,0 +1,157 @@
+import Foundation
+import PracticeAudio
+import Synchronization
+
+/// The decoder thread: runs the pipeline into the ring, restarting on each request, and records
+/// which ring frames hold which source frames so the heard position can be mapped back.
+final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; the rest under `condition`/`segments`
+    struct Request: Sendable {
+        var generation: UInt64
+        var frame: Int
+        var settings: PlaybackSettings
+    }
+    /// A stretch of output: ring frames from `ringFrame` on hold source frames from `startFrame`,
+    /// advancing `sourcePerOutput` source frames per output frame, up to `endFrame`.
+    struct Segment: Sendable {
+        var generation: UInt64
+        var ringFrame: Int
+        var startFrame: Int
+        var endFrame: Int
+        var sourcePerOutput: Double
+    }
+
+    private let pipeline: Pipeline
+    private let ring: RingBuffer
+    let range: Range<Int>
+    private let condition = NSCondition()
+    private var pending: Request?          // under `condition`
+    private var quit = false               // under `condition`
+    private var thread: Thread?
+    private let finishedThread = DispatchSemaphore(value: 0)
+    private let segments = Mutex<[Segment]>([])
+    private let earlyEnds = Mutex<[UInt64: (frame: Int, reason: String)]>([:])
+
+    init(pipeline: Pipeline, ring: RingBuffer, range: Range<Int>) {
+        self.pipeline = pipeline
+        self.ring = ring
+        self.range = range
+    }
+
+    func start() {
+        let t = Thread { [self] in run(); finishedThread.signal() }
+        t.name = "practice-decode"
+        t.qualityOfService = .userInitiated
+        thread = t
+        t.start()
+    }
+
+    func stop() {
+        condition.lock()
+        let wasRunning = thread != nil && !quit
+        quit = true
+        condition.signal()
+        condition.unlock()
+        if wasRunning { finishedThread.wait() }
+    }
+
+    func request(_ r: Request) {
+        condition.lock()
+        pending = r
+        condition.signal()
+        condition.unlock()
+    }
+
+    func segment(forGeneration g: UInt64) -> Segment? { segments.withLock { $0.last { $0.generation == g } } }
+    func earlyEnd(forGeneration g: UInt64) -> (frame: Int, reason: String)? { earlyEnds.withLock { $0[g] } }
+
+    private func run() {
+        var streaming = false
+        var carry: [Float] = []          // produced frames that did not fit in the ring yet
+        var carryOffset = 0              // frames of `carry` already written
+        let channels = ring.channels
+        while true {
+            condition.lock()
+            while !quit && pending == nil && (!streaming || (carryOffset < carry.count / channels && ring.freeFrames == 0)
+                                                || (carryOffset >= carry.count / channels && ring.freeFrames < Pipeline.blockFrames)) {
+                if streaming {
+                    // The ring drains at the device's rate: wake when a block's worth has room.
+                    condition.wait(until: Date(timeIntervalSinceNow: 0.02))
+                } else {
+                    condition.wait()
+                }
+            }
+            if quit { condition.unlock(); return }
+            let request = pending
+            pending = nil
+            condition.unlock()
+
+            if let request {
+                carry.removeAll(keepingCapacity: true)
+                carryOffset = 0
+                do {
+                    let start = min(max(request.frame, range.lowerBound), range.upperBound - 1)
+                    try pipeline.start(at: start, end: range.upperBound, settings: request.settings)
+                    let ringFrame = ring.beginGeneration(request.generation)
+                    let segment = Segment(generation: request.generation, ringFrame: ringFrame, startFrame: start,
+                                          endFrame: range.upperBound, sourcePerOutput: pipeline.sourceFramesPerOutputFrame)
+                    segments.withLock { s in
+                        s.append(segment)
+                        if s.count > 64 { s.removeFirst(s.count - 64) }
+                    }
+                    streaming = true
+                } catch {
+                    ring.beginGeneration(request.generation)
+                    ring.markEnd()
+                    earlyEnds.withLock { $0[request.generation] = (request.frame, "processing failed: \(error)") }
+                    streaming = false
+                    continue
+                }
+            }
+            guard streaming else { continue }
+            let generation = ring.producerGeneration
+
+            // Write what is left over from the last block first.
+            if carryOffset < carry.count / channels {
+                let n = carry.withUnsafeBufferPointer {
+                    ring.write($0.baseAddress! + carryOffset * channels, frames: carry.count / channels - carryOffset)
+                }
+                carryOffset += n
+                if carryOffset < carry.count / channels { continue }
+                carry.removeAll(keepingCapacity: true)
+                carryOffset = 0
+            }
+            do {
+                let more = try pipeline.produce { p, n in
+                    let written = ring.write(p, frames: n)
+                    if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }
+                }
+                if !more {
+                    if carry.isEmpty {
+                        ring.markEnd()
+                        streaming = false
+                    } else {
+                        // Finish writing the carry, then mark the end.
+                        while !carry.isEmpty {
+                            condition.lock()
+                            let interrupted = quit || pending != nil
+                            if !interrupted && ring.freeFrames == 0 { condition.wait(until: Date(timeIntervalSinceNow: 0.02)) }
+                            condition.unlock()
+                            if interrupted { break }
+                            let n = carry.withUnsafeBufferPointer {
+                                ring.write($0.baseAddress! + carryOffset * channels, frames: carry.count / channels - carryOffset)
+                            }
+                            carryOffset += n
+                            if carryOffset == carry.count / channels { carry.removeAll(keepingCapacity: true); carryOffset = 0 }
+                        }
+                        if carry.isEmpty { ring.markEnd(); streaming = false }
+                    }
+                    if let e = pipeline.earlyEnd { earlyEnds.withLock { $0[generation] = e } }
+                }
+            } catch {
+                earlyEnds.withLock { $0[generation] = (pipeline.sourceFrame, "processing failed: \(error)") }
+                ring.markEnd()
+                streaming = false
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import PracticeAudio
+
+/// Tempo, pitch and stretcher profile: what the listener asked for.
+public struct PlaybackSettings: Sendable, Equatable {
+    /// Playback speed (0.25…3.0), pitch unchanged.
+    public var rate: Double
+    /// Pitch shift in semitones (−12…+12), tempo unchanged.
+    public var pitch: Double
+    public var profile: TimeStretcher.Profile
+
+    public static let rateRange = 0.25...3.0
+    public static let pitchRange = -12.0...12.0
+
+    public init(rate: Double = 1, pitch: Double = 0, profile: TimeStretcher.Profile = .music) {
+        self.rate = rate; self.pitch = pitch; self.profile = profile
+    }
+    /// Settings with the stretcher profile named `profileName` (music, speech, soundtouch); nil if unknown.
+    public init?(rate: Double, pitch: Double, profileName: String) {
+        guard let profile = TimeStretcher.Profile.named(profileName) else { return nil }
+        self.init(rate: rate, pitch: pitch, profile: profile)
+    }
+    public static var profileNames: [String] { TimeStretcher.Profile.all.map(\.name) }
+    public var profileName: String { profile.name }
+
+    /// The pitch as a frequency ratio.
+    public var pitchRatio: Double { pow(2, pitch / 12) }
+}
+
+/// Decode → time-stretch → resample, one block at a time, on the calling (decoder) thread.
+///
+/// Both `practice render` and the player's decoder thread run this, so what is heard is what is
+/// rendered. At rate 1.0 and pitch 0 the stretcher is bypassed (SoundTouch alters samples even at
+/// tempo 1.0), so output is bit-exact to the decoded input when no resampling is needed.
+///
+/// A pitch shift of p = 2^(semitones/12) is SoundTouch at tempo rate ÷ p followed by soxr from the
+/// file's rate to outputRate ÷ p, so the transposition gets soxr's quality rather than
+/// SoundTouch's own rate transposer.
+final class Pipeline {
+    private let file: SoundFile
+    let info: SoundFile.Info
+    let outputRate: Int
+    private var stretcher: TimeStretcher
+    private var resampler: Resampler
+    private(set) var settings: PlaybackSettings
+    private var bypassStretch = true
+    private var bypassResample = true
+
+    /// Next source frame to read, and the exclusive end of the range being played.
+    private(set) var sourceFrame = 0
+    private(set) var endFrame: Int
+    private var inputDone = false
+    private(set) var finished = false
+    /// If the file ended (or failed to decode) before `endFrame`: where, and why.
+    private(set) var earlyEnd: (frame: Int, reason: String)?
+
+    static let blockFrames = 4096   // 93 ms at 44.1 kHz per read
+    private var input: [Float]
+    private var middle: [Float] = []
+    private var output: [Float] = []
+    private var receiveChunk: [Float]
+
+    init(file: consuming SoundFile, outputRate: Int, settings: PlaybackSettings) throws {
+        let info = file.info
+        self.info = info
+        self.file = file
+        self.outputRate = outputRate
+        self.settings = settings
+        endFrame = info.frames
+        input = [Float](repeating: 0, count: Self.blockFrames * info.channels)
+        receiveChunk = [Float](repeating: 0, count: 8192 * info.channels)
+        stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: settings.profile)
+        resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
+    }
+
+    /// Source frames that one output frame advances under `settings`.
+    var sourceFramesPerOutputFrame: Double { settings.rate * Double(info.sampleRate) / Double(outputRate) }
+
+    /// Restarts at `frame` with `settings`, playing up to `end` (exclusive; nil = the whole file).
+    func start(at frame: Int, end: Int? = nil, settings new: PlaybackSettings) throws {
+        if new.profile != settings.profile {
+            stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: new.profile)
+        }
+        let p = new.pitchRatio
+        let tempo = new.rate / p
+        bypassStretch = tempo == 1
+        let resampleTo = Double(outputRate) / p
+        bypassResample = resampleTo == Double(info.sampleRate)
+        if !bypassResample && (resampleTo != resampler.outputRate) {
+            resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: resampleTo, channels: info.channels)
+        } else {
+            try resampler.clear()
+        }
+        stretcher.clear()
+        stretcher.setTempo(tempo)
+        settings = new
+        try file.seek(toFrame: frame)
+        sourceFrame = frame
+        endFrame = min(end ?? info.frames, info.frames)
+        inputDone = false
+        finished = false
+        earlyEnd = nil
+        stretchFlushed = false
+        resampleFlushed = false
+    }
+    private var stretchFlushed = false
+    private var resampleFlushed = false
+
+    /// Produces the next output frames and hands them to `body` (valid only during the call).
+    /// Returns false once the range has been played out completely.
+    func produce(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
+        let ch = info.channels
+        while !finished {
+            // 1. Decode a block.
+            var decoded = 0
+            if !inputDone {
+                let want = min(Self.blockFrames, endFrame - sourceFrame)
+                if want > 0 {
+                    decoded = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: want) }
+                    sourceFrame += decoded
+                }
+                if decoded < want || sourceFrame >= endFrame {
+                    inputDone = true
+                    if sourceFrame < endFrame {
+                        let reason = file.readError.map { "decoding failed: \($0.message)" } ?? "the file ends early"
+                        earlyEnd = (sourceFrame, reason)
+                    }
+                }
+            }
+            // 2. Stretch.
+            middle.removeAll(keepingCapacity: true)
+            if bypassStretch {
+                input.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(decoded * ch)) }
+            } else {
+                try input.withUnsafeBufferPointer { try stretcher.put($0.baseAddress!, frames: decoded) }
+                if inputDone && !stretchFlushed {
+                    try stretcher.flush()
+                    stretchFlushed = true
+                }
+                while true {
+                    let got = receiveChunk.withUnsafeMutableBufferPointer {
+                        stretcher.receive(into: $0.baseAddress!, maxFrames: $0.count / ch)
+                    }
+                    if got == 0 { break }
+                    receiveChunk.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(got * ch)) }
+                }
+            }
+            // 3. Resample.
+            let produced: Int
+            if bypassResample {
+                swap(&middle, &output)
+                produced = output.count / ch
+            } else {
+                produced = try resample(middle, flush: inputDone)
+            }
+            if inputDone && (bypassResample || resampleFlushed) { finished = true }
+            if produced > 0 {
+                try output.withUnsafeBufferPointer { try body($0.baseAddress!, produced) }
+                if !finished { return true }
+            }
+        }
+        return false
+    }
+
+    private func resample(_ samples: [Float], flush: Bool) throws -> Int {
+        let ch = info.channels
+        let frames = samples.count / ch
+        let need = resampler.outputCapacity(forInput: max(frames, 1024)) * ch
+        if output.count < need { output = [Float](repeating: 0, count: need) }
+        var produced = 0
+        var consumed = 0
+        try samples.withUnsafeBufferPointer { inBuf in
+            try output.withUnsafeMutableBufferPointer { outBuf in
+                while consumed < frames {
+                    let r = try resampler.process(inBuf.baseAddress! + consumed * ch, frames: frames - consumed,
+                                                  into: outBuf.baseAddress! + produced * ch, capacity: outBuf.count / ch - produced)
+                    consumed += r.consumed
+                    produced += r.produced
+                    if r.consumed == 0 && r.produced == 0 { break }
+                }
+                if flush {
+                    while true {
+                        let room = outBuf.count / ch - produced
+                        if room == 0 { break }
+                        let r = try resampler.process(nil, frames: 0, into: outBuf.baseAddress! + produced * ch, capacity: room)
+                        produced += r.produced
+                        if r.produced == 0 { resampleFlushed = true; break }
+                    }
+                }
+            }
+        }
+        return produced
+    }
+}

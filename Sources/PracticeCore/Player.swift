@@ -1,0 +1,234 @@
+import Foundation
+import PracticeAudio
+import Synchronization
+
+/// How a player starts.
+public struct PlayerOptions: Sendable {
+    /// The ALSA PCM name (`default` reaches PipeWire or PulseAudio).
+    public var device = "default"
+    public var settings = PlaybackSettings()
+    /// Range in seconds on the source timeline; nil = start / end of the track.
+    public var from: Double?
+    public var to: Double?
+    public var startPlaying = true
+    public init() {}
+}
+
+/// A snapshot of the player that any observer can show.
+public struct PlayerState: Sendable, Equatable {
+    public var title: String
+    public var path: String
+    public var tags: [String: String]
+    /// The position being **heard**, in seconds on the source timeline.
+    public var position: Double
+    public var duration: Double
+    public var rate: Double
+    public var pitch: Double
+    public var isPlaying: Bool
+    /// The range played to its end.
+    public var isFinished: Bool
+    public var underruns: Int
+    /// The file ended or failed to decode before the range's end: what happened.
+    public var earlyEnd: String?
+    /// The output device failed for good.
+    public var failure: String?
+}
+
+/// The hub: one engine that any number of controllers drive (command line, terminal UI, MPRIS, a
+/// web remote) and any number of views observe. Commands are accepted from any thread.
+///
+/// Three threads: the caller's (control), a decoder thread that runs the `Pipeline` into the ring,
+/// and the real-time audio thread that moves the ring to the device. Every command restarts the
+/// stream at the heard position with a new generation: the audio thread drops what the device
+/// holds, so a seek, rate change or pause is heard within one device period plus one decoded block.
+public final class Player: Sendable {
+    public let track: Track
+    public let outputFormat: OutputFormat
+    /// Whether the audio thread runs with SCHED_FIFO.
+    public let isRealTime: Bool
+    private let audio: AudioThread<ALSAOutput>
+    private let decoder: Decoder
+    private let control: Mutex<Control>
+    private let observers = Mutex<[UUID: AsyncStream<PlayerState>.Continuation]>([:])
+
+    /// What the controllers asked for most recently.
+    private struct Control {
+        var generation: UInt64 = 0
+        var settings: PlaybackSettings
+        var playing: Bool
+        /// Where the latest generation starts (source frame), for the moments before it is heard.
+        var startFrame: Int
+    }
+
+    /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
+    public init(path: String, options: PlayerOptions) throws(PracticeError) {
+        let opened = try Track.open(path)
+        let track = opened.track
+        self.track = track
+        let from = try options.from.map { (s) throws(PracticeError) in try track.frame(at: s, option: "--from") } ?? 0
+        let to = try options.to.map { (s) throws(PracticeError) in try track.frame(at: s, option: "--to", allowEnd: true) } ?? track.info.frames
+        guard to > from else { throw PracticeError(.usage, "--to must be after --from") }
+
+        let output: ALSAOutput
+        do {
+            output = try ALSAOutput(device: options.device, sampleRate: track.info.sampleRate, channels: track.info.channels)
+        } catch {
+            throw PracticeError(.unavailable, "cannot play \(path): no usable audio device '\(options.device)' (\(error.function): \(error.message)); pick one with --device, or write a file with 'practice render'")
+        }
+        outputFormat = output.format
+        // 32768 frames = 0.74 s at 44.1 kHz of decoded audio between decoder and device.
+        let ring = RingBuffer(minimumFrames: 32_768, channels: track.info.channels)
+        audio = AudioThread(ring: ring, output: output, primeFrames: 2 * output.periodFrames)
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(file: opened.file, outputRate: output.format.sampleRate, settings: options.settings)
+        } catch {
+            throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
+        }
+        decoder = Decoder(pipeline: pipeline, ring: ring, range: from..<to)
+        control = Mutex(Control(settings: options.settings, playing: options.startPlaying, startFrame: from))
+        isRealTime = audio.start()
+        decoder.start()
+        restart(at: from, settings: options.settings, playing: options.startPlaying)
+    }
+
+    deinit { shutDown() }
+
+    // MARK: Commands (any thread)
+
+    public func play() {
+        let (settings, playing) = control.withLock { ($0.settings, $0.playing) }
+        let finished = state.isFinished
+        if playing && !finished { return }
+        restart(at: finished ? decoder.range.lowerBound : heardFrame(), settings: settings, playing: true)
+    }
+
+    public func pause() {
+        guard control.withLock({ $0.playing }) else { return }
+        // Remember where we are, then stop: resuming restarts from here.
+        let at = heardFrame()
+        control.withLock { $0.playing = false; $0.startFrame = at }
+        audio.transport.store(.paused, ordering: .releasing)
+        audio.wake()
+        notify()
+    }
+
+    public func togglePause() { control.withLock { $0.playing } ? pause() : play() }
+
+    /// Jumps to `seconds` on the source timeline (clamped to the playing range).
+    public func seek(to seconds: Double) {
+        let range = decoder.range
+        let frame = min(max(Int((seconds * Double(track.info.sampleRate)).rounded()), range.lowerBound), range.upperBound - 1)
+        let (settings, playing) = control.withLock { ($0.settings, $0.playing) }
+        restart(at: frame, settings: settings, playing: playing)
+    }
+
+    /// Sets the tempo (clamped to `PlaybackSettings.rateRange`), pitch unchanged.
+    public func setRate(_ rate: Double) {
+        var s = control.withLock { $0.settings }
+        s.rate = min(max(rate, PlaybackSettings.rateRange.lowerBound), PlaybackSettings.rateRange.upperBound)
+        restart(at: heardFrame(), settings: s, playing: control.withLock { $0.playing })
+    }
+
+    /// Sets the pitch shift in semitones (clamped to ±12), tempo unchanged.
+    public func setPitch(_ semitones: Double) {
+        var s = control.withLock { $0.settings }
+        s.pitch = min(max(semitones, PlaybackSettings.pitchRange.lowerBound), PlaybackSettings.pitchRange.upperBound)
+        restart(at: heardFrame(), settings: s, playing: control.withLock { $0.playing })
+    }
+
+    /// Stops both threads and closes the device. The player cannot be used afterwards.
+    public func stop() {
+        shutDown()
+        observers.withLock { obs in
+            for c in obs.values { c.finish() }
+            obs.removeAll()
+        }
+    }
+
+    private func shutDown() {
+        audio.stop()
+        decoder.stop()
+    }
+
+    private func restart(at frame: Int, settings: PlaybackSettings, playing: Bool) {
+        let generation = control.withLock { c in
+            c.generation += 1
+            c.settings = settings
+            c.playing = playing
+            c.startFrame = frame
+            return c.generation
+        }
+        decoder.request(.init(generation: generation, frame: frame, settings: settings))
+        audio.transport.store(playing ? .playing : .paused, ordering: .releasing)
+        audio.wake()
+        notify()
+    }
+
+    // MARK: State (any thread)
+
+    /// The source frame being heard now.
+    private func heardFrame() -> Int {
+        let c = control.withLock { $0 }
+        guard c.playing else { return c.startFrame }
+        let reading = audio.clock.read()
+        guard let segment = decoder.segment(forGeneration: c.generation) else { return c.startFrame }
+        if audio.endedGeneration.load(ordering: .acquiring) == c.generation { return segment.endFrame }
+        var heard = Double(reading.heardFrame)
+        if reading.running {
+            let elapsed = Double(monotonicNanoseconds() - reading.timeNs) / 1e9
+            // Extrapolate between the audio thread's measurements, at most one measurement apart.
+            heard += min(elapsed, 0.05) * Double(outputFormat.sampleRate)
+        }
+        let outputFrames = heard - Double(segment.ringFrame)
+        guard outputFrames > 0 else { return segment.startFrame }
+        let frame = Double(segment.startFrame) + outputFrames * segment.sourcePerOutput
+        return min(Int(frame.rounded()), segment.endFrame)
+    }
+
+    public var state: PlayerState {
+        let c = control.withLock { $0 }
+        let finished = audio.endedGeneration.load(ordering: .acquiring) == c.generation
+        let failure = audio.failure.load(ordering: .acquiring)
+        let rate = Double(track.info.sampleRate)
+        return PlayerState(
+            title: track.displayTitle, path: track.path, tags: track.tags,
+            position: Double(heardFrame()) / rate, duration: track.duration,
+            rate: c.settings.rate, pitch: c.settings.pitch,
+            isPlaying: c.playing && !finished && failure == 0, isFinished: finished,
+            underruns: audio.underruns.load(ordering: .relaxed),
+            earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {
+                "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
+            },
+            failure: failure == 0 ? nil : "audio device '\(outputFormat)' failed (ALSA error \(failure))")
+    }
+
+    /// Snapshots every `interval` and after every command, until the player stops.
+    public func updates(every interval: Duration = .milliseconds(100)) -> AsyncStream<PlayerState> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(of: PlayerState.self, bufferingPolicy: .bufferingNewest(1))
+        observers.withLock { $0[id] = continuation }
+        let ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { break }
+                continuation.yield(self.state)
+                try? await Task.sleep(for: interval)
+            }
+        }
+        continuation.onTermination = { [weak self] _ in
+            ticker.cancel()
+            _ = self?.observers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func notify() {
+        let s = state
+        observers.withLock { for c in $0.values { c.yield(s) } }
+    }
+
+    /// Waits until the range has played to its end (or the device failed).
+    public func waitUntilFinished() async {
+        for await s in updates(every: .milliseconds(20)) where s.isFinished || s.failure != nil { return }
+    }
+}

@@ -1,0 +1,17 @@
+/// A failure the user can act on: a one-line message and the sysexits code to leave with.
+public struct PracticeError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Kind: Int32, Sendable {
+        case usage = 64          // EX_USAGE: a bad argument
+        case dataError = 65      // EX_DATAERR: the input is not what it should be
+        case noInput = 66        // EX_NOINPUT: the input is missing or unreadable
+        case unavailable = 69    // EX_UNAVAILABLE: no usable sound device
+        case software = 70       // EX_SOFTWARE: a bug
+        case cannotCreate = 73   // EX_CANTCREAT: the output cannot be created
+        case ioError = 74        // EX_IOERR: reading or writing failed half-way
+    }
+    public let kind: Kind
+    public let message: String
+    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    public var exitCode: Int32 { kind.rawValue }
+    public var description: String { message }
+}

@@ -1,0 +1,47 @@
+/// Times as people type them: `83.5`, `1:23.5`, `1:02:03.25` (seconds, m:ss, h:mm:ss).
+public enum Timecode {
+    /// Parses a time in seconds; nil for anything else (negative, empty, minutes ≥ 60 after hours, …).
+    public static func parse(_ text: String) -> Double? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), let last = parts.last, isDecimal(last), let seconds = Double(last) else { return nil }
+        var total = seconds
+        if parts.count > 1 {
+            guard seconds < 60 else { return nil }
+            var scale = 60.0
+            for (i, p) in parts.dropLast().reversed().enumerated() {
+                guard !p.isEmpty, p.allSatisfy(\.isASCII), p.allSatisfy(\.isNumber), let v = Double(p) else { return nil }
+                if i == 0, parts.count == 3, v >= 60 { return nil }
+                total += v * scale
+                scale *= 60
+            }
+        }
+        return total.isFinite ? total : nil
+    }
+
+    private static func isDecimal(_ s: Substring) -> Bool {
+        guard !s.isEmpty, s.first != ".", s.last != "." else { return false }
+        var dots = 0
+        for c in s {
+            if c == "." { dots += 1 } else if !(c.isASCII && c.isNumber) { return false }
+        }
+        return dots <= 1
+    }
+
+    /// Formats seconds as `m:ss.d` (or `h:mm:ss.d` from an hour on), truncating to tenths.
+    public static func format(_ seconds: Double, decimals: Int = 1) -> String {
+        let s = max(0, seconds)
+        let scale = decimals == 0 ? 1.0 : decimals == 1 ? 10.0 : decimals == 2 ? 100.0 : 1000.0
+        let units = Int((s * scale).rounded(.down))
+        let whole = units / Int(scale), fraction = units % Int(scale)
+        let h = whole / 3600, m = (whole / 60) % 60, sec = whole % 60
+        var out = h > 0 ? "\(h):\(pad(m)):\(pad(sec))" : "\(m):\(pad(sec))"
+        if decimals > 0 {
+            var f = String(fraction)
+            while f.count < decimals { f = "0" + f }
+            out += ".\(f)"
+        }
+        return out
+    }
+
+    private static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+}

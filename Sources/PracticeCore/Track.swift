@@ -1,0 +1,54 @@
+import Foundation
+import PracticeAudio
+
+/// An audio file that libsndfile can read, checked the way a user needs it checked.
+public struct Track: Sendable {
+    public let path: String
+    public let info: SoundFile.Info
+    public let tags: [String: String]
+
+    /// The title tag, or the file name when the file has none.
+    public var displayTitle: String { tags["title"] ?? (path as NSString).lastPathComponent }
+    public var duration: Double { info.seconds }
+
+    /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
+    public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PracticeError(.noInput, "\(path): no such file")
+        }
+        if isDirectory.boolValue { throw PracticeError(.noInput, "\(path): is a directory, not an audio file") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw PracticeError(.noInput, "\(path): permission denied")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if size == 0 { throw PracticeError(.dataError, "\(path): file is empty (0 bytes)") }
+        let file: SoundFile
+        do {
+            file = try SoundFile(path: path)
+        } catch {
+            if error.isSystem { throw PracticeError(.noInput, "\(path): cannot open: \(error.message)") }
+            throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: \(error.message))")
+        }
+        guard file.info.channels > 0, file.info.sampleRate > 0 else {
+            throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
+        }
+        guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
+        return OpenedTrack(track: Track(path: path, info: file.info, tags: file.tags), file: file)
+    }
+
+    /// Converts a user's time to a frame, or an error if it lies outside the track.
+    public func frame(at seconds: Double, option: String, allowEnd: Bool = false) throws(PracticeError) -> Int {
+        let frame = Int((seconds * Double(info.sampleRate)).rounded())
+        guard seconds >= 0, allowEnd ? frame <= info.frames : frame < info.frames else {
+            throw PracticeError(.usage, "\(option) \(Timecode.format(seconds, decimals: 3)) is past the end of \(path) (\(Timecode.format(duration, decimals: 3)))")
+        }
+        return frame
+    }
+}
+
+/// A checked track and its open file, ready to hand to a pipeline.
+public struct OpenedTrack: ~Copyable {
+    public let track: Track
+    public var file: SoundFile
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+extension Practice {
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a track's format, duration, sample rate, channels and tags.",
+            discussion: """
+                Examples:
+                  practice info song.flac
+                  practice info song.mp3 --json
+                """)
+
+        @Argument(help: "The audio file to describe.", completion: .file(extensions: ["wav", "flac", "ogg", "opus", "mp3", "aiff"]))
+        var file: String
+
+        @Flag(help: "Print a JSON document (sorted keys, with a \"version\") instead of a table.")
+        var json = false
+
+        func run() throws {
+            let track = try Track.open(file).track
+            let info = track.info
+            if json {
+                let doc = TrackDocument(version: 1, path: track.path, container: info.format.container,
+                                        encoding: info.format.encoding, duration: (track.duration * 1000).rounded() / 1000,
+                                        frames: info.frames, sampleRate: info.sampleRate, channels: info.channels, tags: track.tags)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = Terminal.isTTY(STDOUT_FILENO) ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+                let data = try encoder.encode(doc)
+                Terminal.write(String(decoding: data, as: UTF8.self) + "\n", to: STDOUT_FILENO)
+                return
+            }
+            var rows: [(String, String)] = [
+                ("File", track.path),
+                ("Format", info.format.description),
+                ("Duration", "\(Timecode.format(track.duration, decimals: 3)) (\(info.frames) frames)"),
+                ("Sample rate", "\(info.sampleRate) Hz"),
+                ("Channels", "\(info.channels)"),
+            ]
+            for key in ["title", "artist", "album", "date", "genre", "tracknumber", "comment", "copyright", "license", "software"] {
+                if let value = track.tags[key] { rows.append((key.prefix(1).uppercased() + key.dropFirst(), value)) }
+            }
+            let width = rows.map(\.0.count).max()! + 1
+            let text = rows.map { "\($0.0 + ":")\(String(repeating: " ", count: width - $0.0.count)) \($0.1)" }.joined(separator: "\n")
+            Terminal.write(text + "\n", to: STDOUT_FILENO)
+        }
+    }
+}
+
+/// `practice info --json`.
+struct TrackDocument: Encodable {
+    var version: Int
+    var path: String
+    var container: String
+    var encoding: String
+    var duration: Double
+    var frames: Int
+    var sampleRate: Int
+    var channels: Int
+    var tags: [String: String]
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+extension Practice {
+    struct Play: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play a track through ALSA, slowed down or sped up without changing its pitch.",
+            discussion: """
+                On a terminal, one status line shows the position and speed; Ctrl-C quits.
+                'practice FILE …' is the same as 'practice play FILE …'.
+
+                Examples:
+                  practice play song.mp3 --rate 0.8
+                  practice song.flac --from 1:12 --to 1:30 --rate 0.7 --pitch -2
+                  practice song.wav --device pulse
+                """)
+
+        @Argument(help: "The audio file to play (WAV, FLAC, Ogg Vorbis, Opus, MP3, AIFF).",
+                  completion: .file(extensions: ["wav", "flac", "ogg", "opus", "mp3", "aiff"]))
+        var file: String
+
+        @OptionGroup var sound: SoundOptions
+
+        @Option(help: "The ALSA device to play through (see 'aplay -L').")
+        var device = "default"
+
+        func run() async throws {
+            var options = PlayerOptions()
+            options.device = device
+            options.settings = sound.settings
+            options.from = sound.from?.seconds
+            options.to = sound.to?.seconds
+            let player = try Player(path: file, options: options)
+            let showStatus = Terminal.isTTY(STDOUT_FILENO)
+            let signals = SignalHandlers { signal in
+                player.stop()
+                if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
+                Glibc.exit(128 + signal)
+            }
+            defer { withExtendedLifetime(signals) {} }
+
+            var last: PlayerState?
+            for await state in player.updates(every: .milliseconds(100)) {
+                if showStatus { Terminal.write(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
+                last = state
+                if state.isFinished || state.failure != nil { break }
+            }
+            player.stop()
+            if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
+            if let failure = last?.failure { throw PracticeError(.ioError, failure) }
+            if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
+        }
+    }
+}
+
+/// Runs `handler` on the main queue for SIGINT, SIGTERM and SIGHUP (instead of dying mid-write).
+final class SignalHandlers: @unchecked Sendable {  // immutable after init
+    private let sources: [any DispatchSourceSignal]
+    init(_ handler: @escaping @Sendable (Int32) -> Void) {
+        sources = [SIGINT, SIGTERM, SIGHUP].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { handler(sig) }
+            source.resume()
+            return source
+        }
+    }
+}

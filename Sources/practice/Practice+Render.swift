@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+extension Practice {
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a slowed-down (or sped-up, or transposed) copy of a track to a file.",
+            discussion: """
+                The output format comes from OUT's extension: .wav, .flac, .aiff, .ogg (Vorbis),
+                .opus (48 kHz) or .mp3. Lossless outputs keep the input's sample format unless
+                --sample-format says otherwise. At --rate 1 and --pitch 0 the samples are copied unchanged.
+
+                Examples:
+                  practice render song.mp3 -o slow.wav --rate 0.8
+                  practice render song.flac -o verse.ogg --from 0:32 --to 1:04 --rate 0.7
+                """)
+
+        @Argument(help: "The audio file to read.", completion: .file(extensions: ["wav", "flac", "ogg", "opus", "mp3", "aiff"]))
+        var file: String
+
+        @Option(name: [.customShort("o"), .long], help: "The file to write; its extension picks the format.")
+        var output: String
+
+        @OptionGroup var sound: SoundOptions
+
+        @Flag(help: "Replace OUT if it exists.")
+        var force = false
+
+        @Option(help: "Sample format for .wav, .flac and .aiff: s16, s24 or float.")
+        var sampleFormat: String?
+
+        @Option(help: "Sample rate of OUT in Hz (default: the input's; .opus is always 48000).")
+        var sampleRate: Int?
+
+        @Flag(help: "Show a progress bar even when not on a terminal.")
+        var progress = false
+
+        @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+        var quiet = false
+
+        func validate() throws {
+            if let f = sampleFormat, !["s16", "s24", "float"].contains(f) {
+                throw ValidationError("'--sample-format' must be s16, s24 or float (got '\(f)')")
+            }
+            if let r = sampleRate, !(8_000...384_000).contains(r) {
+                throw ValidationError("'--sample-rate' must be from 8000 to 384000 (got '\(r)')")
+            }
+        }
+
+        func run() throws {
+            var job = RenderJob(input: file, output: output)
+            job.settings = sound.settings
+            job.from = sound.from?.seconds
+            job.to = sound.to?.seconds
+            job.force = force
+            job.sampleRate = sampleRate
+            job.sampleFormat = sampleFormat.flatMap(RenderJob.SampleFormat.init(rawValue:))
+            let showProgress = !quiet && (progress || (Terminal.isTTY(STDOUT_FILENO) && Terminal.isTTY(STDERR_FILENO)))
+            let result = try Renderer.render(job) { fraction in
+                guard showProgress else { return }
+                Terminal.write(Terminal.redraw(ProgressBar.render(fraction, width: min(Terminal.width(STDERR_FILENO) - 1, 60))), to: STDERR_FILENO)
+            }
+            if showProgress { Terminal.write("\n", to: STDERR_FILENO) }
+            if let early = result.earlyEnd { Terminal.write("practice: warning: \(early)\n", to: STDERR_FILENO) }
+            if !quiet {
+                let seconds = Double(result.frames) / Double(result.sampleRate)
+                Terminal.write("practice: wrote \(output) (\(Timecode.format(seconds, decimals: 3)), \(result.sampleRate) Hz, \(result.channels) ch)\n", to: STDERR_FILENO)
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+@main
+struct Practice: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "practice",
+        abstract: "A practice player: slow a recording down without changing its pitch.",
+        discussion: """
+            Examples:
+              practice song.mp3 --rate 0.8
+              practice render song.flac -o slow.wav --rate 0.75
+              practice info song.ogg
+            """,
+        version: "0.1.0",
+        subcommands: [Play.self, Render.self, Info.self],
+        defaultSubcommand: Play.self)
+
+    /// Parses and runs, turning every error into one line on stderr and a sysexits code.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var async = command as? AsyncParsableCommand {
+                try await async.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as PracticeError {
+            fail(error.message, code: error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                Terminal.write(fullMessage(for: error) + "\n", to: STDOUT_FILENO)
+                Glibc.exit(0)
+            }
+            if error is ExitCode { Glibc.exit(code.rawValue) }
+            let message = message(for: error)
+                .replacingOccurrences(of: "Error: ", with: "")
+                .split(separator: "\n").first.map(String.init) ?? "\(error)"
+            fail("\(message) (see 'practice --help')", code: code.rawValue)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        Terminal.write("practice: \(message)\n", to: STDERR_FILENO)
+        Glibc.exit(code)
+    }
+}
+
+/// Converts `83.5`, `1:23.5` or `1:02:03.25` to seconds for ArgumentParser.
+struct TimeArgument: ExpressibleByArgument, Sendable {
+    let seconds: Double
+    init?(argument: String) {
+        guard let s = Timecode.parse(argument) else { return nil }
+        seconds = s
+    }
+    static var defaultValueDescription: String { "seconds, m:ss or h:mm:ss" }
+}
+
+/// The options that shape the sound, shared by `play` and `render`.
+struct SoundOptions: ParsableArguments {
+    @Option(help: "Playback speed, from 0.25 to 3.0; pitch stays the same.")
+    var rate: Double = 1.0
+
+    @Option(help: "Pitch shift in semitones, from -12 to 12; speed stays the same.")
+    var pitch: Double = 0
+
+    @Option(help: "Start here: seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.25).")
+    var from: TimeArgument?
+
+    @Option(help: "Stop here (same forms as --from).")
+    var to: TimeArgument?
+
+    @Option(help: "Time-stretch settings: music (default), speech, or soundtouch (SoundTouch's own defaults).")
+    var profile: String = "music"
+
+    func validate() throws {
+        guard rate.isFinite, PlaybackSettings.rateRange.contains(rate) else {
+            throw ValidationError("'--rate' must be from 0.25 to 3.0 (got '\(Self.show(rate))')")
+        }
+        guard pitch.isFinite, PlaybackSettings.pitchRange.contains(pitch) else {
+            throw ValidationError("'--pitch' must be from -12 to 12 semitones (got '\(Self.show(pitch))')")
+        }
+        guard PlaybackSettings(rate: 1, pitch: 0, profileName: profile) != nil else {
+            throw ValidationError("'--profile' must be music, speech or soundtouch (got '\(profile)')")
+        }
+        if let from, let to, to.seconds <= from.seconds {
+            throw ValidationError("'--to' must be after '--from'")
+        }
+    }
+
+    var settings: PlaybackSettings {
+        PlaybackSettings(rate: rate, pitch: pitch, profileName: profile) ?? PlaybackSettings(rate: rate, pitch: pitch)
+    }
+
+    static func show(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+}

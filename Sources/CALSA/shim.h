@@ -11,4 +11,12 @@
 extern int pthread_setname_np(pthread_t thread, const char *name);
 /// Names the calling thread (at most 15 bytes).
 static inline int CALSA_setThreadName(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+// ALSA prints its own errors ("ALSA lib pcm.c:…: Unknown PCM nope") to stderr; we report each
+// failure once, in our words. The handler type is variadic, which Swift cannot implement.
+static void CALSA_ignoreError(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    (void)file; (void)line; (void)function; (void)err; (void)fmt;
+}
+/// Stops libasound from printing errors to stderr.
+static inline void CALSA_silenceLibraryErrors(void) { snd_lib_error_set_handler(CALSA_ignoreError); }
 #endif

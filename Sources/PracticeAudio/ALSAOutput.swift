@@ -29,6 +29,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     ///     commands do not wait for it to play out because they drop it (`snd_pcm_drop`).
     public init(device: String, sampleRate: Int, channels: Int,
                 periodMicroseconds: UInt32 = 10_000, bufferMicroseconds: UInt32 = 100_000) throws(ALSAError) {
+        CALSA_silenceLibraryErrors()
         var handle: OpaquePointer?
         try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }

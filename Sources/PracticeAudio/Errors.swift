@@ -19,13 +19,18 @@ public struct SndFileError: Error, CustomStringConvertible, Sendable {
     /// libsndfile could not open the file for reading or writing (SF_ERR_SYSTEM).
     public var isSystem: Bool { code == Int32(SF_ERR_SYSTEM) }
 
+    /// libsndfile's internal SFE_BAD_FILE (7), "not a regular file". Its MPEG probe also returns it
+    /// for a readable regular file that no decoder accepts (libsndfile 1.2.0).
+    public var isBadFile: Bool { code == 7 }
+
     public static func ~= (pattern: Int32, error: SndFileError) -> Bool { pattern == error.code }
 }
 
 /// Turns libsndfile's state after a call into an error (the one chokepoint for libsndfile codes).
 func sndfileError(_ function: String, _ handle: OpaquePointer?, path: String?) -> SndFileError {
     let code = sf_error(handle)
-    let message = String(cString: sf_strerror(handle)).trimmingTrailingPeriod()
+    var message = String(cString: sf_strerror(handle)).trimmingTrailingPeriod()
+    if message.hasPrefix("Error : ") { message.removeFirst(8) }
     return SndFileError(code: code, function: function, message: message, path: path)
 }
 

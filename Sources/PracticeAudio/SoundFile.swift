@@ -1,5 +1,6 @@
 internal import CSndFile
 import Glibc
+import Synchronization
 
 /// A sound file opened for reading with libsndfile: float frames, sample-accurate seek, tags.
 /// Reads stream from disk, so memory does not grow with the track's length.
@@ -24,7 +25,8 @@ public struct SoundFile: ~Copyable {
     /// Opens `path` for reading. The corresponding C function is `sf_open`.
     public init(path: String) throws(SndFileError) {
         var sfinfo = SF_INFO()
-        guard let h = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+        // libmpg123 prints notes ("Trying to resync…") to stderr while libsndfile probes a file.
+        guard let h = withStandardErrorSilenced({ sf_open(path, Int32(SFM_READ), &sfinfo) }) else {
             throw sndfileError("sf_open", nil, path: path)
         }
         handle = h
@@ -144,5 +146,25 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
         fi.format = format
         guard sf_command(nil, command, &fi, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let n = fi.name else { return nil }
         return String(cString: n)
+    }
+}
+
+/// Serialises the stderr swap: two threads silencing at once would restore the wrong descriptor.
+private let stderrSwap = Mutex<Void>(())
+
+/// Runs `body` with file descriptor 2 pointed at /dev/null (control and decoder threads only).
+func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
+    stderrSwap.withLock { _ in
+        let saved = dup(STDERR_FILENO)
+        let null = open("/dev/null", O_WRONLY)
+        guard saved >= 0, null >= 0 else {
+            if saved >= 0 { close(saved) }
+            if null >= 0 { close(null) }
+            return body()
+        }
+        dup2(null, STDERR_FILENO)
+        close(null)
+        defer { dup2(saved, STDERR_FILENO); close(saved) }
+        return body()
     }
 }

@@ -122,7 +122,7 @@ final class Pipeline {
                 if decoded < want || sourceFrame >= endFrame {
                     inputDone = true
                     if sourceFrame < endFrame {
-                        let reason = file.readError.map { "decoding failed: \($0.message)" } ?? "the file ends early"
+                        let reason = file.readError.map { "decoding failed (\($0.message))" } ?? "the file ends early"
                         earlyEnd = (sourceFrame, reason)
                     }
                 }

@@ -32,6 +32,14 @@ public struct PlayerState: Sendable, Equatable {
     public var earlyEnd: String?
     /// The output device failed for good.
     public var failure: String?
+
+    public init(title: String, path: String, tags: [String: String] = [:], position: Double, duration: Double,
+                rate: Double = 1, pitch: Double = 0, isPlaying: Bool, isFinished: Bool = false, underruns: Int = 0,
+                earlyEnd: String? = nil, failure: String? = nil) {
+        self.title = title; self.path = path; self.tags = tags; self.position = position; self.duration = duration
+        self.rate = rate; self.pitch = pitch; self.isPlaying = isPlaying; self.isFinished = isFinished
+        self.underruns = underruns; self.earlyEnd = earlyEnd; self.failure = failure
+    }
 }
 
 /// The hub: one engine that any number of controllers drive (command line, terminal UI, MPRIS, a
@@ -140,10 +148,12 @@ public final class Player: Sendable {
     /// Stops both threads and closes the device. The player cannot be used afterwards.
     public func stop() {
         shutDown()
-        observers.withLock { obs in
-            for c in obs.values { c.finish() }
-            obs.removeAll()
+        // Finish outside the lock: finishing runs onTermination, which takes the lock itself.
+        let all = observers.withLock { obs in
+            defer { obs.removeAll() }
+            return Array(obs.values)
         }
+        for c in all { c.finish() }
     }
 
     private func shutDown() {
@@ -224,7 +234,7 @@ public final class Player: Sendable {
 
     private func notify() {
         let s = state
-        observers.withLock { for c in $0.values { c.yield(s) } }
+        for c in observers.withLock({ Array($0.values) }) { c.yield(s) }
     }
 
     /// Waits until the range has played to its end (or the device failed).

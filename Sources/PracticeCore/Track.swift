@@ -27,7 +27,9 @@ public struct Track: Sendable {
         do {
             file = try SoundFile(path: path)
         } catch {
-            if error.isSystem { throw PracticeError(.noInput, "\(path): cannot open: \(error.message)") }
+            // We checked above that the file exists and is readable, so "not a regular file" here
+            // means that no decoder accepted it (libsndfile's MPEG probe reports a failure that way).
+            if error.isBadFile { throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: no decoder accepted it)") }
             throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: \(error.message))")
         }
         guard file.info.channels > 0, file.info.sampleRate > 0 else {

@@ -64,7 +64,7 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "Playback speed, from 0.25 to 3.0; pitch stays the same.")
     var rate: Double = 1.0
 
-    @Option(help: "Pitch shift in semitones, from -12 to 12; speed stays the same.")
+    @Option(parsing: .unconditional, help: "Pitch shift in semitones, from -12 to 12; speed stays the same.")
     var pitch: Double = 0
 
     @Option(help: "Start here: seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.25).")

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeAudio
+
+@Suite struct ALSAOutputTests {
+    @Test func opensTheNullDeviceAtTheFilesRateAndTakesEveryFrame() throws {
+        let out = try ALSAOutput(device: "null", sampleRate: 44_100, channels: 2)
+        #expect(out.format == OutputFormat(sampleRate: 44_100, channels: 2))
+        #expect(out.periodFrames > 0 && out.bufferFrames >= out.periodFrames)
+        let tone = Signals.sine(440, seconds: 1)
+        let result = tone.withUnsafeBufferPointer { out.write($0.baseAddress!, count: 44_100) }
+        #expect(result == .written(underruns: 0))
+        out.drain()
+    }
+
+    @Test func aMissingDeviceIsAnErrorThatSaysWhichDevice() {
+        do {
+            _ = try ALSAOutput(device: "no_such_device_here", sampleRate: 44_100, channels: 2)
+            Issue.record("opened a device that does not exist")
+        } catch {
+            #expect(error.function == "snd_pcm_open")
+            #expect(error.device == "no_such_device_here")
+            #expect(error.code == -ENOENT)
+        }
+    }
+
+    @Test func theAudioThreadPlaysTheRingToItsEndAndReportsTheHeardFrame() throws {
+        let out = try ALSAOutput(device: "null", sampleRate: 44_100, channels: 2)
+        let ring = RingBuffer(minimumFrames: 32_768, channels: 2)
+        let thread = AudioThread(ring: ring, output: out, primeFrames: 2 * out.periodFrames)
+        thread.start()
+        defer { thread.stop() }
+        ring.beginGeneration(1)
+        let tone = Signals.sine(440, seconds: 0.5)
+        #expect(tone.withUnsafeBufferPointer { ring.write($0.baseAddress!, frames: 22_050) } == 22_050)
+        ring.markEnd()
+        thread.transport.store(.playing, ordering: .releasing)
+        thread.wake()
+        let deadline = Date().addingTimeInterval(5)
+        while thread.endedGeneration.load(ordering: .acquiring) != 1 && Date() < deadline { usleep(1_000) }
+        #expect(thread.endedGeneration.load(ordering: .acquiring) == 1)
+        #expect(thread.clock.read().heardFrame == 22_050)
+        #expect(thread.underruns.load(ordering: .relaxed) == 0)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeCore
+
+/// The hub on ALSA's `null` device: no timing, but the whole command and state path for real.
+@Suite struct PlayerTests {
+    let dir = ScratchDirectory("player")
+
+    func track(seconds: Double = 3) throws -> String {
+        let path = dir.file("tone.wav")
+        try Signals.write(Signals.sine(440, seconds: seconds), to: path, tags: ["title": "Tone"])
+        return path
+    }
+
+    func options(rate: Double = 1, playing: Bool = true, from: Double? = nil, to: Double? = nil) -> PlayerOptions {
+        var o = PlayerOptions()
+        o.device = "null"
+        o.settings = PlaybackSettings(rate: rate)
+        o.startPlaying = playing
+        o.from = from
+        o.to = to
+        return o
+    }
+
+    @Test func playsARangeToItsEnd() async throws {
+        let player = try Player(path: try track(), options: options(rate: 0.8, from: 1, to: 2))
+        await player.waitUntilFinished()
+        let s = player.state
+        #expect(s.isFinished && !s.isPlaying)
+        #expect(s.position == 2)
+        #expect(s.title == "Tone" && s.duration == 3 && s.rate == 0.8)
+        #expect(s.underruns == 0 && s.failure == nil && s.earlyEnd == nil)
+        player.stop()
+    }
+
+    @Test func pausedPlayerHoldsItsPositionAndSeeksExactly() throws {
+        let player = try Player(path: try track(), options: options(playing: false))
+        defer { player.stop() }
+        #expect(player.state.position == 0 && !player.state.isPlaying)
+        player.seek(to: 1.25)
+        #expect(player.state.position == 1.25)
+        player.setRate(1.5)
+        #expect(player.state.position == 1.25 && player.state.rate == 1.5)
+        player.setPitch(30)
+        #expect(player.state.pitch == 12)
+        usleep(50_000)
+        #expect(player.state.position == 1.25 && !player.state.isPlaying)
+    }
+
+    @Test func observersSeeEveryCommand() async throws {
+        let player = try Player(path: try track(), options: options(playing: false))
+        let updates = player.updates(every: .seconds(10))
+        var iterator = updates.makeAsyncIterator()
+        _ = await iterator.next()            // the current state
+        player.setRate(0.5)
+        let s = await iterator.next()
+        #expect(s?.rate == 0.5)
+        player.stop()
+        #expect(await iterator.next() == nil) // stopping ends every stream
+    }
+
+    @Test func noDeviceIsAOneLineErrorPointingAtRender() throws {
+        var o = options()
+        o.device = "no_such_device_here"
+        let path = try track()
+        #expect(throws: PracticeError(.unavailable, "cannot play \(path): no usable audio device 'no_such_device_here' (snd_pcm_open: No such file or directory); pick one with --device, or write a file with 'practice render'")) {
+            _ = try Player(path: path, options: o)
+        }
+    }
+}

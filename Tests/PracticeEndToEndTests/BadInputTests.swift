@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// Every bad input gets one line on stderr naming the file and the problem, a sysexits code, and
+/// nothing on stdout.
+@Suite struct BadInputTests {
+    let fx = Fixtures.shared
+
+    @Test(arguments: [
+        (["play", "missing.wav"], 66, "practice: missing.wav: no such file"),
+        (["play", "folder.wav"], 66, "practice: folder.wav: is a directory, not an audio file"),
+        (["play", "empty.wav"], 65, "practice: empty.wav: file is empty (0 bytes)"),
+        (["play", "notes.mp3"], 65, "practice: notes.mp3: not a supported audio file (libsndfile: no decoder accepted it)"),
+        (["play", "song.mid"], 65, "practice: song.mid: not a supported audio file (libsndfile: Format not recognised)"),
+        (["info", "song.mid"], 65, "practice: song.mid: not a supported audio file (libsndfile: Format not recognised)"),
+        (["tone.wav", "--rate", "0"], 64, "practice: '--rate' must be from 0.25 to 3.0 (got '0') (see 'practice --help')"),
+        (["tone.wav", "--rate", "abc"], 64, "practice: The value 'abc' is invalid for '--rate <rate>' (see 'practice --help')"),
+        (["tone.wav", "--rate", "10"], 64, "practice: '--rate' must be from 0.25 to 3.0 (got '10') (see 'practice --help')"),
+        (["tone.wav", "--pitch", "13"], 64, "practice: '--pitch' must be from -12 to 12 semitones (got '13') (see 'practice --help')"),
+        (["tone.wav", "--from", "0:20"], 64, "practice: --from 0:20.000 is past the end of tone.wav (0:10.000)"),
+        (["render", "tone.wav", "-o", "x.wav", "--to", "1:00:00"], 64, "practice: --to 1:00:00.000 is past the end of tone.wav (0:10.000)"),
+        (["tone.wav", "--from", "1:75"], 64, "practice: The value '1:75' is invalid for '--from <from>' (see 'practice --help')"),
+        (["tone.wav", "--from", "5", "--to", "2"], 64, "practice: '--to' must be after '--from' (see 'practice --help')"),
+        (["render", "tone.wav", "-o", "/nonexistent/dir/out.wav"], 73, "practice: /nonexistent/dir/out.wav: cannot create: No such file or directory"),
+        (["render", "tone.wav", "-o", "out.xyz"], 64, "practice: out.xyz: unknown output format '.xyz' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)"),
+        (["render", "tone.wav", "-o", "tone.flac"], 73, "practice: tone.flac: already exists (use --force to replace it)"),
+        (["render", "tone.wav", "-o", "tone.wav", "--force"], 73, "practice: tone.wav: is the input file; choose another output"),
+        (["render", "tone.wav", "-o", "f.flac", "--sample-format", "float"], 64, "practice: f.flac: flac cannot store float samples"),
+        (["tone.wav", "--device", "no_such_pcm"], 69, "practice: cannot play tone.wav: no usable audio device 'no_such_pcm' (snd_pcm_open: No such file or directory); pick one with --device, or write a file with 'practice render'"),
+    ] as [([String], Int32, String)])
+    func oneLineAndACode(arguments: [String], status: Int32, message: String) throws {
+        let r = try practice(arguments, in: fx.dir)
+        #expect(r.status == status)
+        #expect(r.stderr == message + "\n")
+        #expect(r.stdout == "")
+    }
+
+    @Test func anUnwritableFolderIsCannotCreate() throws {
+        let dir = ScratchDirectory("readonly")
+        chmod(dir.path, 0o555)
+        defer { chmod(dir.path, 0o755) }
+        let out = dir.path + "/out.wav"
+        let r = try practice(["render", "tone.wav", "-o", out], in: fx.dir)
+        if getuid() == 0 {
+            // root writes anywhere; the refusal is then tested with a path below a file.
+            let r2 = try practice(["render", "tone.wav", "-o", "tone.wav/out.wav"], in: fx.dir)
+            #expect(r2.status == 73)
+            #expect(r2.stderr == "practice: tone.wav/out.wav: cannot create: Not a directory\n")
+        } else {
+            #expect(r.status == 73)
+            #expect(r.stderr == "practice: \(out): cannot create: Permission denied\n")
+        }
+    }
+
+    /// A truncated file plays (and renders) what is there, warns once, and exits 0.
+    @Test(arguments: [("cut-tone.flac", "decoding failed (flac decoder lost sync)"), ("cut-tone.mp3", "the file ends early")])
+    func truncatedFilesPlayWhatIsThere(name: String, reason: String) throws {
+        let out = "cut-\(UUID().uuidString).wav"
+        let r = try practice(["render", name, "-o", out], in: fx.dir)
+        #expect(r.status == 0)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("practice: warning: \(name): \(reason) at 0:0") == true)
+        #expect(lines.first?.hasSuffix(" of 0:10.000; rendered what was there") == true)
+        let rendered = try Signals.read(fx.dir.file(out))
+        #expect(rendered.info.frames > 3 * 44_100 && rendered.info.frames < 7 * 44_100)
+        let f = Analysis.dominantFrequency(Signals.channel(rendered.samples, 0, of: 2), sampleRate: 44_100)
+        #expect(abs(f - 440) < 2)
+
+        let p = try practice([name, "--device", "null"], in: fx.dir)
+        #expect(p.status == 0)
+        #expect(p.stdout == "")
+        #expect(p.stderr.hasPrefix("practice: warning: \(name): \(reason) at 0:0"))
+        #expect(p.stderr.hasSuffix(" of 0:10.000; played what was there\n"))
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// Playing through ALSA's `file` plugin captures exactly what the player wrote to the device; it
+/// must be what `render` writes with the same settings, sample for sample.
+@Suite struct CaptureTests {
+    let fx = Fixtures.shared
+
+    @Test(arguments: [
+        ["--rate", "1"], ["--rate", "0.8"], ["--rate", "1.5", "--from", "1.5"], ["--pitch", "-3", "--to", "4"],
+        ["--rate", "0.7", "--pitch", "2", "--from", "0:01", "--to", "0:05.5"],
+    ])
+    func playbackCapturesExactlyWhatRenderWrites(settings: [String]) throws {
+        let raw = fx.dir.file("cap-\(UUID().uuidString).raw")
+        let env = ALSACapture.environment(in: fx.dir, rawPath: raw)
+        let p = try practice(["play", "mix.flac", "--device", "capture"] + settings, in: fx.dir, environment: env)
+        #expect(p.status == 0)
+        #expect(p.stderr == "" && p.stdout == "")
+        let out = "ren-\(UUID().uuidString).wav"
+        let r = try practice(["render", "mix.flac", "-o", out, "--sample-format", "float", "-q"] + settings, in: fx.dir)
+        #expect(r.status == 0 && r.stderr == "")
+        let captured = try Signals.readRawFloat(raw)
+        let rendered = try Signals.read(fx.dir.file(out)).samples
+        #expect(captured.count == rendered.count, "captured \(captured.count / 2) frames, rendered \(rendered.count / 2)")
+        #expect(captured == rendered)
+        #expect(!captured.isEmpty)
+    }
+}

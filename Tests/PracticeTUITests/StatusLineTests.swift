@@ -1,0 +1,30 @@
+import Testing
+import PracticeCore
+import PracticeTUI
+
+@Suite struct StatusLineTests {
+    func state(title: String = "Salsa Lesson 3", position: Double = 72.35, rate: Double = 0.8, pitch: Double = 0,
+               playing: Bool = true, underruns: Int = 0) -> PlayerState {
+        PlayerState(title: title, path: "x.mp3", tags: [:], position: position, duration: 215.5, rate: rate, pitch: pitch,
+                    isPlaying: playing, isFinished: false, underruns: underruns, earlyEnd: nil, failure: nil)
+    }
+
+    @Test func showsTitlePositionDurationAndRate() {
+        #expect(StatusLine.render(state(), width: 80) == "▶ Salsa Lesson 3  1:12.3 / 3:35.5  0.80×")
+        #expect(StatusLine.render(state(pitch: -2, playing: false), width: 80) == "⏸ Salsa Lesson 3  1:12.3 / 3:35.5  0.80×  -2 st")
+        #expect(StatusLine.render(state(rate: 1.05, underruns: 1), width: 80) == "▶ Salsa Lesson 3  1:12.3 / 3:35.5  1.05×  1 underrun")
+    }
+
+    @Test func shortensTheTitleToFit() {
+        let line = StatusLine.render(state(title: String(repeating: "Long Title ", count: 10)), width: 40)
+        #expect(line == "▶ Long Title Lo…  1:12.3 / 3:35.5  0.80×")
+        #expect(line.count == 40)
+        #expect(StatusLine.render(state(), width: 20).count <= 20)
+    }
+
+    @Test func progressBarFillsInProportion() {
+        #expect(ProgressBar.render(0.5, width: 20) == "[######-------]  50%")
+        #expect(ProgressBar.render(1, width: 20) == "[#############] 100%")
+        #expect(ProgressBar.render(0.25, width: 30).count == 30)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// Measurements on real audio.
+public enum Analysis {
+    /// The dominant frequency of `x` in Hz: Blackman-Harris window, FFT, and a parabola through the
+    /// log magnitudes of the peak bin and its neighbours. `x` is cut to the largest power of two.
+    public static func dominantFrequency(_ x: [Double], sampleRate: Int) -> Double {
+        var n = 1
+        while n * 2 <= x.count { n *= 2 }
+        precondition(n >= 1024, "need at least 1024 samples")
+        let offset = (x.count - n) / 2
+        var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
+        let a0 = 0.35875, a1 = 0.48829, a2 = 0.14128, a3 = 0.01168
+        for i in 0..<n {
+            let t = 2 * Double.pi * Double(i) / Double(n - 1)
+            re[i] = x[offset + i] * (a0 - a1 * cos(t) + a2 * cos(2 * t) - a3 * cos(3 * t))
+        }
+        fft(&re, &im)
+        var best = 2
+        var mags = [Double](repeating: 0, count: n / 2)
+        for k in 1..<(n / 2) {
+            mags[k] = re[k] * re[k] + im[k] * im[k]
+            if k > 2 && mags[k] > mags[best] { best = k }
+        }
+        let a = log(mags[best - 1] + 1e-300), b = log(mags[best] + 1e-300), c = log(mags[best + 1] + 1e-300)
+        let delta = 0.5 * (a - c) / (a - 2 * b + c)
+        return (Double(best) + delta) * Double(sampleRate) / Double(n)
+    }
+
+    /// In-place iterative radix-2 FFT.
+    public static func fft(_ re: inout [Double], _ im: inout [Double]) {
+        let n = re.count
+        var j = 0
+        for i in 1..<n {
+            var bit = n >> 1
+            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            j ^= bit
+            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+        }
+        var len = 2
+        while len <= n {
+            let ang = -2 * Double.pi / Double(len)
+            let wr = cos(ang), wi = sin(ang)
+            var i = 0
+            while i < n {
+                var cr = 1.0, ci = 0.0
+                for k in 0..<(len / 2) {
+                    let ur = re[i + k], ui = im[i + k]
+                    let vr = re[i + k + len / 2] * cr - im[i + k + len / 2] * ci
+                    let vi = re[i + k + len / 2] * ci + im[i + k + len / 2] * cr
+                    re[i + k] = ur + vr; im[i + k] = ui + vi
+                    re[i + k + len / 2] = ur - vr; im[i + k + len / 2] = ui - vi
+                    let ncr = cr * wr - ci * wi
+                    ci = cr * wi + ci * wr
+                    cr = ncr
+                }
+                i += len
+            }
+            len <<= 1
+        }
+    }
+
+    /// THD+N of a sine in dB: least-squares fit of a sine at `frequency` (refined), subtract, and
+    /// compare the residual's power with the sine's.
+    public static func thdN(_ x: [Double], frequency f0: Double, sampleRate: Int) -> Double {
+        func fit(_ f: Double) -> (residual: Double, signal: Double) {
+            let w = 2 * Double.pi * f / Double(sampleRate)
+            var ss = 0.0, cc = 0.0, sc = 0.0, xs = 0.0, xc = 0.0, s1 = 0.0, c1 = 0.0, x1 = 0.0
+            let n = Double(x.count)
+            for (i, v) in x.enumerated() {
+                let s = sin(w * Double(i)), c = cos(w * Double(i))
+                ss += s * s; cc += c * c; sc += s * c; xs += v * s; xc += v * c; s1 += s; c1 += c; x1 += v
+            }
+            // Solve the 3×3 normal equations for [a (sin), b (cos), d (offset)].
+            let m = [[ss, sc, s1], [sc, cc, c1], [s1, c1, n]]
+            let r = [xs, xc, x1]
+            let sol = solve3(m, r)
+            var res = 0.0, sig = 0.0
+            for (i, v) in x.enumerated() {
+                let model = sol[0] * sin(w * Double(i)) + sol[1] * cos(w * Double(i))
+                let e = v - model - sol[2]
+                res += e * e
+                sig += model * model
+            }
+            return (res, sig)
+        }
+        var best = f0, bestFit = fit(f0)
+        var step = 0.5
+        for _ in 0..<24 {
+            for candidate in [best - step, best + step] {
+                let r = fit(candidate)
+                if r.residual < bestFit.residual { best = candidate; bestFit = r }
+            }
+            step /= 2
+        }
+        return 10 * log10(bestFit.residual / bestFit.signal)
+    }
+
+    private static func solve3(_ m: [[Double]], _ r: [Double]) -> [Double] {
+        var a = m, b = r
+        for i in 0..<3 {
+            let p = (i..<3).max { abs(a[$0][i]) < abs(a[$1][i]) }!
+            a.swapAt(i, p); b.swapAt(i, p)
+            for k in (i + 1)..<3 {
+                let f = a[k][i] / a[i][i]
+                for j in i..<3 { a[k][j] -= f * a[i][j] }
+                b[k] -= f * b[i]
+            }
+        }
+        var x = [0.0, 0.0, 0.0]
+        for i in stride(from: 2, through: 0, by: -1) {
+            var s = b[i]
+            for j in (i + 1)..<3 { s -= a[i][j] * x[j] }
+            x[i] = s / a[i][i]
+        }
+        return x
+    }
+
+    /// The first index where |x| exceeds `threshold`.
+    public static func onset(_ x: [Double], threshold: Double, from start: Int = 0) -> Int? {
+        (start..<x.count).first { abs(x[$0]) > threshold }
+    }
+
+    /// Lag (in samples) of `needle` within `haystack` that maximises their correlation.
+    public static func bestLag(of needle: [Double], in haystack: [Double], range: ClosedRange<Int>) -> Int {
+        var best = range.lowerBound, bestScore = -Double.infinity
+        for lag in range where lag >= 0 && lag + needle.count <= haystack.count {
+            var s = 0.0
+            for i in 0..<needle.count { s += needle[i] * haystack[lag + i] }
+            if s > bestScore { bestScore = s; best = lag }
+        }
+        return best
+    }
+}

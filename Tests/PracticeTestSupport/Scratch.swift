@@ -1,0 +1,71 @@
+import Foundation
+
+/// A temporary folder removed when the value goes away.
+public final class ScratchDirectory: @unchecked Sendable {  // immutable after init
+    public let path: String
+    public init(_ name: String = "practice-test") {
+        path = NSTemporaryDirectory() + "\(name)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    public func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// The result of running a program.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var seconds: Double
+}
+
+/// Runs a program to completion, capturing stdout and stderr.
+public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                currentDirectory: String? = nil) throws -> ProcessResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["SWIFT_BACKTRACE"] = "enable=no"
+    for (k, v) in environment { env[k] = v }
+    p.environment = env
+    if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    let start = Date()
+    try p.run()
+    // Read both pipes while the process runs so neither fills up.
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    p.waitUntilExit()
+    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self), seconds: Date().timeIntervalSince(start))
+}
+
+/// An ALSA configuration that adds a `capture` PCM: ALSA's `file` plugin over `null`, writing
+/// exactly what the player sends to `$PRACTICE_CAPTURE` (raw, in the format the player opened).
+public enum ALSACapture {
+    public static let config = """
+        pcm.capture {
+            type file
+            slave.pcm { type null }
+            file { @func getenv vars [ PRACTICE_CAPTURE ] default "capture.raw" }
+            format "raw"
+            perm 0644
+        }
+
+        """
+
+    /// Environment for a player process that should play into `capture` and write `rawPath`.
+    public static func environment(in dir: ScratchDirectory, rawPath: String) -> [String: String] {
+        let conf = dir.file("asound.conf")
+        if !FileManager.default.fileExists(atPath: conf) { try! config.write(toFile: conf, atomically: true, encoding: .utf8) }
+        return ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf)", "PRACTICE_CAPTURE": rawPath]
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import PracticeAudio
+
+/// Test signals written with the real libsndfile, and audio read back with it.
+public enum Signals {
+    /// Interleaved frames of a sine at `frequency` Hz on every channel.
+    public static func sine(_ frequency: Double, seconds: Double, sampleRate: Int = 44_100, channels: Int = 2,
+                            amplitude: Double = 0.5) -> [Float] {
+        let frames = Int((seconds * Double(sampleRate)).rounded())
+        var out = [Float](repeating: 0, count: frames * channels)
+        let w = 2 * Double.pi * frequency / Double(sampleRate)
+        for i in 0..<frames {
+            let v = Float(amplitude * sin(w * Double(i)))
+            for c in 0..<channels { out[i * channels + c] = v }
+        }
+        return out
+    }
+
+    /// A ramp that encodes its own frame index: sample i (per channel c) is a distinct value, so any
+    /// slice of it tells where it came from. Values stay within 16-bit PCM (exact through s16 and float).
+    public static func counter(frames: Int, channels: Int = 2) -> [Float] {
+        var out = [Float](repeating: 0, count: frames * channels)
+        for i in 0..<frames {
+            for c in 0..<channels {
+                let v = Int32((i * 7 + c * 13_001) % 65_536) - 32_768
+                out[i * channels + c] = Float(v) / 32_768
+            }
+        }
+        return out
+    }
+
+    /// Writes interleaved frames to `path` with libsndfile.
+    public static func write(_ samples: [Float], to path: String, container: SoundFileWriter.Container = .wav,
+                             format: SoundFileWriter.SampleFormat = .s16, sampleRate: Int = 44_100, channels: Int = 2,
+                             tags: [String: String] = [:]) throws {
+        var w = try SoundFileWriter(path: path, container: container, sampleFormat: format, sampleRate: sampleRate,
+                                    channels: channels, tags: tags)
+        try samples.withUnsafeBufferPointer { try w.write($0.baseAddress!, frames: samples.count / channels) }
+        try w.close()
+    }
+
+    /// Reads a whole file (or `frames` frames from `start`) as interleaved floats.
+    public static func read(_ path: String, start: Int = 0, frames: Int? = nil) throws -> (samples: [Float], info: SoundFile.Info) {
+        let f = try SoundFile(path: path)
+        if start > 0 { try f.seek(toFrame: start) }
+        let want = frames ?? (f.info.frames - start)
+        var out = [Float](repeating: 0, count: max(want, 0) * f.info.channels)
+        var got = 0
+        out.withUnsafeMutableBufferPointer { buf in
+            while got < want {
+                let n = f.read(into: buf.baseAddress! + got * f.info.channels, frames: min(65_536, want - got))
+                if n <= 0 { break }
+                got += n
+            }
+        }
+        out.removeLast(out.count - got * f.info.channels)
+        return (out, f.info)
+    }
+
+    /// One channel of interleaved frames.
+    public static func channel(_ samples: [Float], _ c: Int, of channels: Int) -> [Double] {
+        stride(from: c, to: samples.count, by: channels).map { Double(samples[$0]) }
+    }
+
+    /// Reads raw little-endian float32 interleaved samples (an ALSA `file` plugin capture).
+    public static func readRawFloat(_ path: String) throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+}

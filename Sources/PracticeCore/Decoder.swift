@@ -11,13 +11,25 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         var settings: PlaybackSettings
     }
     /// A stretch of output: ring frames from `ringFrame` on hold source frames from `startFrame`,
-    /// advancing `sourcePerOutput` source frames per output frame, up to `endFrame`.
+    /// advancing `sourcePerOutput` source frames per output frame, up to `endFrame`; the
+    /// stretcher's content runs up to `lead` source frames ahead of that line (see `Pipeline.stretchLead`).
     struct Segment: Sendable {
         var generation: UInt64
         var ringFrame: Int
         var startFrame: Int
         var endFrame: Int
         var sourcePerOutput: Double
+        var lead: Double
+
+        /// The source frame heard at ring frame `ring`.
+        func sourceFrame(atRing ring: Double) -> Int {
+            let out = ring - Double(ringFrame)
+            guard out > 0 else { return startFrame }
+            // The lead builds up over the first sequence, while the first sequence plays straight.
+            let cap = out * (1 - sourcePerOutput).magnitude
+            let lead = max(-cap, min(cap, self.lead))
+            return min(Int((Double(startFrame) + out * sourcePerOutput + lead).rounded()), endFrame)
+        }
     }
 
     private let pipeline: Pipeline
@@ -93,7 +105,8 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                     try pipeline.start(at: start, end: range.upperBound, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame, startFrame: start,
-                                          endFrame: range.upperBound, sourcePerOutput: pipeline.sourceFramesPerOutputFrame)
+                                          endFrame: range.upperBound, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
+                                          lead: pipeline.stretchLead)
                     segments.withLock { s in
                         s.append(segment)
                         if s.count > 64 { s.removeFirst(s.count - 64) }

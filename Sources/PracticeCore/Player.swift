@@ -190,10 +190,7 @@ public final class Player: Sendable {
             // Extrapolate between the audio thread's measurements, at most one measurement apart.
             heard += min(elapsed, 0.05) * Double(outputFormat.sampleRate)
         }
-        let outputFrames = heard - Double(segment.ringFrame)
-        guard outputFrames > 0 else { return segment.startFrame }
-        let frame = Double(segment.startFrame) + outputFrames * segment.sourcePerOutput
-        return min(Int(frame.rounded()), segment.endFrame)
+        return segment.sourceFrame(atRing: heard)
     }
 
     public var state: PlayerState {

@@ -41,14 +41,25 @@ Click smear (ms) and doubled clicks, on a stretched click track
     The click track is 30 s long (58 measured clicks) so that the counts mean
     something; the sine is 10 s.
 
-Also printed: the output length relative to the expected length
-(input length / tempo), to catch tools that write short or padded files.
+Alt THD+N (dB): the same THD+N median on a second sine (run.sh uses 997 Hz).
+    1 kHz is exactly 44.1 samples per period, so a splice lag that is a
+    multiple of 441 samples is seamless; a few settings (and sox's fixed
+    search) hit that by luck.  997 Hz has no such short exact lag, so it guards
+    against tuning to that coincidence.
+
+Music level (dB): RMS of the stretched music-like file minus RMS of its
+    input (--music-ref); a sanity check that nothing is lost or doubled.
+
+Len ratio: each output's length relative to the expected length
+    (input length / tempo), to catch tools that write short or padded files.
 
 Usage
-    analyze.py [--tempo T] [--sine-seconds S] [--click-seconds S] [--tsv] ITEM...
-    ITEM is either LABEL=SINE.wav,CLICK.wav (one line with both figures) or a
-    single WAV file (the kind is detected from its crest factor, and the other
-    figure is printed as "-").
+    analyze.py [--tempo T] [--music-ref IN.wav] [--tsv] ITEM...
+    ITEM is LABEL=SINE1K.wav,CLICK.wav[,ALTSINE.wav[,MUSIC.wav]] (one line with
+    all figures; any file may be given as "-"), or a single WAV file (sine or
+    click track, told apart by crest factor).
+    Defaults assume 10 s sines, a 30 s click track and 10 s music
+    (--sine-seconds, --click-seconds, --music-seconds).
 """
 import argparse
 import os
@@ -240,28 +251,37 @@ def kind_of(x):
     return 'sine' if np.max(np.abs(m)) / rms < 3 else 'click'
 
 
-def length_ratio(x, rate, tempo, in_seconds):
-    return len(x) / rate / (in_seconds / tempo)
+def rms_db(x):
+    return 10 * np.log10(np.mean(x * x) + 1e-30)
 
 
-def measure(label, sine_path, click_path, tempo, sine_seconds=10.0, click_seconds=30.0):
-    row = {'label': label, 'thdn': None, 'thdn90': None, 'thdn_pmean': None, 'smear': None, 'smear_mean': None,
-           'doubled': None, 'lost': None, 'clicks': None, 'offset_ms': None, 'len': []}
-    for path in (sine_path, click_path):
+def measure(label, paths, tempo, sine_seconds=10.0, click_seconds=30.0, music_ref=None,
+            music_seconds=10.0):
+    """paths: [SINE_1K, CLICK, ALT_SINE, MUSIC]; any entry may be None."""
+    paths = list(paths) + [None] * (4 - len(paths))
+    row = {'label': label, 'thdn': None, 'thdn90': None, 'thdn_pmean': None, 'thdn_alt': None,
+           'smear': None, 'smear_mean': None, 'doubled': None, 'lost': None, 'clicks': None,
+           'offset_ms': None, 'music_db': None, 'len': []}
+    for slot, path in enumerate(paths):
         if path is None:
             continue
         x, rate = read_wav(path)
-        k = kind_of(x)
-        row['len'].append(length_ratio(x, rate, tempo, sine_seconds if k == 'sine' else click_seconds))
-        if k == 'sine':
+        seconds = (sine_seconds, click_seconds, sine_seconds, music_seconds)[slot]
+        row['len'].append(len(x) / rate / (seconds / tempo))
+        if slot in (0, 2):
             r = thdn(x, rate)
-            if r:
+            if r and slot == 0:
                 row['thdn'], row['thdn90'], _, row['thdn_pmean'] = r
-        else:
+            elif r:
+                row['thdn_alt'] = r[0]
+        elif slot == 1:
             r = click_smear(x, rate, tempo, click_seconds)
             if r:
                 (row['smear'], row['smear_mean'], row['doubled'], row['lost'], row['clicks'],
                  row['offset_ms']) = r
+        elif music_ref is not None:
+            ref, _ = read_wav(music_ref)
+            row['music_db'] = rms_db(x) - rms_db(ref)
     return row
 
 
@@ -269,42 +289,54 @@ def fmt(v, spec):
     return '-' if v is None else format(v, spec)
 
 
+COLUMNS = ['label', 'tempo', 'thdn_db', 'thdn_p90_db', 'thdn_alt_db', 'smear_med_ms', 'smear_mean_ms',
+           'doubled', 'lost', 'clicks', 'click_offset_ms', 'music_level_db', 'len_ratio']
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__[__doc__.index('Usage'):])
     ap.add_argument('--tempo', type=float, default=0.8, help='tempo the file was made with (0.8 = slower)')
-    ap.add_argument('--sine-seconds', type=float, default=10.0, help='length of the input sine (s)')
+    ap.add_argument('--sine-seconds', type=float, default=10.0, help='length of the input sines (s)')
     ap.add_argument('--click-seconds', type=float, default=30.0, help='length of the input click track (s)')
-    ap.add_argument('--tsv', action='store_true', help='tab-separated, no header')
+    ap.add_argument('--music-seconds', type=float, default=10.0, help='length of the input music (s)')
+    ap.add_argument('--music-ref', help='input music file, for the level change of the 4th file')
+    ap.add_argument('--tsv', action='store_true', help='tab-separated with a header line')
     ap.add_argument('items', nargs='+')
     a = ap.parse_args()
-    if not a.tsv:
-        print('%-34s %6s %9s %8s %10s %10s %8s %8s %11s' % (
-            'file', 'tempo', 'THD+N dB', 'p90 dB', 'smear med', 'smear mean', 'doubled', 'lost', 'len ratio'))
+    if a.tsv:
+        print('\t'.join(COLUMNS))
+    else:
+        print('%-30s %5s %9s %7s %8s %9s %10s %8s %6s %8s %s' % (
+            'file', 'tempo', 'THD+N dB', 'p90 dB', 'alt dB', 'smear med', 'smear mean', 'doubled',
+            'lost', 'music dB', 'len ratio'))
     for item in a.items:
-        if '=' in item and ',' in item.split('=', 1)[1]:
+        if '=' in item:
             label, rest = item.split('=', 1)
-            sp, cp = rest.split(',', 1)
+            paths = [None if p in ('', '-') else p for p in rest.split(',')]
         else:
-            label, sp, cp = item, item, None
-        for p in (sp, cp):
+            x, _ = read_wav(item)
+            label = item
+            paths = [item, None] if kind_of(x) == 'sine' else [None, item]
+        for j, p in enumerate(paths):
             if p is not None and not os.path.exists(p):
                 print('%s: missing %s' % (label, p), file=sys.stderr)
-                sp = None if p == sp else sp
-                cp = None if p == cp else cp
-        r = measure(label, sp, cp, a.tempo, a.sine_seconds, a.click_seconds)
-        dbl = '-' if r['doubled'] is None else '%d/%d' % (r['doubled'], r['clicks'])
-        lost = '-' if r['lost'] is None else '%d/%d' % (r['lost'], r['clicks'])
+                paths[j] = None
+        r = measure(label, paths, a.tempo, a.sine_seconds, a.click_seconds, a.music_ref, a.music_seconds)
         lens = ','.join('%.3f' % v for v in r['len']) or '-'
         if a.tsv:
             print('\t'.join([label, '%g' % a.tempo, fmt(r['thdn'], '.1f'), fmt(r['thdn90'], '.1f'),
-                             fmt(r['smear'], '.1f'), fmt(r['smear_mean'], '.1f'),
-                             '-' if r['doubled'] is None else str(r['doubled']),
-                             '-' if r['lost'] is None else str(r['lost']),
-                             '-' if r['clicks'] is None else str(r['clicks']), lens]))
+                             fmt(r['thdn_alt'], '.1f'), fmt(r['smear'], '.1f'), fmt(r['smear_mean'], '.2f'),
+                             fmt(r['doubled'], 'd'), fmt(r['lost'], 'd'), fmt(r['clicks'], 'd'),
+                             fmt(r['offset_ms'], '.1f'), fmt(r['music_db'], '.2f'), lens]))
         else:
-            print('%-34s %6g %9s %8s %10s %10s %8s %8s %11s' % (
-                label[-34:], a.tempo, fmt(r['thdn'], '.1f'), fmt(r['thdn90'], '.1f'),
-                fmt(r['smear'], '.1f'), fmt(r['smear_mean'], '.1f'), dbl, lost, lens))
+            dbl = '-' if r['doubled'] is None else '%d/%d' % (r['doubled'], r['clicks'])
+            lost = '-' if r['lost'] is None else '%d/%d' % (r['lost'], r['clicks'])
+            print('%-30s %5g %9s %7s %8s %9s %10s %8s %6s %8s %s' % (
+                label[-30:], a.tempo, fmt(r['thdn'], '.1f'), fmt(r['thdn90'], '.1f'),
+                fmt(r['thdn_alt'], '.1f'), fmt(r['smear'], '.1f'), fmt(r['smear_mean'], '.2f'),
+                dbl, lost, fmt(r['music_db'], '+.2f'), lens))
 
 
 if __name__ == '__main__':

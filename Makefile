@@ -1,0 +1,54 @@
+# practice: build, demo, tests and benchmarks on Debian 12.
+# `make demo` and `make test` install the Debian packages they need when missing (as root, or with sudo).
+
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
+
+BUILD_DEPS := pkg-config libsndfile1-dev libsoundtouch-dev libasound2-dev libsoxr-dev
+TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils libasound2-plugins
+BENCH_DEPS := $(TEST_DEPS) soundstretch sox mpv time python3-numpy
+
+# Installs the packages in $(1) that dpkg does not know yet.
+define install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+
+DEMO_OUT := demo-0.8x.flac
+
+.PHONY: demo test build release bench deps clean
+demo: release
+	@echo "Playing Samples/demo.flac at 0.8x (Ctrl-C stops)..."
+	@.build/release/practice play Samples/demo.flac --rate 0.8; status=$$?; \
+	if [ $$status -eq 69 ]; then \
+	  echo "No audio device here, so rendering instead."; \
+	  .build/release/practice render Samples/demo.flac -o $(DEMO_OUT) --rate 0.8 --force && \
+	  echo "The demo at 0.8x is in $(CURDIR)/$(DEMO_OUT)"; \
+	else exit $$status; fi
+
+test:
+	$(call install,$(TEST_DEPS))
+	$(SWIFT) build --build-tests
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test
+
+build:
+	$(call install,$(BUILD_DEPS))
+	$(SWIFT) build
+
+release:
+	$(call install,$(BUILD_DEPS))
+	$(SWIFT) build -c release --product practice
+
+bench: release
+	$(call install,$(BENCH_DEPS))
+	bench/run.sh
+
+deps:
+	$(call install,$(BENCH_DEPS))
+
+clean:
+	rm -rf .build $(DEMO_OUT)

@@ -1,0 +1,91 @@
+import Foundation
+import PracticeAudio
+import Synchronization
+
+/// A private PulseAudio server with a real-time null sink, and a recorder on its monitor that
+/// timestamps every chunk it receives (see audio-testing.md, "Real-time pacing").
+public final class PulseRig: @unchecked Sendable {  // mutable state is behind `chunks`' mutex
+    public let runtimeDir: ScratchDirectory
+    public let server: String
+    public let sampleRate = 44_100
+    private let daemon: Spawned
+    private var recorder: Spawned?
+    private var reader: Thread?
+    /// (arrival time in CLOCK_MONOTONIC ns, total bytes received after it)
+    private let chunks = Mutex<[(Int64, Int)]>([])
+    private let captured = Mutex<Data>(Data())
+
+    public init() throws {
+        runtimeDir = ScratchDirectory("pulse")
+        server = "unix:\(runtimeDir.path)/pulse/native"
+        try FileManager.default.createDirectory(atPath: runtimeDir.path + "/pulse", withIntermediateDirectories: true)
+        daemon = try Spawned("/usr/bin/pulseaudio", [
+            "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no",
+            "--log-target=file:\(runtimeDir.path)/pulse.log",
+            "-L", "module-null-sink sink_name=practice_sink format=float32le rate=44100 channels=2",
+            "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(runtimeDir.path)/pulse/native",
+        ], environment: Self.environment(runtimeDir: runtimeDir.path, server: server))
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let r = try? run("/usr/bin/pactl", ["info"], environment: environment), r.status == 0 { break }
+            usleep(20_000)
+        }
+        _ = try run("/usr/bin/pactl", ["set-default-sink", "practice_sink"], environment: environment)
+    }
+
+    /// What a client of this server needs in its environment.
+    public var environment: [String: String] { Self.environment(runtimeDir: runtimeDir.path, server: server) }
+
+    static func environment(runtimeDir: String, server: String) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_RUNTIME_DIR"] = runtimeDir
+        env["PULSE_SERVER"] = server
+        return env
+    }
+
+    /// Starts `parec` on the sink's monitor (attach it before playing: audio-testing.md).
+    public func startRecording() throws {
+        let p = try Spawned("/usr/bin/parec", ["-d", "practice_sink.monitor", "--format=float32le", "--rate=44100",
+                                               "--channels=2", "--latency-msec=5"], environment: environment, captureStdout: true)
+        recorder = p
+        let fd = p.stdout!
+        let t = Thread { [self] in
+            var total = 0
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                let now = monotonicNanoseconds()
+                if n <= 0 { break }
+                let data = Data(buffer[0..<n])
+                total += n
+                captured.withLock { $0.append(data) }
+                chunks.withLock { $0.append((now, total)) }
+            }
+        }
+        t.start()
+        reader = t
+        usleep(200_000)
+    }
+
+    /// Stops the recorder; returns the captured stereo float samples and, for capture frame k, the
+    /// CLOCK_MONOTONIC time in ns at which it reached us: the lower envelope of chunk arrival
+    /// times minus the frames they carried.
+    public func stopRecording() -> (samples: [Float], timeOfFrame: (Int) -> Double) {
+        recorder?.terminate()
+        reader = nil
+        usleep(50_000)
+        let data = captured.withLock { $0 }
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let list = chunks.withLock { $0 }
+        let bytesPerFrame = 8.0
+        // Frame 0's time = min over chunks of (arrival − frames so far ÷ rate).
+        let origin = list.map { Double($0.0) - Double($0.1) / bytesPerFrame / Double(sampleRate) * 1e9 }.min() ?? 0
+        let rate = Double(sampleRate)
+        return (samples, { frame in origin + Double(frame) / rate * 1e9 })
+    }
+
+    deinit {
+        recorder?.terminate()
+        daemon.terminate()
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A child process started with `posix_spawn`, for long-lived helpers (a sound server, a recorder).
+/// Foundation's `Process` on Linux reaps each child with a blocking `wait4` on its pid, so a
+/// daemon started that way stalls every later `Process` until it exits.
+public final class Spawned: @unchecked Sendable {  // pid and fd are immutable after init
+    public let pid: pid_t
+    /// The read end of the child's stdout, if captured.
+    public let stdout: Int32?
+
+    public init(_ path: String, _ arguments: [String], environment: [String: String], captureStdout: Bool = false) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var fds: [Int32] = [-1, -1]
+        if captureStdout {
+            guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        // The child must not inherit this thread's blocked signals (dispatch threads block some),
+        // or SIGTERM would stay pending in it for ever.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child = pid_t()
+        let rc = posix_spawn(&child, path, &actions, &attr, argv, envp)
+        if captureStdout { close(fds[1]) }
+        guard rc == 0 else {
+            if captureStdout { close(fds[0]) }
+            throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL)
+        }
+        pid = child
+        stdout = captureStdout ? fds[0] : nil
+    }
+
+    /// Sends SIGTERM (SIGKILL after 2 s) and reaps the child.
+    public func terminate() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<200 {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+
+    deinit {
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == 0 { terminate() }
+        if let stdout { close(stdout) }
+    }
+}

@@ -26,6 +26,14 @@ extension Practice {
         @Option(help: "The ALSA device to play through (see 'aplay -L').")
         var device = "default"
 
+        @Option(help: ArgumentHelp("Take JSON-lines commands from 'stdin' and print state events (NDJSON) on stdout.",
+                                   discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"quit"}"#))
+        var control: String?
+
+        func validate() throws {
+            if let control, control != "stdin" { throw ValidationError("'--control' must be 'stdin' (got '\(control)')") }
+        }
+
         func run() async throws {
             var options = PlayerOptions()
             options.device = device
@@ -33,7 +41,9 @@ extension Practice {
             options.from = sound.from?.seconds
             options.to = sound.to?.seconds
             let player = try Player(path: file, options: options)
-            let showStatus = Terminal.isTTY(STDOUT_FILENO)
+            let controlled = control != nil
+            let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
+            if controlled { StdinControl.start(player) }
             let signals = SignalHandlers { signal in
                 player.stop()
                 if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
@@ -43,6 +53,7 @@ extension Practice {
 
             var last: PlayerState?
             for await state in player.updates(every: .milliseconds(100)) {
+                if controlled && state != last { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
                 if showStatus { Terminal.write(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
                 last = state
                 if state.isFinished || state.failure != nil { break }
@@ -66,5 +77,28 @@ final class SignalHandlers: @unchecked Sendable {  // immutable after init
             source.resume()
             return source
         }
+    }
+}
+
+/// The stdin controller: reads one JSON command per line and hands it to the player.
+enum StdinControl {
+    static func start(_ player: Player) {
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                do throws(PracticeError) {
+                    let command = try PlayerCommand.parse(line)
+                    if command == .quit {
+                        player.stop()
+                        return
+                    }
+                    player.perform(command)
+                } catch {
+                    Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
+                }
+            }
+        }
+        thread.name = "practice-stdin"
+        thread.start()
     }
 }

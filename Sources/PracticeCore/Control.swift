@@ -1,0 +1,64 @@
+import Foundation
+
+/// A command any controller can send to the player, as one JSON object per line:
+/// `{"cmd":"seek","to":72.5}`, `{"cmd":"rate","value":0.8}`, `{"cmd":"pitch","value":-2}`,
+/// `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"toggle"}`, `{"cmd":"quit"}`.
+/// `to` also takes the text forms of `--from` ("1:12.5").
+public enum PlayerCommand: Equatable, Sendable {
+    case play, pause, toggle, quit
+    case seek(Double)
+    case rate(Double)
+    case pitch(Double)
+
+    /// Parses one line; the error says what is wrong with it.
+    public static func parse(_ line: String) throws(PracticeError) -> PlayerCommand {
+        guard let data = line.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw PracticeError(.dataError, "control: not a JSON object: \(line)")
+        }
+        guard let cmd = object["cmd"] as? String else { throw PracticeError(.dataError, "control: missing \"cmd\": \(line)") }
+        func number(_ key: String) throws(PracticeError) -> Double {
+            if let v = object[key] as? Double, v.isFinite { return v }
+            if key == "to", let s = object[key] as? String, let v = Timecode.parse(s) { return v }
+            throw PracticeError(.dataError, "control: \"\(cmd)\" needs a number in \"\(key)\": \(line)")
+        }
+        switch cmd {
+        case "play": return .play
+        case "pause": return .pause
+        case "toggle": return .toggle
+        case "quit": return .quit
+        case "seek": return .seek(try number("to"))
+        case "rate": return .rate(try number("value"))
+        case "pitch": return .pitch(try number("value"))
+        default: throw PracticeError(.dataError, "control: unknown command \"\(cmd)\": \(line)")
+        }
+    }
+}
+
+extension Player {
+    /// Carries out a controller's command (`quit` is the controller's to handle).
+    public func perform(_ command: PlayerCommand) {
+        switch command {
+        case .play: play()
+        case .pause: pause()
+        case .toggle: togglePause()
+        case .seek(let s): seek(to: s)
+        case .rate(let r): setRate(r)
+        case .pitch(let p): setPitch(p)
+        case .quit: break
+        }
+    }
+}
+
+extension PlayerState {
+    /// One NDJSON event line for scripts: sorted keys, a `version`, no pretty-printing.
+    public var eventLine: String {
+        let object: [String: Any] = [
+            "event": "state", "version": 1, "position": (position * 1000).rounded() / 1000,
+            "duration": (duration * 1000).rounded() / 1000, "rate": rate, "pitch": pitch,
+            "playing": isPlaying, "finished": isFinished, "underruns": underruns,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

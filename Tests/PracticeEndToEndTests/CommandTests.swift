@@ -54,3 +54,34 @@ import PracticeTestSupport
         }
     }
 }
+
+@Suite struct ControlStdinTests {
+    let fx = Fixtures.shared
+
+    /// Commands on stdin reach the player; bad lines are reported and skipped; quit exits 0.
+    @Test func commandsOnStdinDriveThePlayer() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: practiceBinary)
+        p.arguments = ["tone.wav", "--device", "null", "--control", "stdin", "--rate", "0.5"]
+        p.currentDirectoryURL = URL(fileURLWithPath: fx.dir.path)
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = error
+        try p.run()
+        let lines = [#"{"cmd":"pause"}"#, #"{"cmd":"seek","to":"0:07.25"}"#, #"{"cmd":"rate","value":1.25}"#, "nonsense", #"{"cmd":"quit"}"#]
+        for line in lines {
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            usleep(150_000)
+        }
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(err == "practice: control: not a JSON object: nonsense\n")
+        let events = out.split(separator: "\n").map(String.init)
+        #expect(events.allSatisfy { $0.hasPrefix(#"{"duration":10,"event":"state","#) && $0.hasSuffix(#","version":1}"#) })
+        // Paused at 7.25 s, then the rate changed while paused: position and rate exact.
+        #expect(events.contains(#"{"duration":10,"event":"state","finished":false,"pitch":0,"playing":false,"position":7.25,"rate":1.25,"underruns":0,"version":1}"#))
+    }
+}

@@ -17,7 +17,7 @@ public struct TimeStretcher: ~Copyable {
         public var quickSeek: Bool
 
         /// SoundTouch's own defaults (sequence and seek window chosen from the tempo, 8 ms overlap).
-        public static let soundTouchDefaults = Profile(name: "soundtouch", sequenceMs: 0, seekWindowMs: 0, overlapMs: 8, quickSeek: true)
+        public static let soundTouchDefaults = Profile(name: "soundtouch", sequenceMs: 0, seekWindowMs: 0, overlapMs: 8, quickSeek: false)
         /// The default. Longer crossfades and a full search: THD+N of a 1 kHz sine at 0.8× −45.3 dB
         /// (defaults −36.0), doubled clicks 2 of 58 (defaults 19); 117× real time in stereo.
         public static let music = Profile(name: "music", sequenceMs: 50, seekWindowMs: 20, overlapMs: 20, quickSeek: false)

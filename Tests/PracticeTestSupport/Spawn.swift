@@ -48,6 +48,14 @@ public final class Spawned: @unchecked Sendable {  // pid and fd are immutable a
         stdout = captureStdout ? fds[0] : nil
     }
 
+    /// Waits for the child to exit; returns its exit status (or 128 + signal).
+    @discardableResult
+    public func wait() -> Int32 {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
     /// Sends SIGTERM (SIGKILL after 2 s) and reaps the child.
     public func terminate() {
         kill(pid, SIGTERM)

@@ -24,11 +24,12 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// soxr when the device's rate differs). The corresponding C function is `snd_pcm_open`.
     ///
     /// - Parameters:
-    ///   - periodMicroseconds: 10 ms periods keep a command audible within one period.
+    ///   - periodMicroseconds: 20 ms periods: 50 wake-ups a second. Commands do not wait for them
+    ///     (they drop the device's buffer), so this costs latency only at the start of a stream.
     ///   - bufferMicroseconds: 100 ms of device buffer rides out scheduling hiccups on a busy machine;
     ///     commands do not wait for it to play out because they drop it (`snd_pcm_drop`).
     public init(device: String, sampleRate: Int, channels: Int,
-                periodMicroseconds: UInt32 = 10_000, bufferMicroseconds: UInt32 = 100_000) throws(ALSAError) {
+                periodMicroseconds: UInt32 = 20_000, bufferMicroseconds: UInt32 = 100_000) throws(ALSAError) {
         CALSA_silenceLibraryErrors()
         var handle: OpaquePointer?
         try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
@@ -76,9 +77,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             try alsa("snd_pcm_sw_params_malloc", device: device) { snd_pcm_sw_params_malloc(&sw) }
             defer { snd_pcm_sw_params_free(sw) }
             try alsa("snd_pcm_sw_params_current", device: device) { snd_pcm_sw_params_current(pcm, sw) }
-            // Start as soon as two periods are queued: a seek is heard after 2 × 10 ms, not a full buffer.
+            // Start as soon as one period is queued: a seek is heard after 20 ms, not a full buffer.
             try alsa("snd_pcm_sw_params_set_start_threshold", device: device) {
-                snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(2 * periodFrames, bufferFrames)))
+                snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(periodFrames))
             }
             try alsa("snd_pcm_sw_params_set_avail_min", device: device) {
                 snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(periodFrames))

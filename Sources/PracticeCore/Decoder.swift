@@ -43,14 +43,24 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
     private let segments = Mutex<[Segment]>([])
     private let earlyEnds = Mutex<[UInt64: (frame: Int, reason: String)]>([:])
 
-    init(pipeline: Pipeline, ring: RingBuffer, range: Range<Int>) {
+    private let outputRate: Int
+    /// Called on the decoder thread when a new generation's first frames are in the ring.
+    private let onGeneration: @Sendable () -> Void
+
+    init(pipeline: Pipeline, ring: RingBuffer, range: Range<Int>, outputRate: Int, onGeneration: @escaping @Sendable () -> Void) {
         self.pipeline = pipeline
         self.ring = ring
         self.range = range
+        self.outputRate = outputRate
+        self.onGeneration = onGeneration
     }
 
     func start() {
-        let t = Thread { [self] in run(); finishedThread.signal() }
+        let t = Thread { [self] in
+            nameCurrentThread("practice-decode")
+            run()
+            finishedThread.signal()
+        }
         t.name = "practice-decode"
         t.qualityOfService = .userInitiated
         thread = t
@@ -80,14 +90,23 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         var streaming = false
         var carry: [Float] = []          // produced frames that did not fit in the ring yet
         var carryOffset = 0              // frames of `carry` already written
+        var refilling = true
+        var firstBlockPending = false
+        func canWrite(carryPending: Bool) -> Bool {
+            carryPending ? ring.freeFrames > 0 : refilling && ring.freeFrames >= Pipeline.blockFrames
+        }
         let channels = ring.channels
         while true {
             condition.lock()
-            while !quit && pending == nil && (!streaming || (carryOffset < carry.count / channels && ring.freeFrames == 0)
-                                                || (carryOffset >= carry.count / channels && ring.freeFrames < Pipeline.blockFrames)) {
+            // Refill in bursts: once the ring is full, wait until half of it has played, so the
+            // thread wakes a few times a second rather than for every block.
+            if ring.freeFrames < Pipeline.blockFrames { refilling = false }
+            if ring.freeFrames >= ring.capacity / 2 { refilling = true }
+            while !quit && pending == nil && (!streaming || !canWrite(carryPending: carryOffset < carry.count / channels)) {
                 if streaming {
-                    // The ring drains at the device's rate: wake when a block's worth has room.
-                    condition.wait(until: Date(timeIntervalSinceNow: 0.02))
+                    let missing = ring.capacity / 2 - ring.freeFrames
+                    condition.wait(until: Date(timeIntervalSinceNow: max(0.01, Double(missing) / Double(outputRate))))
+                    if ring.freeFrames >= ring.capacity / 2 { refilling = true }
                 } else {
                     condition.wait()
                 }
@@ -112,6 +131,8 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                         if s.count > 64 { s.removeFirst(s.count - 64) }
                     }
                     streaming = true
+                    refilling = true
+                    firstBlockPending = true
                 } catch {
                     ring.beginGeneration(request.generation)
                     ring.markEnd()
@@ -137,6 +158,10 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                 let more = try pipeline.produce { p, n in
                     let written = ring.write(p, frames: n)
                     if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }
+                }
+                if firstBlockPending {
+                    firstBlockPending = false
+                    onGeneration()
                 }
                 if !more {
                     if carry.isEmpty {

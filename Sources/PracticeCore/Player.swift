@@ -87,13 +87,15 @@ public final class Player: Sendable {
         // 32768 frames = 0.74 s at 44.1 kHz of decoded audio between decoder and device.
         let ring = RingBuffer(minimumFrames: 32_768, channels: track.info.channels)
         audio = AudioThread(ring: ring, output: output, primeFrames: 2 * output.periodFrames)
+        let audio = self.audio
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(file: opened.file, outputRate: output.format.sampleRate, settings: options.settings)
         } catch {
             throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
         }
-        decoder = Decoder(pipeline: pipeline, ring: ring, range: from..<to)
+        decoder = Decoder(pipeline: pipeline, ring: ring, range: from..<to, outputRate: output.format.sampleRate,
+                          onGeneration: { audio.wake() })
         control = Mutex(Control(settings: options.settings, playing: options.startPlaying, startFrame: from))
         isRealTime = audio.start()
         decoder.start()

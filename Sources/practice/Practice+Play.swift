@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PracticeCore
 import PracticeTUI
+import Synchronization
 
 extension Practice {
     struct Play: AsyncParsableCommand {
@@ -44,11 +45,8 @@ extension Practice {
             let controlled = control != nil
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
             if controlled { StdinControl.start(player) }
-            let signals = SignalHandlers { signal in
-                player.stop()
-                if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
-                Glibc.exit(128 + signal)
-            }
+            // A signal stops the player, which ends the loop below; the main path then exits 128 + N.
+            let signals = SignalHandlers { _ in player.stop() }
             defer { withExtendedLifetime(signals) {} }
 
             var last: PlayerState?
@@ -60,6 +58,7 @@ extension Practice {
             }
             player.stop()
             if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
+            if let signal = signals.received { Glibc.exit(128 + signal) }
             if let failure = last?.failure { throw PracticeError(.ioError, failure) }
             if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
         }
@@ -67,13 +66,20 @@ extension Practice {
 }
 
 /// Runs `handler` on the main queue for SIGINT, SIGTERM and SIGHUP (instead of dying mid-write).
-final class SignalHandlers: @unchecked Sendable {  // immutable after init
-    private let sources: [any DispatchSourceSignal]
+final class SignalHandlers: @unchecked Sendable {  // `sources` is immutable after init
+    private var sources: [any DispatchSourceSignal] = []
+    private let signalNumber = Atomic<Int32>(0)
+    /// The signal that arrived, if one did (recorded before the handler runs).
+    var received: Int32? { let s = signalNumber.load(ordering: .acquiring); return s == 0 ? nil : s }
+
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
         sources = [SIGINT, SIGTERM, SIGHUP].map { sig in
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { handler(sig) }
+            source.setEventHandler { [unowned self] in
+                signalNumber.store(sig, ordering: .releasing)
+                handler(sig)
+            }
             source.resume()
             return source
         }

@@ -36,7 +36,7 @@ import PracticeTestSupport
         let exit = lines.firstIndex { $0 == "EXIT=130" }
         #expect(exit != nil, "screen:\n\(screen)")
         if let exit {
-            #expect(lines[exit - 1].hasPrefix("▶ Tone") || lines[exit - 1].hasPrefix("⏸ Tone") || lines[exit - 1].hasPrefix("^C"))
+            #expect(lines[exit - 1].hasPrefix("▶ Tone") || lines[exit - 1].hasPrefix("⏸ Tone") || lines[exit - 1].hasPrefix("^C"), "line: \(lines[exit - 1].debugDescription)")
             #expect(lines[exit + 1] == "$")   // the prompt, on its own line (capture-pane trims the space)
         }
     }

@@ -224,23 +224,36 @@ class Rig:
         with self.lock:
             return len(self.arrival)
 
-    def wait_first_data(self, timeout=10):
-        deadline = time.monotonic() + timeout
-        while self.reads() == 0:
-            if time.monotonic() > deadline:
-                raise RuntimeError('parec delivered nothing within %g s' % timeout)
-            time.sleep(0.01)
+    def warm_up(self, player, track, tries=5):
+        """Plays `track` until the monitor has carried it (a fresh server's first stream comes
+        out about 2 s late, and now and then not at all)."""
+        for _ in range(tries):
+            t = time.monotonic()
+            player.launch(track, 1.0).wait(30)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if self.loud_since(t):
+                    return
+                time.sleep(0.05)
+        raise RuntimeError('%s: the warm-up clip never reached the monitor in %d tries' % (player.name, tries))
+
+    def check(self):
+        """Raises if the server or the recorder has gone away."""
+        for p, what in ((self.daemon, 'pulseaudio'), (self.recorder, 'parec')):
+            if p is not None and p.poll() is not None:
+                raise RuntimeError('%s exited during the run (status %s); its log is kept in logs/pulse.log'
+                                   % (what, p.returncode))
+
+    def loud_since(self, t):
+        with self.lock:
+            return any(p >= SILENCE for a, p in zip(self.arrival[-5000:], self.peak[-5000:]) if a > t)
 
     def wait_silence(self, seconds=0.3, timeout=10):
-        """Waits until the monitor has carried only silence for `seconds`."""
+        """Waits until the monitor has carried only silence, or nothing, for `seconds`."""
+        self.check()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self.lock:
-                now = time.monotonic()
-                k = len(self.arrival)
-                recent = [p for t, p in zip(self.arrival[-2000:], self.peak[-2000:]) if t > now - seconds]
-                covered = k > 0 and self.arrival[0] < now - seconds
-            if covered and recent and max(recent) < SILENCE:
+            if not self.loud_since(time.monotonic() - seconds):
                 return
             time.sleep(0.05)
         raise RuntimeError('the monitor did not fall silent within %g s' % timeout)
@@ -250,23 +263,14 @@ class Rig:
             stop_process(self.recorder)
             self.reader.join(5)
 
-    def sink_latency(self):
-        out = run_quiet(['pactl', 'list', 'sinks'], env=self.env).decode()
-        for line in out.splitlines():
-            if 'Latency:' in line:
-                return line.strip()
-        return '?'
-
-    def close(self):
-        self.stop_recording()
-        stop_process(self.daemon)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
 
 class Capture:
     """What parec delivered, with a clock: frame n (counted from the first read) is played on
     the sink's nominal clock at c + n / SR, where c is the lower envelope (10th percentile over
-    +-2 s) of arrival - frames received before that read / SR. See README: 'The clock'."""
+    +-2 s) of arrival - frames received before that read / SR. The monitor stops delivering
+    while nothing plays, so c is found separately for each stretch of reads without a pause
+    (> GAP s between reads). See README: 'The clock'."""
+    GAP = 0.1
 
     def __init__(self, rig):
         with rig.lock:
@@ -276,21 +280,27 @@ class Capture:
         self.end = np.cumsum(self.n)
         self.start = self.end - self.n
         self.o = self.arrival - self.start / SR
-        # lower envelope on a 0.25 s grid
-        t0, t1 = self.arrival[0], self.arrival[-1]
-        self.grid = np.arange(t0, t1 + 0.25, 0.25)
-        lo = np.searchsorted(self.arrival, self.grid - 2.0)
-        hi = np.searchsorted(self.arrival, self.grid + 2.0)
-        self.env = np.array([np.percentile(self.o[a:b], 10) if b > a else np.nan for a, b in zip(lo, hi)])
-        # spread of the offsets around the envelope: how well chunks track a real-time clock
-        g = np.clip(np.searchsorted(self.grid, self.arrival), 0, len(self.grid) - 1)
-        self.residual = self.o - self.env[g]
+        breaks = np.nonzero(np.diff(self.arrival) > self.GAP)[0] + 1
+        self.segments = list(zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [len(self.arrival)]])))
+        self.env = np.empty(len(self.arrival))
+        for i0, i1 in self.segments:
+            t = self.arrival[i0:i1]
+            o = self.o[i0:i1]
+            grid = np.arange(t[0], t[-1] + 0.25, 0.25)
+            lo = np.searchsorted(t, grid - 2.0)
+            hi = np.searchsorted(t, grid + 2.0)
+            e = np.array([np.percentile(o[a:b], 10) if b > a else np.nan for a, b in zip(lo, hi)])
+            ok = np.isfinite(e)
+            e = np.interp(grid, grid[ok], e[ok])
+            g = np.clip(np.round((t - t[0]) / 0.25).astype(int), 0, len(grid) - 1)
+            self.env[i0:i1] = e[g]
+        # spread of the offsets above the envelope: how closely reads follow a real-time clock
+        self.residual = self.o - self.env
 
     def time_of_frame(self, frames):
         frames = np.asarray(frames)
         k = np.clip(np.searchsorted(self.end, frames, side='right'), 0, len(self.end) - 1)
-        g = np.clip(np.searchsorted(self.grid, self.arrival[k]), 0, len(self.grid) - 1)
-        return self.env[g] + frames / SR
+        return self.env[k] + frames / SR
 
     def first_frame_after(self, t):
         """The first frame of the first read that arrived after time t."""
@@ -298,9 +308,9 @@ class Capture:
         return int(self.start[min(k, len(self.start) - 1)])
 
     def frame_at(self, t):
-        """Approximate frame whose nominal time is t."""
-        g = np.clip(np.searchsorted(self.grid, t), 0, len(self.grid) - 1)
-        return int(round((t - self.env[g]) * SR))
+        """The frame whose nominal time is t (in a pause of the monitor: the next frame)."""
+        k = int(np.clip(np.searchsorted(self.arrival, t), 0, len(self.arrival) - 1))
+        return int(max(self.start[k], min(self.end[k], round((t - self.env[k]) * SR))))
 
     def frames(self, a, b):
         """Captured frames [a, b) as float64 (frames x 2)."""
@@ -348,9 +358,6 @@ class Practice:
     def _drain(self, f):
         for line in f:
             self.events.append((time.monotonic(), line))
-
-    def ready(self, timeout=10):
-        pass
 
     def _send(self, obj):
         line = (json.dumps(obj) + '\n').encode()
@@ -502,6 +509,9 @@ def launch_run(rig, player, track, rate):
     except subprocess.TimeoutExpired:
         stop_process(p)
         raise RuntimeError('%s did not finish a 1 s track in 15 s' % player.name)
+    if p.returncode != 0:
+        rig.check()
+        raise RuntimeError('%s failed (status %s); see %s' % (player.name, p.returncode, player.logdir))
     time.sleep(0.2)
     return dict(player=player.name, t0=t0, t1=time.monotonic(), rc=p.returncode)
 
@@ -730,9 +740,9 @@ def main():
                          "the ALSA pulse PCM that practice uses); default pulse")
     ap.add_argument('--monitor-latency-ms', type=int, default=20,
                     help="parec --latency-msec on the sink's monitor; sets the sink's block (default 20)")
-    ap.add_argument('--cpu-variants', type=float, default=0, metavar='SECONDS',
-                    help='also run CPU variants (practice without stretch, other profiles, aplay) '
-                         'for SECONDS each (default 0: off)')
+    ap.add_argument('--cpu-variants', type=float, default=15, metavar='SECONDS',
+                    help='CPU variants (practice without stretch, other profiles, aplay) run for '
+                         'SECONDS each; 0 leaves them out (default 15)')
     ap.add_argument('--tests', default='launch,seek,rate,cpu',
                     help='which measurements to make, comma-separated (default launch,seek,rate,cpu)')
     ap.add_argument('--tol-ms', type=float, default=1.0,
@@ -773,8 +783,7 @@ def main():
         mpv = Mpv(rig.env, logdir, args.mpv_ao)
         # warm-up: one short clip through each player
         for pl in (prac, mpv):
-            pl.launch(tracks['warm'], 1.0).wait(15)
-        rig.wait_first_data()
+            rig.warm_up(pl, tracks['warm'])
         pairs = [(prac, mpv), (mpv, prac)]
 
         print('launch ...', flush=True)
@@ -817,6 +826,9 @@ def main():
                     ('practice --profile percussive', prac.command(tracks['music'], 0.8) + ['--profile', 'percussive']),
                     ('aplay -D pulse 10/100 ms', ['aplay', '-q', '-D', 'pulse', '--period-time=10000', '--buffer-time=100000', fl]),
                     ('aplay -D pulse defaults', ['aplay', '-q', '-D', 'pulse', fl])]:
+                if argv[0] == 'aplay' and shutil.which('aplay') is None:
+                    print('run.py: aplay not found (alsa-utils), skipping "%s"' % name, file=sys.stderr)
+                    continue
                 variants.append(cpu_run(rig, name, argv, args.cpu_variants))
         rig.wait_silence(0.3)
         rig.stop_recording()
@@ -824,6 +836,8 @@ def main():
     finally:
         cleanup()               # players first (started last), then parec, then pulseaudio
         if rig is not None:
+            if os.path.exists(rig.log):
+                shutil.copy(rig.log, os.path.join(logdir, 'pulse.log'))
             shutil.rmtree(rig.dir, ignore_errors=True)
     measured = time.monotonic() - started
 
@@ -841,9 +855,9 @@ def main():
     say('mpv:      %s (%s), --af=scaletempo2' % (subprocess.run(['mpv', '--version'], stdout=subprocess.PIPE).stdout.decode().split('\n')[0],
                                                   '--ao=pulse' if args.mpv_ao == 'pulse' else '--ao=alsa --audio-device=alsa/pulse'))
     say('sink:     private PulseAudio null sink, float32le 44100 Hz stereo; parec --latency-msec=%d' % args.monitor_latency_ms)
-    rs = np.abs(cap.residual)
-    say('clock:    %d parec reads, median %d frames; read offsets above the envelope: median %.2f ms, p90 %.2f ms'
-        % (len(cap.n), int(np.median(cap.n)), 1000 * np.median(cap.residual), 1000 * np.percentile(cap.residual, 90)))
+    say('clock:    %d parec reads, median %d frames, in %d unbroken stretches; read offsets above the envelope: '
+        'median %.2f ms, p90 %.2f ms' % (len(cap.n), int(np.median(cap.n)), len(cap.segments),
+                                         1000 * np.median(cap.residual), 1000 * np.percentile(cap.residual, 90)))
     say('')
     say('CPU runs (0.8x, music.wav, whole process, user+sys / wall):')
     for c in cpus:
@@ -906,6 +920,13 @@ def main():
     corr_m = [x * 1000 for x in by(L, 'mpv', 'corrected') if x is not None]
     say('%-36s %10s %10s %7s  %s' % ('(launch -> track start, head-corrected)', fmt(med(corr_p)), fmt(med(corr_m)),
                                       fmt(med(corr_p) / med(corr_m) if corr_p and corr_m else None, 1, 2), 'see README'))
+    op = [x * 1000 for x in by(S, 'practice', 'old_stops') if x is not None]
+    om = [x * 1000 for x in by(S, 'mpv', 'old_stops') if x is not None]
+    say('%-36s %10s %10s %7s  %s' % ('(seek -> old position silent)', fmt(med(op)), fmt(med(om)),
+                                      fmt(med(op) / med(om) if op and om else None, 1, 2), 'see README'))
+    jp = [x for x in by(R, 'practice', 'jump_ms', kind='0.8->1.0') if x is not None]
+    jm = [x for x in by(R, 'mpv', 'jump_ms', kind='0.8->1.0') if x is not None]
+    say('%-36s %10s %10s %7s  %s' % ('(rate 0.8 -> 1.0: position jump, ms)', fmt(med(jp)), fmt(med(jm)), '', 'see README'))
     bp = [x * 1000 for x in by(R, 'practice', 'latency', kind='1.0->0.8') if x is not None]
     bm = [x * 1000 for x in by(R, 'mpv', 'latency', kind='1.0->0.8') if x is not None]
     say('%-36s %10s %10s %7s  %s' % ('(rate 1.0 -> 0.8, first splice)', fmt(med(bp)), fmt(med(bm)),

@@ -44,7 +44,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
         self.ring = ring
         self.output = output
         self.primeFrames = primeFrames
-        chunkFrames = 1024   // 23 ms at 44.1 kHz: one write never holds the thread for long
+        chunkFrames = 4096   // 93 ms at 44.1 kHz: one pass can top up the whole device buffer
         scratch = .allocate(capacity: chunkFrames * ring.channels)
         scratch.initialize(repeating: 0, count: chunkFrames * ring.channels)
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK))
@@ -123,7 +123,11 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 clock.publish(heardFrame: start, running: false)
                 continue
             }
-            if transport.load(ordering: .acquiring) != .playing || generation == 0 {
+            if generation == 0 {
+                sleep(timeoutMs: 5)   // nothing decoded yet; the decoder wakes us when it starts
+                continue
+            }
+            if transport.load(ordering: .acquiring) != .playing {
                 if holding {
                     // Pausing drops what the device holds: the pause is heard at once, and the
                     // control side resumes from the heard position.
@@ -169,11 +173,17 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 return
             }
             holding = true
-            clock.publish(heardFrame: ring.consumerIndex - output.delay(), running: output.isRunning)
+            // Queued-but-unstarted frames also count as delay; the start threshold is one period, so
+            // treating "delay > 0" as running errs by at most one period, once per stream.
+            let delay = output.delay()
+            clock.publish(heardFrame: ring.consumerIndex - delay, running: delay > 0)
         }
         if holding { output.drop() }
     }
 }
+
+/// Names the calling thread for `top -H`, `perf` and debuggers (at most 15 bytes).
+public func nameCurrentThread(_ name: String) { _ = CALSA_setThreadName(name) }
 
 /// What a new pthread runs: a name and a body. Generic code cannot build a C function pointer, so
 /// every thread starts through `cEntry`, which takes the retained entry back and runs it.

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Real-time bench: practice against mpv (scaletempo2) through a private PulseAudio null sink.
+# See README.md in this folder. All arguments go to run.py (run.sh --help lists them).
+#
+#   bench/realtime/run.sh                       # the full run, about 7 minutes
+#   bench/realtime/run.sh --tests launch,seek,rate --cpu-variants 0    # latencies only, about 1.5 min
+#
+# Environment:
+#   PRACTICE  our player (default: .build/release/practice of this repository)
+#   PYTHON    python3 with numpy (default: /root/.pyenv/shims/python3 if present, else python3)
+#   OUT       work folder (default /tmp/practice-realtime)
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+PRACTICE="${PRACTICE:-$ROOT/.build/release/practice}"
+OUT="${OUT:-/tmp/practice-realtime}"
+if [ -z "${PYTHON:-}" ]; then
+    if [ -x /root/.pyenv/shims/python3 ]; then PYTHON=/root/.pyenv/shims/python3; else PYTHON=python3; fi
+fi
+"$PYTHON" -c 'import numpy' 2>/dev/null || { echo "run.sh: $PYTHON has no numpy" >&2; exit 1; }
+exec "$PYTHON" "$HERE/run.py" --practice "$PRACTICE" --out "$OUT" "$@"

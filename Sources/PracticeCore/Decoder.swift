@@ -93,19 +93,22 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         var refilling = true
         var firstBlockPending = false
         func canWrite(carryPending: Bool) -> Bool {
-            carryPending ? ring.freeFrames > 0 : refilling && ring.freeFrames >= Pipeline.blockFrames
+            carryPending ? ring.freeFrames > 0 : (refilling || !ring.consumerInCurrentGeneration) && ring.freeFrames >= Pipeline.blockFrames
         }
         let channels = ring.channels
         while true {
             condition.lock()
             // Refill in bursts: once the ring is full, wait until half of it has played, so the
-            // thread wakes a few times a second rather than for every block.
-            if ring.freeFrames < Pipeline.blockFrames { refilling = false }
+            // thread wakes a few times a second rather than for every block. Right after a restart the
+            // ring looks full until the audio thread has skipped the old stream: poll briefly then.
+            let caughtUp = ring.consumerInCurrentGeneration
+            if caughtUp && ring.freeFrames < Pipeline.blockFrames { refilling = false }
             if ring.freeFrames >= ring.capacity / 2 { refilling = true }
             while !quit && pending == nil && (!streaming || !canWrite(carryPending: carryOffset < carry.count / channels)) {
                 if streaming {
                     let missing = ring.capacity / 2 - ring.freeFrames
-                    condition.wait(until: Date(timeIntervalSinceNow: max(0.01, Double(missing) / Double(outputRate))))
+                    let wait = ring.consumerInCurrentGeneration ? max(0.01, Double(missing) / Double(outputRate)) : 0.002
+                    condition.wait(until: Date(timeIntervalSinceNow: wait))
                     if ring.freeFrames >= ring.capacity / 2 { refilling = true }
                 } else {
                     condition.wait()

@@ -46,6 +46,12 @@ public final class RingBuffer: @unchecked Sendable {
     /// The producer's next frame index.
     public var producerIndex: Int { writeIndex.load(ordering: .relaxed) }
 
+    /// Whether the consumer has skipped to the producer's current generation. Until it has, the
+    /// ring still looks full of the old stream's frames (which the consumer will drop unplayed).
+    public var consumerInCurrentGeneration: Bool {
+        readIndex.load(ordering: .acquiring) &- generationStart.load(ordering: .relaxed) >= 0
+    }
+
     /// Copies up to `frames` frames in; returns how many fitted.
     public func write(_ source: UnsafePointer<Float>, frames: Int) -> Int {
         let w = writeIndex.load(ordering: .relaxed)

@@ -80,12 +80,13 @@ final class Pipeline {
     /// first sequence has played. WSOLA copies each sequence of W ms at the original speed and then
     /// skips (or repeats) input, so within a sequence the content runs 0…W(1 − tempo) ahead of the
     /// straight line: (1 − tempo)·W/2 on average; slowing down, the search for the best splice adds
-    /// half the seek window S. Fitted on a chirp rendered at 0.5–2.0× (music: 36.5 ms × (1 − tempo)
-    /// measured below 1.0×, model 35; 27 above, model 25; percussive within 1.2 ms of source time at 0.8×).
+    /// half the seek window S, and 1.5 ms more measured. Fitted on a chirp rendered at 0.5–2.0×
+    /// (music: 36.5 ms × (1 − tempo) measured below 1.0×; 27 above, model 25; percussive: 24–28
+    /// below 1.0×, model 24; 15.2 above, model 15).
     var stretchLead: Double {
         guard !bypassStretch else { return 0 }
         let tempo = settings.rate / settings.pitchRatio
-        let ms = Double(stretcher.sequenceMs) / 2 + (tempo < 1 ? Double(stretcher.seekWindowMs) / 2 : 0)
+        let ms = Double(stretcher.sequenceMs) / 2 + (tempo < 1 ? Double(stretcher.seekWindowMs) / 2 + 1.5 : 0)
         return (1 - tempo) * ms / 1000 * Double(info.sampleRate)
     }
 

@@ -47,8 +47,10 @@ import PracticeAudio
         let started = Double(monotonicNanoseconds())
         var polls: [(t: Double, position: Double)] = []
         while true {
+            let before = monotonicNanoseconds()
             let s = player.state
-            polls.append((Double(monotonicNanoseconds()), s.position))
+            let after = monotonicNanoseconds()
+            polls.append((Double(before / 2 + after / 2), s.position))
             if s.isFinished || s.failure != nil { break }
             usleep(2_000)
         }

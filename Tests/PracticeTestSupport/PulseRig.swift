@@ -68,8 +68,10 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
     }
 
     /// Stops the recorder; returns the captured stereo float samples and, for capture frame k, the
-    /// CLOCK_MONOTONIC time in ns at which it reached us: the lower envelope of chunk arrival
-    /// times minus the frames they carried.
+    /// CLOCK_MONOTONIC time in ns at which it reached us: the lower envelope, over the chunks within
+    /// half a second of k, of chunk arrival times minus the frames they carried. The envelope is
+    /// local because the monitor sometimes drops a block under load: a global one then dated every
+    /// later frame a block (5.6 ms) too early.
     public func stopRecording() -> (samples: [Float], timeOfFrame: (Int) -> Double) {
         recorder?.terminate()
         reader = nil
@@ -77,11 +79,19 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         let data = captured.withLock { $0 }
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let list = chunks.withLock { $0 }
-        let bytesPerFrame = 8.0
-        // Frame 0's time = min over chunks of (arrival − frames so far ÷ rate).
-        let origin = list.map { Double($0.0) - Double($0.1) / bytesPerFrame / Double(sampleRate) * 1e9 }.min() ?? 0
         let rate = Double(sampleRate)
-        return (samples, { frame in origin + Double(frame) / rate * 1e9 })
+        let ends = list.map { $0.1 / 8 }                                   // 8 bytes per stereo float frame
+        let origins = list.map { Double($0.0) - Double($0.1 / 8) / rate * 1e9 }
+        let reach = sampleRate / 2
+        return (samples, { frame in
+            var lo = 0, hi = ends.count
+            while lo < hi { let m = (lo + hi) / 2; if ends[m] < frame - reach { lo = m + 1 } else { hi = m } }
+            var origin = Double.infinity
+            var j = lo
+            while j < ends.count && ends[j] <= frame + reach { origin = min(origin, origins[j]); j += 1 }
+            if origin == .infinity { origin = origins.min() ?? 0 }
+            return origin + Double(frame) / rate * 1e9
+        })
     }
 
     deinit {

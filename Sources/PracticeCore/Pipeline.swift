@@ -15,7 +15,7 @@ public struct PlaybackSettings: Sendable, Equatable {
     public init(rate: Double = 1, pitch: Double = 0, profile: TimeStretcher.Profile = .music) {
         self.rate = rate; self.pitch = pitch; self.profile = profile
     }
-    /// Settings with the stretcher profile named `profileName` (music, speech, soundtouch); nil if unknown.
+    /// Settings with the stretcher profile named `profileName` (music, fine, percussive, soundtouch); nil if unknown.
     public init?(rate: Double, pitch: Double, profileName: String) {
         guard let profile = TimeStretcher.Profile.named(profileName) else { return nil }
         self.init(rate: rate, pitch: pitch, profile: profile)

@@ -21,6 +21,8 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         try FileManager.default.createDirectory(atPath: runtimeDir.path + "/pulse", withIntermediateDirectories: true)
         daemon = try Spawned("/usr/bin/pulseaudio", [
             "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no",
+            // memfd transport: the daemon aborted once in memblock_replace_import (a PulseAudio 16 bug).
+            "--enable-memfd=no",
             "--log-target=file:\(runtimeDir.path)/pulse.log",
             "-L", "module-null-sink sink_name=practice_sink format=float32le rate=44100 channels=2",
             "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(runtimeDir.path)/pulse/native",

@@ -26,7 +26,8 @@ ANALYZE="$HERE/analyze.py"
 
 # SoundTouch settings of the profiles (sequence ms, seek window ms, overlap
 # ms, quick seek, AA filter) -- keep in sync with README.md.
-PROFILE_MUSIC="50 20 20 0 1"
+PROFILE_MUSIC="50 20 20 1 1"
+PROFILE_FINE="50 20 20 0 1"
 PROFILE_PERCUSSIVE="30 15 12 0 1"
 PROFILE_DEFAULTS="0 0 8 0 1"
 
@@ -58,6 +59,7 @@ INPUTS="sine click sine997 music"
 # ---------------------------------------------------------------- tools
 # Each tool function: $1 = input wav, $2 = output wav, $3 = tempo.
 tool_practice() { $PRACTICE render "$1" -o "$2" --rate "$3" --force >/dev/null 2>&1; }
+tool_practice_fine() { $PRACTICE render "$1" -o "$2" --rate "$3" --profile fine --force >/dev/null 2>&1; }
 tool_soundstretch() {
     local pct; pct=$("$PYTHON" -c "print('%+g' % round(($3 - 1) * 100, 6))")
     soundstretch "$1" "$2" -tempo="$pct" >/dev/null 2>&1
@@ -74,6 +76,7 @@ tool_mpv() {
 }
 tool_st_defaults() { "$OUT/st_harness" "$1" "$2" "$3" $PROFILE_DEFAULTS >/dev/null; }
 tool_st_music() { "$OUT/st_harness" "$1" "$2" "$3" $PROFILE_MUSIC >/dev/null; }
+tool_st_fine() { "$OUT/st_harness" "$1" "$2" "$3" $PROFILE_FINE >/dev/null; }
 tool_st_percussive() { "$OUT/st_harness" "$1" "$2" "$3" $PROFILE_PERCUSSIVE >/dev/null; }
 
 TOOLS=()
@@ -88,12 +91,14 @@ if [ "$PRACTICE" = .build/release/practice ] && [ ! -e "$practice_bin" ] && [ -x
 fi
 if command -v "$practice_bin" >/dev/null 2>&1 || [ -x "$practice_bin" ]; then
     add tool_practice "practice"
+    add tool_practice_fine "practice --profile fine"
 else
     echo "run.sh: our player ($practice_bin) not found, skipping it (build it or set PRACTICE)" >&2
 fi
 if [ "$HARNESS" = 1 ] && need gcc "the SoundTouch harness rows" \
     && gcc -O2 "$HERE/st_harness.c" -o "$OUT/st_harness" -lSoundTouchDll -lsndfile 2>"$OUT/harness.log"; then
     add tool_st_music "soundtouch music profile"
+    add tool_st_fine "soundtouch fine profile"
     add tool_st_percussive "soundtouch percussive profile"
     add tool_st_defaults "soundtouch defaults"
 elif [ "$HARNESS" = 1 ]; then
@@ -114,9 +119,9 @@ r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
 print('%.4f' % ((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) if rc == 0 else 'fail')
 EOF
 }
-export -f tool_practice tool_soundstretch tool_soundstretch_speech tool_sox tool_sox_m tool_mpv \
+export -f tool_practice tool_practice_fine tool_st_fine tool_soundstretch tool_soundstretch_speech tool_sox tool_sox_m tool_mpv \
     tool_st_defaults tool_st_music tool_st_percussive
-export PRACTICE OUT PYTHON PROFILE_MUSIC PROFILE_PERCUSSIVE PROFILE_DEFAULTS
+export PRACTICE OUT PYTHON PROFILE_MUSIC PROFILE_FINE PROFILE_PERCUSSIVE PROFILE_DEFAULTS
 
 # ---------------------------------------------------------------- run
 RESULTS="$OUT/results.tsv"

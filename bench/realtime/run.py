@@ -168,7 +168,7 @@ class Rig:
         os.makedirs(os.path.join(self.dir, 'pulse'))
         self.env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, PULSE_SERVER='unix:%s/pulse/native' % self.dir)
         self.log = os.path.join(self.dir, 'pulse.log')
-        self.daemon = spawn(['pulseaudio', '-n', '--daemonize=no', '--exit-idle-time=-1', '--disallow-exit',
+        self.daemon = spawn(['pulseaudio', '-n', '--daemonize=no', '--exit-idle-time=-1', '--disallow-exit', '--enable-memfd=no',
                              '--use-pid-file=no', '--log-target=file:' + self.log,
                              '-L', 'module-null-sink sink_name=practice_sink format=float32le rate=%d channels=2' % SR,
                              '-L', 'module-native-protocol-unix auth-anonymous=1 socket=%s/pulse/native' % self.dir],

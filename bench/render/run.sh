@@ -15,8 +15,8 @@
 #   WORK       work folder (default ${TMPDIR:-/tmp}/practice-render-bench);
 #              inputs in WORK/in are kept and reused, outputs in WORK/out
 #   SHORT_MIN  LONG_MIN  input lengths in minutes (default 5 and 60)
-#   DIAG       1 (default): also time practice --profile soundtouch against
-#              soundstretch -quick (the same SoundTouch settings); 0 = skip
+#   DIAG       1 (default): also time practice --profile soundtouch (the same
+#              SoundTouch settings as soundstretch); 0 = skip
 #   CALLGRIND  1 (default): instruction counts on a 10-second excerpt; 0 = skip
 #   PYTHON     python3 (default: python3 on PATH)
 #
@@ -137,14 +137,12 @@ run_tool() { # run_tool LABEL REP INPUT
             timed "$label" "$rep" "$in" "$o" sox "$in" "$o" tempo "$RATE" ;;
         practice-st)
             timed "$label" "$rep" "$in" "$o" "$PRACTICE" render "$in" -o "$o" --rate "$RATE" --force -q --profile soundtouch ;;
-        soundstretch-quick)
-            timed "$label" "$rep" "$in" "$o" soundstretch "$in" "$o" -tempo="$ST_TEMPO" -quick ;;
         *) die "unknown tool $label" ;;
     esac
 }
 
 TOOLS=(practice soundstretch sox)
-[[ "$DIAG" == 1 ]] && TOOLS+=(practice-st soundstretch-quick)
+[[ "$DIAG" == 1 ]] && TOOLS+=(practice-st)
 n=${#TOOLS[@]}
 echo "speed: $REPS interleaved repetitions of ${TOOLS[*]} on the ${SHORT_MIN}-minute WAV (plus one warm-up each)"
 for ((rep = 0; rep <= REPS; rep++)); do      # rep 0 = warm-up, not counted
@@ -178,7 +176,6 @@ if [[ "$CALLGRIND" == 1 ]] && command -v valgrind >/dev/null 2>&1 && command -v 
     cg practice-version "$PRACTICE" --version
     if [[ "$DIAG" == 1 ]]; then
         cg practice-st "$PRACTICE" render "$EXCERPT" -o "$OUTD/cg-practice-st.wav" --rate "$RATE" --force -q --profile soundtouch
-        cg soundstretch-quick soundstretch "$EXCERPT" "$OUTD/cg-soundstretch-quick.wav" -tempo="$ST_TEMPO" -quick
     fi
 else
     echo "callgrind: skipped"
@@ -214,7 +211,6 @@ commands = {
     'soundstretch': 'soundstretch IN OUT -tempo=%s' % st_tempo,
     'sox': 'sox IN OUT tempo %g' % rate,
     'practice-st': 'practice render IN -o OUT --rate %g --force -q --profile soundtouch' % rate,
-    'soundstretch-quick': 'soundstretch IN OUT -tempo=%s -quick' % st_tempo,
 }
 tools = [t for t in commands if runs(t)]
 by_rep = {t: {r['rep']: r['wall'] for r in runs(t)} for t in tools}
@@ -238,17 +234,17 @@ r_st = ratio('practice', 'soundstretch')
 print('  practice / soundstretch          %.2f' % r_st)
 print('  practice / sox                   %.2f' % ratio('practice', 'sox'))
 if 'practice-st' in tools:
-    r_q = ratio('practice-st', 'soundstretch-quick')
-    print('  practice --profile soundtouch / soundstretch -quick (same SoundTouch settings)  %.2f' % r_q)
+    r_q = ratio('practice-st', 'soundstretch')
+    print('  practice --profile soundtouch / soundstretch (same SoundTouch settings)        %.2f' % r_q)
     print('  practice / practice --profile soundtouch                                        %.2f' % ratio('practice', 'practice-st'))
     try:
         import numpy as np, wave
         def pcm(path):
             with wave.open(path) as w:
                 return np.frombuffer(w.readframes(w.getnframes()), dtype='<i2').astype(np.int32)
-        a, b = pcm(os.path.join(outd, 'practice-st.wav')), pcm(os.path.join(outd, 'soundstretch-quick.wav'))
+        a, b = pcm(os.path.join(outd, 'practice-st.wav')), pcm(os.path.join(outd, 'soundstretch.wav'))
         n = min(len(a), len(b)); d = np.abs(a[:n] - b[:n])
-        print('  output check: practice --profile soundtouch vs soundstretch -quick: max |difference| %d LSB '
+        print('  output check: practice --profile soundtouch vs soundstretch: max |difference| %d LSB '
               '(%.0f%% of samples differ), lengths %d / %d frames' % (d.max(), 100.0 * np.count_nonzero(d) / n, len(a) // 2, len(b) // 2))
     except ImportError:
         print('  (no numpy: output check skipped)')
@@ -302,7 +298,7 @@ if cg:
     groups = ['SoundTouch', 'libsndfile', 'libc', 'Swift runtime + Foundation', 'dynamic loader', 'program', 'other']
     h = '%-19s %14s ' % ('tool', 'total Ir') + ' '.join('%14s' % g[:14] for g in groups)
     print(h); print('-' * len(h))
-    for label in ['practice', 'soundstretch', 'practice-st', 'soundstretch-quick', 'practice-version']:
+    for label in ['practice', 'soundstretch', 'practice-st', 'practice-version']:
         if label not in cg: continue
         c = cg[label]
         print('%-19s %14s ' % (label, '{:,}'.format(c['total'])) + ' '.join('%14s' % '{:,}'.format(c['objs'].get(g, 0)) for g in groups))
@@ -311,8 +307,8 @@ if cg:
         p['total'] / s['total'], p['objs'].get('SoundTouch', 0) / s['objs'].get('SoundTouch', 1),
         (p['total'] - cg['practice-version']['total']) / s['total']))
     if 'practice-st' in cg:
-        q, sq = cg['practice-st'], cg['soundstretch-quick']
-        print('practice --profile soundtouch / soundstretch -quick: %.2f (total), %.2f (inside SoundTouch)' % (
+        q, sq = cg['practice-st'], cg['soundstretch']
+        print('practice --profile soundtouch / soundstretch: %.2f (total), %.2f (inside SoundTouch)' % (
             q['total'] / sq['total'], q['objs'].get('SoundTouch', 0) / sq['objs'].get('SoundTouch', 1)))
     for label in ['practice', 'soundstretch']:
         print('top functions, %s:' % label)

@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C libraries from Debian's -dev packages; each is a module map plus shim.h.
@@ -19,8 +20,11 @@ let package = Package(
 
         // The only module that imports C.
         .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr"]),
-        // The hub: Player, decoder loop, render, time parsing. No C.
-        .target(name: "PracticeCore", dependencies: ["PracticeAudio"]),
+        // The hub: Player, decoder loop, render, time parsing, sidecars. No C.
+        .target(name: "PracticeCore", dependencies: [
+            "PracticeAudio",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // Terminal output: status line.
         .target(name: "PracticeTUI", dependencies: ["PracticeCore"]),
         .executableTarget(name: "practice", dependencies: [

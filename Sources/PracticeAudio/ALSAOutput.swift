@@ -16,6 +16,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     public let periodFrames: Int
     public let bufferFrames: Int
     let sampleFormat: SampleFormat
+    /// Room for the device's poll descriptors and the wake-up eventfd, allocated once.
+    private let pollFDs: UnsafeMutablePointer<pollfd>
+    private let pollCount: Int
     /// Conversion buffer for integer devices, allocated once (`maxChunkFrames` frames).
     private let convert: UnsafeMutableRawPointer
     public let maxChunkFrames: Int
@@ -93,11 +96,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         self.device = device
         maxChunkFrames = max(bufferFrames, 4096)
         convert = .allocate(byteCount: maxChunkFrames * channels * 4, alignment: 16)
+        // The device's poll descriptors plus one slot for the audio thread's wake-up eventfd.
+        pollCount = max(Int(snd_pcm_poll_descriptors_count(pcm)), 0)
+        pollFDs = .allocate(capacity: pollCount + 1)
+        pollFDs.initialize(repeating: pollfd(), count: pollCount + 1)
     }
 
     deinit {
         snd_pcm_close(pcm)
         convert.deallocate()
+        pollFDs.deallocate()
     }
 
     public func writableFrames() -> Int {
@@ -110,8 +118,23 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         return Int(n)
     }
 
-    /// The corresponding C function is `snd_pcm_wait`.
-    public func waitWritable(timeoutMs: Int32) { _ = snd_pcm_wait(pcm, timeoutMs) }
+    /// Polls the device's descriptors and `wakeFD` together, so that a command wakes the audio
+    /// thread at once while it waits for room (as miniaudio's `ma_device_wait__alsa` does).
+    /// The corresponding C functions are `snd_pcm_poll_descriptors` and `snd_pcm_poll_descriptors_revents`.
+    public func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool {
+        let count = Int32(pollCount)
+        guard snd_pcm_poll_descriptors(pcm, pollFDs, UInt32(count)) == count else {
+            _ = snd_pcm_wait(pcm, min(timeoutMs, 10))
+            return false
+        }
+        pollFDs[pollCount] = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        guard poll(pollFDs, nfds_t(pollCount + 1), timeoutMs) > 0 else { return false }
+        var revents: UInt16 = 0
+        if snd_pcm_poll_descriptors_revents(pcm, pollFDs, UInt32(count), &revents) < 0 {
+            snd_pcm_recover(pcm, -EPIPE, 1)   // the device reported an error through poll
+        }
+        return pollFDs[pollCount].revents & Int16(POLLIN) != 0
+    }
 
     /// The corresponding C function is `snd_pcm_writei`.
     public func write(_ frames: UnsafePointer<Float>, count: Int) -> WriteResult {

@@ -21,8 +21,9 @@ public protocol AudioOutput: AnyObject, Sendable {
     var format: OutputFormat { get }
     /// Frames the device can take now without blocking.
     func writableFrames() -> Int
-    /// Blocks until the device can take frames, or `timeoutMs` passes.
-    func waitWritable(timeoutMs: Int32)
+    /// Blocks until the device can take frames, `wakeFD` (an eventfd) becomes readable, or
+    /// `timeoutMs` passes. Returns whether `wakeFD` fired (the caller drains it).
+    func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool
     /// Writes interleaved frames, blocking until the device has taken them all; recovers underruns.
     func write(_ frames: UnsafePointer<Float>, count: Int) -> WriteResult
     /// Frames written but not heard yet (the device's delay).

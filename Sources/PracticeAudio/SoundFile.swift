@@ -46,6 +46,12 @@ public struct SoundFile: ~Copyable {
         Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
     }
 
+    /// Reads up to `frames` interleaved 16-bit frames (libsndfile converts and clips other
+    /// encodings); returns how many were read. The corresponding C function is `sf_readf_short`.
+    public func readShorts(into buffer: UnsafeMutablePointer<Int16>, frames: Int) -> Int {
+        Int(sf_readf_short(handle, buffer, sf_count_t(frames)))
+    }
+
     /// The error that stopped the last read early, if libsndfile recorded one.
     /// The corresponding C function is `sf_error`.
     public var readError: SndFileError? {

@@ -9,10 +9,13 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         var generation: UInt64
         var frame: Int
         var settings: PlaybackSettings
+        var loop: LoopRegion?
     }
     /// A stretch of output: ring frames from `ringFrame` on hold source frames from `startFrame`,
     /// advancing `sourcePerOutput` source frames per output frame, up to `endFrame`; the
     /// stretcher's content runs up to `lead` source frames ahead of that line (see `Pipeline.stretchLead`).
+    /// With a `loop`, the line wraps from the loop's end to its start (each pass after the first
+    /// is exactly the loop's length, seam included).
     struct Segment: Sendable {
         var generation: UInt64
         var ringFrame: Int
@@ -20,15 +23,39 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         var endFrame: Int
         var sourcePerOutput: Double
         var lead: Double
+        var loop: LoopRegion?
+
+        /// Source frames travelled from `startFrame` by ring frame `ring` (before wrapping).
+        private func travelled(atRing ring: Double) -> Double {
+            let out = ring - Double(ringFrame)
+            guard out > 0 else { return 0 }
+            // The lead builds up over the first sequence, while the first sequence plays straight.
+            let cap = out * (1 - sourcePerOutput).magnitude
+            return out * sourcePerOutput + max(-cap, min(cap, lead))
+        }
 
         /// The source frame heard at ring frame `ring`.
         func sourceFrame(atRing ring: Double) -> Int {
-            let out = ring - Double(ringFrame)
-            guard out > 0 else { return startFrame }
-            // The lead builds up over the first sequence, while the first sequence plays straight.
-            let cap = out * (1 - sourcePerOutput).magnitude
-            let lead = max(-cap, min(cap, self.lead))
-            return min(Int((Double(startFrame) + out * sourcePerOutput + lead).rounded()), endFrame)
+            let linear = Double(startFrame) + travelled(atRing: ring)
+            guard let loop, loop.length > 0 else { return min(Int(linear.rounded()), endFrame) }
+            let (offset, done) = loopOffset(linear, loop)
+            if done { return loop.end }
+            if offset < 0 { return Int(linear.rounded()) }   // the lead-in before the loop
+            return loop.start + Int(offset.truncatingRemainder(dividingBy: Double(loop.length)).rounded(.down))
+        }
+
+        /// Which pass of the loop is heard at ring frame `ring` (1 during a lead-in).
+        func pass(atRing ring: Double) -> Int {
+            guard let loop, loop.length > 0 else { return 1 }
+            let (offset, done) = loopOffset(Double(startFrame) + travelled(atRing: ring), loop)
+            if done, let passes = loop.passes { return passes }
+            return max(0, Int((offset / Double(loop.length)).rounded(.down))) + 1
+        }
+
+        private func loopOffset(_ linear: Double, _ loop: LoopRegion) -> (offset: Double, done: Bool) {
+            let offset = linear - Double(loop.start)
+            if let passes = loop.passes, offset >= Double(passes * loop.length) { return (offset, true) }
+            return (offset, false)
         }
     }
 
@@ -123,12 +150,14 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                 carry.removeAll(keepingCapacity: true)
                 carryOffset = 0
                 do {
-                    let start = min(max(request.frame, range.lowerBound), range.upperBound - 1)
-                    try pipeline.start(at: start, end: range.upperBound, settings: request.settings)
+                    let start = request.loop.map { min(max(request.frame, 0), $0.end - 1) }
+                        ?? min(max(request.frame, range.lowerBound), range.upperBound - 1)
+                    try pipeline.start(at: start, end: range.upperBound, loop: request.loop, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame, startFrame: start,
-                                          endFrame: range.upperBound, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
-                                          lead: pipeline.stretchLead)
+                                          endFrame: request.loop?.end ?? range.upperBound,
+                                          sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
+                                          lead: pipeline.stretchLead, loop: request.loop)
                     segments.withLock { s in
                         s.append(segment)
                         if s.count > 64 { s.removeFirst(s.count - 64) }

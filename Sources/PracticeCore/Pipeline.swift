@@ -27,6 +27,15 @@ public struct PlaybackSettings: Sendable, Equatable {
     public var pitchRatio: Double { pow(2, pitch / 12) }
 }
 
+/// A region to repeat, in source frames: `start..<end`, `passes` times (nil: until stopped).
+public struct LoopRegion: Sendable, Equatable {
+    public var start: Int
+    public var end: Int
+    public var passes: Int?
+    public init(start: Int, end: Int, passes: Int? = nil) { self.start = start; self.end = end; self.passes = passes }
+    public var length: Int { end - start }
+}
+
 /// Decode → time-stretch → resample, one block at a time, on the calling (decoder) thread.
 ///
 /// Both `practice render` and the player's decoder thread run this, so what is heard is what is
@@ -53,12 +62,22 @@ final class Pipeline {
     private(set) var finished = false
     /// If the file ended (or failed to decode) before `endFrame`: where, and why.
     private(set) var earlyEnd: (frame: Int, reason: String)?
+    /// The region being repeated, and which pass of it is being decoded (from 1).
+    private(set) var loop: LoopRegion?
+    private(set) var pass = 1
+    /// Where this start began, for `progress`.
+    private var startFrame = 0
 
     static let blockFrames = 4096   // 93 ms at 44.1 kHz per read
     private var input: [Float]
     private var middle: [Float] = []
     private var output: [Float] = []
     private var receiveChunk: [Float]
+    /// The audio just past a loop's end, faded out under its start at each seam.
+    private var seamTail: [Float]
+    /// Length of the crossfade at a loop seam: 10 ms (441 frames at 44.1 kHz), short enough to keep
+    /// the beat, long enough that a splice of two unrelated waveforms does not click.
+    let seamFrames: Int
 
     init(file: consuming SoundFile, outputRate: Int, settings: PlaybackSettings) throws {
         let info = file.info
@@ -69,6 +88,8 @@ final class Pipeline {
         endFrame = info.frames
         input = [Float](repeating: 0, count: Self.blockFrames * info.channels)
         receiveChunk = [Float](repeating: 0, count: 8192 * info.channels)
+        seamFrames = max(1, info.sampleRate / 100)
+        seamTail = [Float](repeating: 0, count: seamFrames * info.channels)
         stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: settings.profile)
         resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
     }
@@ -90,8 +111,10 @@ final class Pipeline {
         return (1 - tempo) * ms / 1000 * Double(info.sampleRate)
     }
 
-    /// Restarts at `frame` with `settings`, playing up to `end` (exclusive; nil = the whole file).
-    func start(at frame: Int, end: Int? = nil, settings new: PlaybackSettings) throws {
+    /// Restarts at `frame` with `settings`, playing up to `end` (exclusive; nil = the whole file),
+    /// or, with a `loop`, up to the loop's end and then from its start again, `loop.passes` times
+    /// in all (the first pass runs from `frame`, which may lie before the loop).
+    func start(at frame: Int, end: Int? = nil, loop: LoopRegion? = nil, settings new: PlaybackSettings) throws {
         if new.profile != settings.profile {
             stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: new.profile)
         }
@@ -110,7 +133,10 @@ final class Pipeline {
         settings = new
         try file.seek(toFrame: frame)
         sourceFrame = frame
-        endFrame = min(end ?? info.frames, info.frames)
+        startFrame = frame
+        self.loop = loop.map { LoopRegion(start: max($0.start, 0), end: min($0.end, info.frames), passes: $0.passes) }
+        pass = 1
+        endFrame = self.loop?.end ?? min(end ?? info.frames, info.frames)
         inputDone = false
         finished = false
         earlyEnd = nil
@@ -126,21 +152,7 @@ final class Pipeline {
         let ch = info.channels
         while !finished {
             // 1. Decode a block.
-            var decoded = 0
-            if !inputDone {
-                let want = min(Self.blockFrames, endFrame - sourceFrame)
-                if want > 0 {
-                    decoded = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: want) }
-                    sourceFrame += decoded
-                }
-                if decoded < want || sourceFrame >= endFrame {
-                    inputDone = true
-                    if sourceFrame < endFrame {
-                        let reason = file.readError.map { "decoding failed (\($0.message))" } ?? "the file ends early"
-                        earlyEnd = (sourceFrame, reason)
-                    }
-                }
-            }
+            let decoded = inputDone ? 0 : try decodeBlock()
             // 2. Stretch.
             middle.removeAll(keepingCapacity: true)
             if bypassStretch {
@@ -174,6 +186,72 @@ final class Pipeline {
             }
         }
         return false
+    }
+
+    /// Fraction of the range (all passes of a loop) decoded so far; nil for an endless loop.
+    var progress: Double? {
+        guard let loop else {
+            return Double(sourceFrame - startFrame) / Double(max(endFrame - startFrame, 1))
+        }
+        guard let passes = loop.passes else { return nil }
+        let total = Double(loop.end - startFrame + (passes - 1) * loop.length)
+        let done = Double(sourceFrame - startFrame + (pass - 1) * loop.length)
+        return min(done / max(total, 1), 1)
+    }
+
+    /// Decodes up to one block into `input`, wrapping at a loop's end; returns the frames decoded.
+    private func decodeBlock() throws -> Int {
+        let ch = info.channels
+        var got = 0
+        while got < Self.blockFrames {
+            let want = min(Self.blockFrames - got, endFrame - sourceFrame)
+            if want > 0 {
+                let n = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress! + got * ch, frames: want) }
+                sourceFrame += n
+                got += n
+                if n < want {
+                    inputDone = true
+                    let reason = file.readError.map { "decoding failed (\($0.message))" } ?? "the file ends early"
+                    earlyEnd = (sourceFrame, reason)
+                    return got
+                }
+            }
+            guard sourceFrame >= endFrame else { continue }
+            guard let loop, loop.passes.map({ pass < $0 }) ?? true else {
+                inputDone = true
+                return got
+            }
+            let n = min(seamFrames, loop.length)
+            if Self.blockFrames - got < n { return got }   // the seam goes at the start of the next block
+            try crossfadeIntoLoopStart(frames: n, at: got)
+            got += n
+        }
+        return got
+    }
+
+    /// The seam: the `frames` frames that follow the loop's end fade out (equal power) while the
+    /// loop's first `frames` fade in, written to `input` at `offset`. So each pass after the
+    /// first is exactly `loop.length` frames long, and the waveform has no step at the seam.
+    private func crossfadeIntoLoopStart(frames n: Int, at offset: Int) throws {
+        guard let loop else { return }
+        let ch = info.channels
+        let tail = min(n, info.frames - loop.end)   // none when the loop ends with the file
+        var tailRead = 0
+        if tail > 0 { tailRead = seamTail.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: tail) } }
+        try file.seek(toFrame: loop.start)
+        let head = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress! + offset * ch, frames: n) }
+        for i in 0..<n {
+            let w = (Double(i) + 0.5) / Double(n) * Double.pi / 2
+            let fadeIn = Float(sin(w)), fadeOut = Float(cos(w))
+            for c in 0..<ch {
+                let k = (offset + i) * ch + c
+                let a = i < head ? input[k] : 0
+                let b = i < tailRead ? seamTail[i * ch + c] : 0
+                input[k] = a * fadeIn + b * fadeOut
+            }
+        }
+        sourceFrame = loop.start + head
+        pass += 1
     }
 
     private func resample(_ samples: [Float], flush: Bool) throws -> Int {

@@ -11,7 +11,33 @@ public struct PlayerOptions: Sendable {
     public var from: Double?
     public var to: Double?
     public var startPlaying = true
+    /// A region to repeat; playback starts at `from` (a lead-in) or at the loop's start.
+    public var loop: LoopRange?
     public init() {}
+}
+
+/// A loop as controllers ask for it: seconds on the source timeline, `passes` times (nil: until stopped).
+public struct LoopRange: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var passes: Int?
+    /// The loop's name in the sidecar, for views.
+    public var name: String?
+    public init(start: Double, end: Double, passes: Int? = nil, name: String? = nil) {
+        self.start = start; self.end = end; self.passes = passes; self.name = name
+    }
+    /// The shortest loop we play: 50 ms, so each pass is longer than its 10 ms seam.
+    public static let minimumSeconds = 0.05
+}
+
+/// The loop being played, for views.
+public struct LoopState: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var name: String?
+    /// The pass being heard, from 1.
+    public var pass: Int
+    public var passes: Int?
 }
 
 /// A snapshot of the player that any observer can show.
@@ -32,13 +58,14 @@ public struct PlayerState: Sendable, Equatable {
     public var earlyEnd: String?
     /// The output device failed for good.
     public var failure: String?
+    public var loop: LoopState?
 
     public init(title: String, path: String, tags: [String: String] = [:], position: Double, duration: Double,
                 rate: Double = 1, pitch: Double = 0, isPlaying: Bool, isFinished: Bool = false, underruns: Int = 0,
-                earlyEnd: String? = nil, failure: String? = nil) {
+                earlyEnd: String? = nil, failure: String? = nil, loop: LoopState? = nil) {
         self.title = title; self.path = path; self.tags = tags; self.position = position; self.duration = duration
         self.rate = rate; self.pitch = pitch; self.isPlaying = isPlaying; self.isFinished = isFinished
-        self.underruns = underruns; self.earlyEnd = earlyEnd; self.failure = failure
+        self.underruns = underruns; self.earlyEnd = earlyEnd; self.failure = failure; self.loop = loop
     }
 }
 
@@ -66,6 +93,10 @@ public final class Player: Sendable {
         var playing: Bool
         /// Where the latest generation starts (source frame), for the moments before it is heard.
         var startFrame: Int
+        var loop: LoopRange?
+        /// Passes of the loop heard before the latest generation started (a pause or a rate change
+        /// restarts the stream without restarting the count).
+        var passesBefore = 0
     }
 
     /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
@@ -73,9 +104,8 @@ public final class Player: Sendable {
         let opened = try Track.open(path)
         let track = opened.track
         self.track = track
-        let from = try options.from.map { (s) throws(PracticeError) in try track.frame(at: s, option: "--from") } ?? 0
-        let to = try options.to.map { (s) throws(PracticeError) in try track.frame(at: s, option: "--to", allowEnd: true) } ?? track.info.frames
-        guard to > from else { throw PracticeError(.usage, "--to must be after --from") }
+        let range = try track.playRange(from: options.from, to: options.to, loop: options.loop)
+        let (from, to) = (range.start, range.end)
 
         let output: ALSAOutput
         do {
@@ -96,7 +126,7 @@ public final class Player: Sendable {
         }
         decoder = Decoder(pipeline: pipeline, ring: ring, range: from..<to, outputRate: output.format.sampleRate,
                           onGeneration: { audio.wake() })
-        control = Mutex(Control(settings: options.settings, playing: options.startPlaying, startFrame: from))
+        control = Mutex(Control(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
         isRealTime = audio.start()
         decoder.start()
         restart(at: from, settings: options.settings, playing: options.startPlaying)
@@ -110,7 +140,12 @@ public final class Player: Sendable {
         let (settings, playing) = control.withLock { ($0.settings, $0.playing) }
         let finished = state.isFinished
         if playing && !finished { return }
-        restart(at: finished ? decoder.range.lowerBound : heardFrame(), settings: settings, playing: true)
+        if finished {
+            let loop = control.withLock { $0.loop }
+            restart(at: loop.map { track.frame(clamping: $0.start) } ?? decoder.range.lowerBound, settings: settings, playing: true, passesBefore: 0)
+        } else {
+            restart(at: heardFrame(), settings: settings, playing: true)
+        }
     }
 
     public func pause() {
@@ -125,10 +160,12 @@ public final class Player: Sendable {
 
     public func togglePause() { control.withLock { $0.playing } ? pause() : play() }
 
-    /// Jumps to `seconds` on the source timeline (clamped to the playing range).
+    /// Jumps to `seconds` on the source timeline (clamped to the playing range). With a loop, a
+    /// seek before it plays into it, and one past its end lands on its last moment.
     public func seek(to seconds: Double) {
         let range = decoder.range
-        let frame = min(max(Int((seconds * Double(track.info.sampleRate)).rounded()), range.lowerBound), range.upperBound - 1)
+        var frame = min(max(track.frame(clamping: seconds), range.lowerBound), range.upperBound - 1)
+        if let loop = control.withLock({ $0.loop }) { frame = min(track.frame(clamping: seconds), track.frame(clamping: loop.end) - 1) }
         let (settings, playing) = control.withLock { ($0.settings, $0.playing) }
         restart(at: frame, settings: settings, playing: playing)
     }
@@ -147,6 +184,29 @@ public final class Player: Sendable {
         restart(at: heardFrame(), settings: s, playing: control.withLock { $0.playing })
     }
 
+    /// Repeats `loop` (nil: stop looping and play on). Playback goes on from the heard position
+    /// if it lies before the loop's end, else from the loop's start; the pass count starts again.
+    public func setLoop(_ loop: LoopRange?) throws(PracticeError) {
+        if let loop { try Self.check(loop, in: track) }
+        let at = heardFrame()
+        let (settings, playing) = control.withLock { c in
+            c.loop = loop
+            return (c.settings, c.playing)
+        }
+        let start = loop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
+        restart(at: start, settings: settings, playing: playing, passesBefore: 0)
+    }
+
+    static func check(_ loop: LoopRange, in track: Track) throws(PracticeError) {
+        guard loop.start >= 0, loop.end <= track.duration + 0.0005 else {
+            throw PracticeError(.usage, "the loop \(Timecode.format(loop.start, decimals: 3))–\(Timecode.format(loop.end, decimals: 3)) is not inside \(track.path) (\(Timecode.format(track.duration, decimals: 3)))")
+        }
+        guard loop.end - loop.start >= LoopRange.minimumSeconds else {
+            throw PracticeError(.usage, "a loop must be at least \(Int(LoopRange.minimumSeconds * 1000)) ms long (\(Timecode.format(loop.start, decimals: 3))–\(Timecode.format(loop.end, decimals: 3)))")
+        }
+        if let passes = loop.passes, passes < 1 { throw PracticeError(.usage, "a loop plays at least once (got \(passes) times)") }
+    }
+
     /// Stops both threads and closes the device. The player cannot be used afterwards.
     public func stop() {
         shutDown()
@@ -163,15 +223,23 @@ public final class Player: Sendable {
         decoder.stop()
     }
 
-    private func restart(at frame: Int, settings: PlaybackSettings, playing: Bool) {
-        let generation = control.withLock { c in
+    /// Starts a new generation at `frame`. `passesBefore` is how many passes of the loop have
+    /// been heard already (nil: keep counting from where the current generation is).
+    private func restart(at frame: Int, settings: PlaybackSettings, playing: Bool, passesBefore: Int? = nil) {
+        let heardPasses = passesBefore ?? currentPass().map { $0 - 1 } ?? 0
+        let (generation, region) = control.withLock { c in
             c.generation += 1
             c.settings = settings
             c.playing = playing
             c.startFrame = frame
-            return c.generation
+            c.passesBefore = heardPasses
+            let region = c.loop.map { l in
+                LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),
+                           passes: l.passes.map { max($0 - heardPasses, 1) })
+            }
+            return (c.generation, region)
         }
-        decoder.request(.init(generation: generation, frame: frame, settings: settings))
+        decoder.request(.init(generation: generation, frame: frame, settings: settings, loop: region))
         audio.transport.store(playing ? .playing : .paused, ordering: .releasing)
         audio.wake()
         notify()
@@ -183,16 +251,29 @@ public final class Player: Sendable {
     private func heardFrame() -> Int {
         let c = control.withLock { $0 }
         guard c.playing else { return c.startFrame }
-        let reading = audio.clock.read()
         guard let segment = decoder.segment(forGeneration: c.generation) else { return c.startFrame }
         if audio.endedGeneration.load(ordering: .acquiring) == c.generation { return segment.endFrame }
+        return segment.sourceFrame(atRing: heardRingFrame())
+    }
+
+    /// The ring frame being heard now: the audio thread's last measurement, extrapolated by the
+    /// time since (at most one measurement apart).
+    private func heardRingFrame() -> Double {
+        let reading = audio.clock.read()
         var heard = Double(reading.heardFrame)
         if reading.running {
             let elapsed = Double(monotonicNanoseconds() - reading.timeNs) / 1e9
-            // Extrapolate between the audio thread's measurements, at most one measurement apart.
             heard += min(elapsed, 0.05) * Double(outputFormat.sampleRate)
         }
-        return segment.sourceFrame(atRing: heard)
+        return heard
+    }
+
+    /// The pass of the loop being heard (from 1), counting passes before the latest restart.
+    private func currentPass() -> Int? {
+        let c = control.withLock { $0 }
+        guard c.loop != nil else { return nil }
+        guard c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.passesBefore + 1 }
+        return c.passesBefore + segment.pass(atRing: heardRingFrame())
     }
 
     public var state: PlayerState {
@@ -209,7 +290,8 @@ public final class Player: Sendable {
             earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {
                 "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
             },
-            failure: failure == 0 ? nil : "audio device '\(outputFormat)' failed (ALSA error \(failure))")
+            failure: failure == 0 ? nil : "audio device '\(outputFormat)' failed (ALSA error \(failure))",
+            loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass() ?? 1, passes: $0.passes) })
     }
 
     /// Snapshots every `interval` and after every command, until the player stops.

@@ -9,6 +9,8 @@ public struct RenderJob: Sendable {
     /// Range in seconds on the source timeline; nil = start / end of the track.
     public var from: Double?
     public var to: Double?
+    /// A region to write `passes` times (nil passes: once), after a lead-in from `from` if given.
+    public var loop: LoopRange?
     public var force = false
     /// For lossless containers; nil = the input's own (16-bit for lossy inputs).
     public var sampleFormat: SoundFileWriter.SampleFormat?
@@ -38,9 +40,9 @@ public enum Renderer {
         }
         let opened = try Track.open(job.input)
         let track = opened.track
-        let start = try job.from.map { (s) throws(PracticeError) in try track.frame(at: s, option: "--from") } ?? 0
-        let end = try job.to.map { (s) throws(PracticeError) in try track.frame(at: s, option: "--to", allowEnd: true) } ?? track.info.frames
-        guard end > start else { throw PracticeError(.usage, "--to must be after --from") }
+        var range = try track.playRange(from: job.from, to: job.to, loop: job.loop)
+        if range.loop != nil, range.loop?.passes == nil { range.loop?.passes = 1 }
+        let (start, end, region) = (range.start, range.end, range.loop)
 
         let fm = FileManager.default
         var isDir: ObjCBool = false
@@ -73,14 +75,13 @@ public enum Renderer {
         var pipeline: Pipeline
         do {
             pipeline = try Pipeline(file: opened.file, outputRate: rate, settings: job.settings)
-            try pipeline.start(at: start, end: end, settings: job.settings)
-            let total = Double(end - start)
+            try pipeline.start(at: start, end: end, loop: region, settings: job.settings)
             var lastReport = -1.0
             while try pipeline.produce({ (p, n) throws in
                 try writer.write(p, frames: n)
                 frames += n
             }) {
-                let done = Double(pipeline.sourceFrame - start) / total
+                let done = pipeline.progress ?? 0
                 if done - lastReport >= 0.01 { progress(done); lastReport = done }
             }
             try writer.close()

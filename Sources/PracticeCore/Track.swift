@@ -39,6 +39,11 @@ public struct Track: Sendable {
         return OpenedTrack(track: Track(path: path, info: file.info, tags: file.tags), file: file)
     }
 
+    /// The frame nearest `seconds`, within the track.
+    public func frame(clamping seconds: Double) -> Int {
+        min(max(Int((seconds * Double(info.sampleRate)).rounded()), 0), info.frames)
+    }
+
     /// Converts a user's time to a frame, or an error if it lies outside the track.
     public func frame(at seconds: Double, option: String, allowEnd: Bool = false) throws(PracticeError) -> Int {
         let frame = Int((seconds * Double(info.sampleRate)).rounded())
@@ -46,6 +51,32 @@ public struct Track: Sendable {
             throw PracticeError(.usage, "\(option) \(Timecode.format(seconds, decimals: 3)) is past the end of \(path) (\(Timecode.format(duration, decimals: 3)))")
         }
         return frame
+    }
+}
+
+/// Where playback or a render runs, in frames: `start..<end`, or a loop after a lead-in from `start`.
+struct PlayRange {
+    var start: Int
+    var end: Int
+    var loop: LoopRegion?
+}
+
+extension Track {
+    /// Checks `--from`, `--to` and a loop against the track. A loop starts at `from` when given
+    /// (a lead-in), else at its own start; `--to` does not apply to it.
+    func playRange(from: Double?, to: Double?, loop: LoopRange?) throws(PracticeError) -> PlayRange {
+        var region: LoopRegion?
+        if let loop {
+            try Player.check(loop, in: self)
+            region = LoopRegion(start: frame(clamping: loop.start), end: frame(clamping: loop.end), passes: loop.passes)
+        }
+        let start = try from.map { (s) throws(PracticeError) in try frame(at: s, option: "--from") } ?? region?.start ?? 0
+        let end = try to.map { (s) throws(PracticeError) in try frame(at: s, option: "--to", allowEnd: true) } ?? info.frames
+        guard end > start else { throw PracticeError(.usage, "--to must be after --from") }
+        if let region, start >= region.end {
+            throw PracticeError(.usage, "--from must be before the loop's end (\(Timecode.format(Double(region.end) / Double(info.sampleRate), decimals: 3)))")
+        }
+        return PlayRange(start: start, end: end, loop: region)
     }
 }
 

@@ -15,6 +15,8 @@ extension Practice {
                 Examples:
                   practice play song.mp3 --rate 0.8
                   practice song.flac --from 1:12 --to 1:30 --rate 0.7 --pitch -2
+                  practice song.mp3 --rate 0.8 --loop Chorus "Verse 3" --times 4
+                  practice song.mp3 --loop "shine turn" --from 1:04
                   practice song.wav --device pulse
                 """)
 
@@ -23,6 +25,7 @@ extension Practice {
         var file: String
 
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var place: PlaceOptions
 
         @Option(help: "The ALSA device to play through (see 'aplay -L').")
         var device = "default"
@@ -39,8 +42,7 @@ extension Practice {
             var options = PlayerOptions()
             options.device = device
             options.settings = sound.settings
-            options.from = sound.from?.seconds
-            options.to = sound.to?.seconds
+            (options.from, options.to, options.loop) = try place.resolve(for: file)
             let player = try Player(path: file, options: options)
             let controlled = control != nil
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)

@@ -15,6 +15,7 @@ extension Practice {
                 Examples:
                   practice render song.mp3 -o slow.wav --rate 0.8
                   practice render song.flac -o verse.ogg --from 0:32 --to 1:04 --rate 0.7
+                  practice render song.mp3 -o drill.wav --loop chorus --times 8 --rate 0.8
                 """)
 
         @Argument(help: "The audio file to read.", completion: .file(extensions: ["wav", "flac", "ogg", "opus", "mp3", "aiff"]))
@@ -24,6 +25,7 @@ extension Practice {
         var output: String
 
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var place: PlaceOptions
 
         @Flag(help: "Replace OUT if it exists.")
         var force = false
@@ -52,8 +54,7 @@ extension Practice {
         func run() throws {
             var job = RenderJob(input: file, output: output)
             job.settings = sound.settings
-            job.from = sound.from?.seconds
-            job.to = sound.to?.seconds
+            (job.from, job.to, job.loop) = try place.resolve(for: file)
             job.force = force
             job.sampleRate = sampleRate
             job.sampleFormat = sampleFormat.flatMap(RenderJob.SampleFormat.init(rawValue:))

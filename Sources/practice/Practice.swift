@@ -13,9 +13,10 @@ struct Practice: AsyncParsableCommand {
               practice song.mp3 --rate 0.8
               practice render song.flac -o slow.wav --rate 0.75
               practice info song.ogg
+              practice markers add song.mp3 Chorus 0:45
             """,
         version: "0.1.0",
-        subcommands: [Play.self, Render.self, Info.self],
+        subcommands: [Play.self, Render.self, Info.self, Markers.self, Loops.self],
         defaultSubcommand: Play.self)
 
     /// Parses and runs, turning every error into one line on stderr and a sysexits code.
@@ -59,19 +60,13 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
     static var defaultValueDescription: String { "seconds, m:ss or h:mm:ss" }
 }
 
-/// The options that shape the sound, shared by `play` and `render`.
+/// The options that shape the sound, shared by `play` and `render` (where: `PlaceOptions`).
 struct SoundOptions: ParsableArguments {
     @Option(help: "Playback speed, from 0.25 to 3.0; pitch stays the same.")
     var rate: Double = 1.0
 
     @Option(parsing: .unconditional, help: "Pitch shift in semitones, from -12 to 12; speed stays the same.")
     var pitch: Double = 0
-
-    @Option(help: "Start here: seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.25).")
-    var from: TimeArgument?
-
-    @Option(help: "Stop here (same forms as --from).")
-    var to: TimeArgument?
 
     @Option(help: "Time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults).")
     var profile: String = "music"
@@ -85,9 +80,6 @@ struct SoundOptions: ParsableArguments {
         }
         guard PlaybackSettings(rate: 1, pitch: 0, profileName: profile) != nil else {
             throw ValidationError("'--profile' must be music, fine, percussive or soundtouch (got '\(profile)')")
-        }
-        if let from, let to, to.seconds <= from.seconds {
-            throw ValidationError("'--to' must be after '--from'")
         }
     }
 

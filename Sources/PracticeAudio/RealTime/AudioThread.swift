@@ -12,8 +12,8 @@ public enum Transport: UInt8, AtomicRepresentable, Sendable {
 ///
 /// It never allocates, locks, logs, or calls libsndfile or SoundTouch: everything it touches is
 /// allocated in `init`, and control reaches it only through the atomics below and the ring's
-/// generation. It waits in `snd_pcm_wait` while the device is full and on an eventfd otherwise,
-/// so a command is seen within one wait (≤ 10 ms while playing).
+/// generation. While the device is full it polls the device's descriptors together with an
+/// eventfd that every command writes to, so a command is seen at once.
 ///
 /// `@unchecked Sendable`: the scratch buffer and the output are touched only by the audio thread
 /// once it runs; all other shared state is atomic.
@@ -161,7 +161,11 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
             }
             let writable = output.writableFrames()
             if writable <= 0 {
-                output.waitWritable(timeoutMs: 10)
+                // Wakes when a period has played or a command arrives (the eventfd), whichever first.
+                if output.waitWritable(timeoutMs: 100, wakeFD: wakeFD) {
+                    var value: UInt64 = 0
+                    _ = Glibc.read(wakeFD, &value, 8)
+                }
                 continue
             }
             let n = ring.read(into: scratch, frames: min(available, writable, chunkFrames))

@@ -1,0 +1,187 @@
+import Foundation
+
+/// A time typed by a user for `move`: absolute, or a nudge (`+0.1`, `-0.25`).
+public enum TimeChange: Sendable, Equatable {
+    case to(Double)
+    case by(Double)
+
+    public init?(_ text: String) {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if let sign = t.first, sign == "+" || sign == "-" {
+            guard let v = Timecode.parse(String(t.dropFirst())) else { return nil }
+            self = .by(sign == "-" ? -v : v)
+        } else {
+            guard let v = Timecode.parse(t) else { return nil }
+            self = .to(v)
+        }
+    }
+}
+
+/// The edits the `markers` and `loops` commands make. Each checks what a person could get wrong
+/// and says so in one line; `duration` is the track's, so times past its end are refused.
+extension Sidecar {
+    /// Checks a new name: not empty, not a time (so `--loop A B` can tell them apart), not taken.
+    public static func checkName(_ name: String, kind: String, taken: [String]) throws(PracticeError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw PracticeError(.usage, "a \(kind) name cannot be empty or only spaces") }
+        guard !trimmed.contains("\n"), !trimmed.contains("\t") else {
+            throw PracticeError(.usage, "a \(kind) name cannot contain a tab or a line break: '\(trimmed)'")
+        }
+        if TimeChange(trimmed) != nil {
+            throw PracticeError(.usage, "'\(trimmed)' looks like a time; a \(kind) name needs a letter or symbol too")
+        }
+        let folded = trimmed.lowercased()
+        if let clash = taken.first(where: { $0.lowercased() == folded }) {
+            throw PracticeError(.usage, "there is already a \(kind) named '\(clash)' (names ignore case)")
+        }
+        return trimmed
+    }
+
+    static func checkTime(_ t: Double, duration: Double, what: String) throws(PracticeError) -> Double {
+        guard t.isFinite, t >= 0 else { throw PracticeError(.usage, "\(what) cannot be before the start (\(JSONValue.formatMilliseconds(t)) s)") }
+        guard t <= duration else {
+            throw PracticeError(.usage, "\(what) \(Timecode.format(t, decimals: 3)) is past the end of the track (\(Timecode.format(duration, decimals: 3)))")
+        }
+        return Sidecar.milliseconds(t)
+    }
+
+    /// The live marker called `name` (ignoring case); an error if there is none, or several
+    /// (possible after a merge).
+    public func markerIndex(named name: String) throws(PracticeError) -> Int {
+        let folded = name.trimmingCharacters(in: .whitespaces).lowercased()
+        let hits = markers.indices.filter { !markers[$0].deleted && markers[$0].name.lowercased() == folded }
+        guard let first = hits.first else {
+            throw PracticeError(.usage, "no marker named '\(name)'\(Self.suggestion(name, in: liveMarkers.map(\.name)))")
+        }
+        guard hits.count == 1 else {
+            throw PracticeError(.usage, "\(hits.count) markers are named '\(markers[first].name)' (at \(hits.map { Timecode.format(markers[$0].time, decimals: 3) }.joined(separator: ", "))); rename one first")
+        }
+        return first
+    }
+
+    public func loopIndex(named name: String) throws(PracticeError) -> Int {
+        let folded = name.trimmingCharacters(in: .whitespaces).lowercased()
+        let hits = loops.indices.filter { !loops[$0].deleted && loops[$0].name.lowercased() == folded }
+        guard let first = hits.first else {
+            throw PracticeError(.usage, "no loop named '\(name)'\(Self.suggestion(name, in: liveLoops.map(\.name)))")
+        }
+        guard hits.count == 1 else { throw PracticeError(.usage, "\(hits.count) loops are named '\(loops[first].name)'; rename one first") }
+        return first
+    }
+
+    private static func suggestion(_ name: String, in names: [String]) -> String {
+        if names.isEmpty { return " (there are none yet)" }
+        let shown = names.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
+        return " (there are \(shown)\(names.count > 8 ? ", …" : ""))"
+    }
+
+    @discardableResult
+    public mutating func addMarker(name: String, time: Double, note: String? = nil, color: String? = nil,
+                                   duration: Double) throws(PracticeError) -> Marker {
+        let name = try Self.checkName(name, kind: "marker", taken: liveMarkers.map(\.name))
+        let t = try Self.checkTime(time, duration: duration, what: "the time")
+        if let color { try Self.checkColor(color) }
+        let m = Marker(name: name, time: t, note: note, color: color)
+        markers.append(m)
+        return m
+    }
+
+    static func checkColor(_ c: String) throws(PracticeError) {
+        let hex = c.dropFirst()
+        guard c.first == "#", hex.count == 6, hex.allSatisfy(\.isHexDigit) else {
+            throw PracticeError(.usage, "a colour is written #rrggbb, such as #ff8800 (got '\(c)')")
+        }
+    }
+
+    /// Removes a marker, leaving a tombstone so that a merge does not bring it back. Loops that
+    /// started or ended at it keep its time.
+    @discardableResult
+    public mutating func removeMarker(named name: String) throws(PracticeError) -> Marker {
+        let k = try markerIndex(named: name)
+        let removed = markers[k]
+        for j in loops.indices where !loops[j].deleted {
+            var changed = false
+            if loops[j].start == .marker(removed.id) { loops[j].start = .time(removed.time); changed = true }
+            if loops[j].end == .marker(removed.id) { loops[j].end = .time(removed.time); changed = true }
+            if changed { loops[j].updatedAt = Sidecar.now() }
+        }
+        markers[k] = Self.tombstone(of: removed)
+        return removed
+    }
+
+    static func tombstone(of m: Marker) -> Marker {
+        var t = Marker(id: m.id, name: "", time: 0, updatedAt: Sidecar.now(), author: nil)
+        t.deleted = true
+        return t
+    }
+
+    public mutating func renameMarker(_ old: String, to new: String) throws(PracticeError) {
+        let k = try markerIndex(named: old)
+        let others = liveMarkers.filter { $0.id != markers[k].id }.map(\.name)
+        let name = try Self.checkName(new, kind: "marker", taken: others)
+        if name == markers[k].name { return }
+        markers[k].name = name
+        markers[k].updatedAt = Sidecar.now()
+        if let a = Sidecar.author { markers[k].author = a }
+    }
+
+    @discardableResult
+    public mutating func moveMarker(_ name: String, _ change: TimeChange, duration: Double) throws(PracticeError) -> Marker {
+        let k = try markerIndex(named: name)
+        let target: Double
+        switch change {
+        case .to(let t): target = t
+        case .by(let d): target = markers[k].time + d
+        }
+        let time = try Self.checkTime(target, duration: duration, what: "the new time")
+        if time == markers[k].time { return markers[k] }
+        markers[k].time = time
+        markers[k].updatedAt = Sidecar.now()
+        if let a = Sidecar.author { markers[k].author = a }
+        return markers[k]
+    }
+
+    /// Reads a loop end as a user typed it: a marker's name, or a time.
+    public func loopPoint(_ text: String, duration: Double) throws(PracticeError) -> LoopPoint {
+        if let t = Timecode.parse(text) { return .time(try Self.checkTime(t, duration: duration, what: "the time")) }
+        return .marker(markers[try markerIndex(named: text)].id)
+    }
+
+    /// The time of a loop end; nil if it names a marker that no longer exists.
+    public func time(of point: LoopPoint) -> Double? {
+        switch point {
+        case .time(let t): t
+        case .marker(let id): markers.first { $0.id == id && !$0.deleted }?.time
+        }
+    }
+
+    /// How a loop end reads to a person: the marker's name, or the time.
+    public func describe(_ point: LoopPoint) -> String {
+        switch point {
+        case .time(let t): Timecode.format(t, decimals: 3)
+        case .marker(let id): markers.first { $0.id == id && !$0.deleted }?.name ?? "(removed marker)"
+        }
+    }
+
+    @discardableResult
+    public mutating func addLoop(name: String, from a: String, to b: String, note: String? = nil, duration: Double) throws(PracticeError) -> Loop {
+        let name = try Self.checkName(name, kind: "loop", taken: liveLoops.map(\.name))
+        let start = try loopPoint(a, duration: duration), end = try loopPoint(b, duration: duration)
+        guard let s = time(of: start), let e = time(of: end), e > s else {
+            throw PracticeError(.usage, "a loop must end after it starts ('\(a)' is \(Timecode.format(time(of: start) ?? 0, decimals: 3)), '\(b)' is \(Timecode.format(time(of: end) ?? 0, decimals: 3)))")
+        }
+        let loop = Loop(name: name, start: start, end: end, note: note)
+        loops.append(loop)
+        return loop
+    }
+
+    @discardableResult
+    public mutating func removeLoop(named name: String) throws(PracticeError) -> Loop {
+        let k = try loopIndex(named: name)
+        let removed = loops[k]
+        var t = Loop(id: removed.id, name: "", start: .time(0), end: .time(0), updatedAt: Sidecar.now(), author: nil)
+        t.deleted = true
+        loops[k] = t
+        return removed
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+
+/// Why a sidecar's contents cannot be used: where in the document, and what is wrong.
+public struct SidecarFormatError: Error, Equatable, Sendable {
+    /// A path into the document, such as `markers[3].time`; empty for the whole document.
+    public var field: String
+    public var message: String
+    public var line: Int?
+    public var column: Int?
+}
+
+extension Sidecar {
+    /// Reads a sidecar document. Lenient where people edit by hand: a missing `id` gets a new one,
+    /// a missing `updatedAt` counts as the oldest edit, and a loop end may name a marker.
+    public static func decode(_ data: Data) throws(SidecarFormatError) -> Sidecar {
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(data)
+        } catch {
+            throw SidecarFormatError(field: "", message: error.message, line: error.line, column: error.column)
+        }
+        return try decode(document)
+    }
+
+    public static func decode(_ document: JSONValue) throws(SidecarFormatError) -> Sidecar {
+        let r = FieldReader(path: "", value: document)
+        var root = try r.object()
+        var s = Sidecar()
+        guard let format = root.removeValue(forKey: "format") else {
+            throw SidecarFormatError(field: "format", message: "missing; a practice sidecar has \"format\": \"\(formatName)\"")
+        }
+        guard format.string == formatName else {
+            throw SidecarFormatError(field: "format", message: "is \(format.string.map { "\"\($0)\"" } ?? format.kindName), not \"\(formatName)\"")
+        }
+        guard let version = root.removeValue(forKey: "version") else {
+            throw SidecarFormatError(field: "version", message: "missing; expected an integer such as 1")
+        }
+        guard let v = version.int, v >= 1 else {
+            throw SidecarFormatError(field: "version", message: "expected a whole number from 1 up")
+        }
+        s.version = v
+        if let a = root.removeValue(forKey: "audio") { s.audio = try TrackIdentity(FieldReader(path: "audio", value: a)) }
+        if let m = root.removeValue(forKey: "markers") {
+            let items = try FieldReader(path: "markers", value: m).array()
+            s.markers = try items.enumerated().map { (k, v) throws(SidecarFormatError) in
+                try Marker(FieldReader(path: "markers[\(k)]", value: v))
+            }
+        }
+        if let l = root.removeValue(forKey: "loops") {
+            let items = try FieldReader(path: "loops", value: l).array()
+            s.loops = try items.enumerated().map { (k, v) throws(SidecarFormatError) in
+                try Loop(FieldReader(path: "loops[\(k)]", value: v), markers: s.markers)
+            }
+        }
+        if let p = root.removeValue(forKey: "settings") { s.settings = try PracticeSettings(FieldReader(path: "settings", value: p)) }
+        s.extra = root   // "$schema" and whatever a newer version added
+        try s.checkIDs()
+        return s
+    }
+
+    private func checkIDs() throws(SidecarFormatError) {
+        var seen = Set<String>()
+        for (k, m) in markers.enumerated() where !seen.insert(m.id).inserted {
+            throw SidecarFormatError(field: "markers[\(k)].id", message: "\"\(m.id)\" is used twice")
+        }
+        seen.removeAll()
+        for (k, l) in loops.enumerated() where !seen.insert(l.id).inserted {
+            throw SidecarFormatError(field: "loops[\(k)].id", message: "\"\(l.id)\" is used twice")
+        }
+    }
+
+    /// The document as written: sorted keys, markers by time, 2-space indent, trailing newline.
+    public func encoded() -> Data {
+        var copy = self
+        copy.normalize()
+        return Data(copy.json.pretty().utf8)
+    }
+
+    public var json: JSONValue {
+        var o = extra
+        o["format"] = .string(Self.formatName)
+        o["version"] = .integer(version)
+        if let audio { o["audio"] = audio.json }
+        o["markers"] = .array(markers.map(\.json))
+        o["loops"] = .array(loops.map(\.json))
+        if let settings { o["settings"] = settings.json }
+        return .object(o)
+    }
+}
+
+/// Reads one field of a document with errors that say where it is.
+struct FieldReader {
+    var path: String
+    var value: JSONValue
+
+    func fail(_ message: String) -> SidecarFormatError { SidecarFormatError(field: path, message: message) }
+
+    func object() throws(SidecarFormatError) -> [String: JSONValue] {
+        guard let o = value.object else { throw fail("expected an object, found \(value.kindName)") }
+        return o
+    }
+    func array() throws(SidecarFormatError) -> [JSONValue] {
+        guard let a = value.array else { throw fail("expected a list, found \(value.kindName)") }
+        return a
+    }
+}
+
+/// Takes known fields out of an object, leaving the unknown ones for `extra`.
+struct Members {
+    let path: String
+    var rest: [String: JSONValue]
+
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        path = r.path
+        rest = try r.object()
+    }
+
+    func fail(_ key: String, _ message: String) -> SidecarFormatError {
+        SidecarFormatError(field: path.isEmpty ? key : "\(path).\(key)", message: message)
+    }
+
+    mutating func string(_ key: String) throws(SidecarFormatError) -> String? {
+        guard let v = rest.removeValue(forKey: key), v != .null else { return nil }
+        guard let s = v.string else { throw fail(key, "expected a string, found \(v.kindName)") }
+        return s
+    }
+    mutating func requiredString(_ key: String) throws(SidecarFormatError) -> String {
+        guard let s = try string(key) else { throw fail(key, "missing") }
+        return s
+    }
+    mutating func number(_ key: String, _ what: String = "a number") throws(SidecarFormatError) -> Double? {
+        guard let v = rest.removeValue(forKey: key), v != .null else { return nil }
+        guard let d = v.double, d.isFinite else { throw fail(key, "expected \(what), found \(v.kindName)") }
+        return d
+    }
+    mutating func seconds(_ key: String) throws(SidecarFormatError) -> Double? {
+        guard let d = try number(key, "a number of seconds") else { return nil }
+        guard d >= 0 else { throw fail(key, "is negative (\(JSONValue.formatMilliseconds(d)) s)") }
+        return d
+    }
+    mutating func int(_ key: String) throws(SidecarFormatError) -> Int {
+        guard let v = rest.removeValue(forKey: key) else { throw fail(key, "missing") }
+        guard let i = v.int, i >= 0 else { throw fail(key, "expected a whole number, found \(v.kindName == "a number" ? "\(v)" : v.kindName)") }
+        return i
+    }
+    mutating func bool(_ key: String) throws(SidecarFormatError) -> Bool {
+        guard let v = rest.removeValue(forKey: key), v != .null else { return false }
+        guard let b = v.bool else { throw fail(key, "expected true or false, found \(v.kindName)") }
+        return b
+    }
+    mutating func take(_ key: String) -> JSONValue? { rest.removeValue(forKey: key) }
+}
+
+/// The oldest possible edit, for hand-written entries without `updatedAt`.
+let oldestEdit = "1970-01-01T00:00:00.000Z"
+
+extension Members {
+    /// What every marker and loop has: an id (a new one if a person left it out), the last edit
+    /// (the oldest if left out), whether it is a tombstone, and a name (required unless it is one).
+    mutating func entry() throws(SidecarFormatError) -> (id: String, updatedAt: String, deleted: Bool, name: String) {
+        let id = try string("id") ?? Sidecar.newID()
+        let updatedAt = try string("updatedAt") ?? oldestEdit
+        let deleted = try bool("deleted")
+        let name = deleted ? try string("name") ?? "" : try requiredString("name")
+        return (id, updatedAt, deleted, name)
+    }
+}
+
+/// Writes the members every entry has into `o`; for a tombstone, returns the finished object.
+func entryJSON(_ o: inout [String: JSONValue], id: String, updatedAt: String, deleted: Bool) -> JSONValue? {
+    o["id"] = .string(id)
+    o["updatedAt"] = .string(updatedAt)
+    guard deleted else { return nil }
+    o["deleted"] = .bool(true)
+    return .object(o)
+}
+
+extension Marker {
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        var m = try Members(r)
+        let (id, updatedAt, deleted, name) = try m.entry()
+        guard let time = deleted ? try m.seconds("time") ?? 0 : try m.seconds("time") else { throw m.fail("time", "missing") }
+        self.init(id: id, name: name, time: time, note: try m.string("note"), color: try m.string("color"),
+                  updatedAt: updatedAt, author: try m.string("author"))
+        self.deleted = deleted
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        if let tombstone = entryJSON(&o, id: id, updatedAt: updatedAt, deleted: deleted) { return tombstone }
+        o["name"] = .string(name)
+        o["time"] = .seconds(time)
+        if let note { o["note"] = .string(note) }
+        if let color { o["color"] = .string(color) }
+        if let author { o["author"] = .string(author) }
+        return .object(o)
+    }
+}
+
+extension Loop {
+    init(_ r: FieldReader, markers: [Marker]) throws(SidecarFormatError) {
+        var m = try Members(r)
+        let (id, updatedAt, deleted, name) = try m.entry()
+        func point(_ key: String) throws(SidecarFormatError) -> LoopPoint {
+            guard let v = m.take(key) else {
+                if deleted { return .time(0) }
+                throw m.fail(key, "missing; expected seconds or {\"marker\": id}")
+            }
+            switch v {
+            case .number:
+                guard let d = v.double, d.isFinite, d >= 0 else { throw m.fail(key, "expected a time of 0 s or more") }
+                return .time(Sidecar.milliseconds(d))
+            case .object(let o):
+                guard o.count == 1, let ref = o["marker"]?.string else { throw m.fail(key, "expected {\"marker\": id}") }
+                return .marker(ref)
+            case .string(let name):
+                // Hand-written: a marker's name. Resolved to its id now, so renames keep the loop.
+                let live = markers.filter { !$0.deleted && $0.name.lowercased() == name.lowercased() }
+                guard live.count == 1 else { throw m.fail(key, "no single marker is named \"\(name)\"") }
+                return .marker(live[0].id)
+            default:
+                throw m.fail(key, "expected seconds or {\"marker\": id}, found \(v.kindName)")
+            }
+        }
+        let start = try point("start"), end = try point("end")
+        self.init(id: id, name: name, start: start, end: end, note: try m.string("note"), updatedAt: updatedAt,
+                  author: try m.string("author"))
+        self.deleted = deleted
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        if let tombstone = entryJSON(&o, id: id, updatedAt: updatedAt, deleted: deleted) { return tombstone }
+        func point(_ p: LoopPoint) -> JSONValue {
+            switch p {
+            case .time(let t): .seconds(t)
+            case .marker(let id): .object(["marker": .string(id)])
+            }
+        }
+        o["name"] = .string(name)
+        o["start"] = point(start)
+        o["end"] = point(end)
+        if let note { o["note"] = .string(note) }
+        if let author { o["author"] = .string(author) }
+        return .object(o)
+    }
+}
+
+extension TrackIdentity {
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        var m = try Members(r)
+        let fileName = try m.requiredString("fileName")
+        let title = try m.string("title"), artist = try m.string("artist")
+        guard let duration = try m.seconds("duration") else { throw m.fail("duration", "missing") }
+        let sha = try m.string("sha256")
+        guard let pcmValue = m.take("pcm") else { throw m.fail("pcm", "missing") }
+        let pcm = try PCMIdentity(FieldReader(path: r.path + ".pcm", value: pcmValue))
+        self.init(fileName: fileName, title: title, artist: artist, duration: duration, fileSHA256: sha, pcm: pcm)
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        o["fileName"] = .string(fileName)
+        if let title { o["title"] = .string(title) }
+        if let artist { o["artist"] = .string(artist) }
+        o["duration"] = .seconds(duration)
+        if let fileSHA256 { o["sha256"] = .string(fileSHA256) }
+        o["pcm"] = pcm.json
+        return .object(o)
+    }
+}
+
+extension PCMIdentity {
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        var m = try Members(r)
+        self.init(sampleRate: try m.int("sampleRate"), channels: try m.int("channels"), frames: try m.int("frames"),
+                  sha256: try m.requiredString("sha256"))
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        o["sampleRate"] = .integer(sampleRate)
+        o["channels"] = .integer(channels)
+        o["frames"] = .integer(frames)
+        o["sha256"] = .string(sha256)
+        return .object(o)
+    }
+}
+
+extension PracticeSettings {
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        var m = try Members(r)
+        self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"))
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        if let rate { o["rate"] = .double(rate) }
+        if let pitch { o["pitch"] = .double(pitch) }
+        if let position { o["position"] = .seconds(position) }
+        return .object(o)
+    }
+}

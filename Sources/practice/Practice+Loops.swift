@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+extension Practice {
+    struct Loops: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List and edit a track's named loops (kept in FILE.practice.json beside it).",
+            discussion: """
+                A loop's ends are marker names or times; a loop that starts at a marker follows it
+                when the marker moves. Play one with 'practice FILE --loop NAME'.
+
+                Examples:
+                  practice loops song.mp3
+                  practice loops add song.mp3 chorus Chorus "Verse 3"
+                  practice loops add song.mp3 "shine turn" 1:12 1:20.5
+                """,
+            subcommands: [List.self, Add.self, Remove.self],
+            defaultSubcommand: List.self)
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Show the loops of a track.",
+                discussion: """
+                    Example:
+                      practice loops list song.mp3 --json
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Flag(help: "Print JSON (keys sorted; pretty on a terminal) instead of a table.") var json = false
+
+            func run() throws {
+                let s = try target.loadSorted()
+                let loops = s.liveLoops
+                if json {
+                    printJSON(.object(["version": .integer(1), "loops": .array(loops.map { l in
+                        var o: [String: JSONValue] = ["id": .string(l.id), "name": .string(l.name)]
+                        if let a = s.time(of: l.start) { o["start"] = .seconds(a) }
+                        if let b = s.time(of: l.end) { o["end"] = .seconds(b) }
+                        if case .marker = l.start { o["startMarker"] = .string(s.describe(l.start)) }
+                        if case .marker = l.end { o["endMarker"] = .string(s.describe(l.end)) }
+                        if let n = l.note { o["note"] = .string(n) }
+                        return .object(o)
+                    })]))
+                    return
+                }
+                guard !loops.isEmpty else {
+                    say("\(target.file): no loops yet (add one: practice loops add \(shellQuote(target.file)) NAME A B)")
+                    return
+                }
+                func end(_ p: LoopPoint) -> String {
+                    guard case .marker = p else { return s.describe(p) }
+                    return "\(s.describe(p)) (\(s.time(of: p).map { Timecode.format($0, decimals: 3) } ?? "?"))"
+                }
+                let rows = loops.map { l -> [String] in
+                    var length = ""
+                    if let a = s.time(of: l.start), let b = s.time(of: l.end) { length = JSONValue.formatMilliseconds(b - a) + " s" }
+                    return [l.name, end(l.start), end(l.end), length, l.note ?? ""]
+                }
+                for line in Table.render(header: ["NAME", "FROM", "TO", "LENGTH", "NOTE"], rows: rows, rightAligned: [3]) { say(line) }
+            }
+        }
+
+        struct Add: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add a named loop between two markers or times.",
+                discussion: """
+                    Examples:
+                      practice loops add song.mp3 chorus Chorus "Verse 3"
+                      practice loops add song.mp3 "shine turn" 1:12 1:20.5
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Argument(help: "The loop's name (not a time; unique, ignoring case).") var name: String
+            @Argument(help: "Where it starts: a marker's name or a time.") var a: String
+            @Argument(help: "Where it ends: a marker's name or a time.") var b: String
+            @Option(help: "A note to keep with it.") var note: String?
+
+            func run() throws {
+                let ((loop, from, to), loaded) = try target.update { (s, track) throws(PracticeError) in
+                    let l = try s.addLoop(name: name, from: a, to: b, note: note, duration: track.duration)
+                    return (l, s.time(of: l.start) ?? 0, s.time(of: l.end) ?? 0)
+                }
+                say("added loop '\(loop.name)' from \(Timecode.format(from, decimals: 3)) to \(Timecode.format(to, decimals: 3)) (\(loaded.writePath))")
+            }
+        }
+
+        struct Remove: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "rm",
+                abstract: "Remove a loop (its markers stay).",
+                discussion: """
+                    Example:
+                      practice loops rm song.mp3 chorus
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Argument(help: "The loop's name.") var name: String
+
+            func run() throws {
+                let (l, loaded) = try target.update { (s, _) throws(PracticeError) in try s.removeLoop(named: name) }
+                say("removed loop '\(l.name)' (\(loaded.writePath))")
+            }
+        }
+    }
+}

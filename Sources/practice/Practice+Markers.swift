@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+/// The audio file and, optionally, a sidecar to use instead of the track's own.
+struct SidecarOptions: ParsableArguments {
+    @Argument(help: "The audio file whose markers these are.", completion: .file(extensions: audioExtensions))
+    var file: String
+
+    @Option(name: .customLong("markers"), help: "Use this sidecar file instead of FILE.practice.json (a friend's, say).",
+            completion: .file(extensions: ["json"]))
+    var sidecar: String?
+
+    /// Opens the track (checking it is audio) and loads its sidecar, printing any warnings.
+    func load() throws -> (Track, LoadedSidecar) {
+        let track = try Track.open(file).track
+        let loaded = try SidecarStore.load(for: track, explicit: sidecar)
+        warn(loaded.warnings)
+        return (track, loaded)
+    }
+
+    /// The sidecar as it would be written (sorted), after `load()`.
+    func loadSorted() throws -> Sidecar {
+        var s = try load().1.sidecar
+        s.normalize()
+        return s
+    }
+
+    /// Applies `edit` under the sidecar's lock and writes it; prints warnings.
+    func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws -> (R, LoadedSidecar) {
+        let track = try Track.open(file).track
+        let (result, loaded) = try SidecarStore.update(for: track, explicit: sidecar) { (s: inout Sidecar) throws(PracticeError) in
+            try edit(&s, track)
+        }
+        warn(loaded.warnings)
+        return (result, loaded)
+    }
+}
+
+let audioExtensions = ["wav", "flac", "ogg", "opus", "mp3", "aiff"]
+
+func warn(_ lines: [String]) {
+    for line in lines { Terminal.write("practice: warning: \(line)\n", to: STDERR_FILENO) }
+}
+
+func say(_ line: String) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
+
+/// `--json` output: pretty on a terminal, one line otherwise.
+func printJSON(_ value: JSONValue) {
+    Terminal.write(Terminal.isTTY(STDOUT_FILENO) ? value.pretty() : value.compact() + "\n", to: STDOUT_FILENO)
+}
+
+extension Practice {
+    struct Markers: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List and edit a track's markers (kept in FILE.practice.json beside it).",
+            discussion: """
+                Marker names are any text that is not a time; case is ignored when matching them.
+                Times are seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.25) on the decoded track.
+
+                Examples:
+                  practice markers song.mp3
+                  practice markers add song.mp3 "Verse 2" 1:12.5 --note "watch the turn"
+                  practice markers move song.mp3 "Verse 2" +0.25
+                """,
+            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self],
+            defaultSubcommand: List.self)
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Show the markers of a track, by time.",
+                discussion: """
+                    Examples:
+                      practice markers list song.mp3
+                      practice markers song.mp3 --json
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Flag(help: "Print JSON (keys sorted; pretty on a terminal) instead of a table.") var json = false
+
+            func run() throws {
+                let markers = try target.loadSorted().liveMarkers
+                if json {
+                    printJSON(.object(["version": .integer(1), "markers": .array(markers.map { m in
+                        var o: [String: JSONValue] = ["id": .string(m.id), "name": .string(m.name), "time": .seconds(m.time)]
+                        if let n = m.note { o["note"] = .string(n) }
+                        if let c = m.color { o["color"] = .string(c) }
+                        return .object(o)
+                    })]))
+                    return
+                }
+                guard !markers.isEmpty else {
+                    say("\(target.file): no markers yet (add one: practice markers add \(shellQuote(target.file)) NAME TIME)")
+                    return
+                }
+                let rows = markers.map { [Timecode.format($0.time, decimals: 3), $0.name, $0.note ?? ""] }
+                for line in Table.render(header: ["TIME", "NAME", "NOTE"], rows: rows, rightAligned: [0]) { say(line) }
+            }
+        }
+
+        struct Add: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add a marker.",
+                discussion: """
+                    Examples:
+                      practice markers add song.mp3 Chorus 0:45
+                      practice markers add song.mp3 "Shine turn" 1:12.5 --note "spot left" --color "#ff8800"
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Argument(help: "The marker's name (not a time; unique, ignoring case).") var name: String
+            @Argument(help: "Where: seconds, m:ss or h:mm:ss.") var time: TimeArgument
+            @Option(help: "A note to keep with it.") var note: String?
+            @Option(help: "A colour for views, as #rrggbb.") var color: String?
+
+            func run() throws {
+                let (m, loaded) = try target.update { (s, track) throws(PracticeError) in
+                    try s.addMarker(name: name, time: time.seconds, note: note, color: color, duration: track.duration)
+                }
+                say("added marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
+            }
+        }
+
+        struct Remove: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "rm",
+                abstract: "Remove a marker (loops that used it keep its time).",
+                discussion: """
+                    Example:
+                      practice markers rm song.mp3 "Verse 2"
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Argument(help: "The marker's name.") var name: String
+
+            func run() throws {
+                let (m, loaded) = try target.update { (s, _) throws(PracticeError) in try s.removeMarker(named: name) }
+                say("removed marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
+            }
+        }
+
+        struct Rename: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Rename a marker (loops that use it follow).",
+                discussion: """
+                    Example:
+                      practice markers rename song.mp3 "Verse 2" "Verse 2 (turn)"
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Argument(help: "The marker's name now.") var old: String
+            @Argument(help: "Its new name.") var new: String
+
+            func run() throws {
+                let (_, loaded) = try target.update { (s, _) throws(PracticeError) in try s.renameMarker(old, to: new) }
+                say("renamed marker '\(old)' to '\(new.trimmingCharacters(in: .whitespacesAndNewlines))' (\(loaded.writePath))")
+            }
+        }
+
+        struct Move: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Move a marker to a time, or nudge it by +/- seconds.",
+                discussion: """
+                    A nudge that starts with '-' needs '--' before the arguments, as in the last example.
+
+                    Examples:
+                      practice markers move song.mp3 Chorus 0:45.2
+                      practice markers move song.mp3 Chorus +0.1
+                      practice markers move -- song.mp3 Chorus -0.25
+                    """)
+            @OptionGroup var target: SidecarOptions
+            @Argument(help: "The marker's name.") var name: String
+            @Argument(help: "A time (1:12.5), or a nudge (+0.1, -0.25).") var time: String
+
+            func validate() throws {
+                guard TimeChange(time) != nil else {
+                    throw ValidationError("'\(time)' is not a time (83.5, 1:23.5) or a nudge (+0.1, -0.25)")
+                }
+            }
+
+            func run() throws {
+                let change = TimeChange(time)!
+                let (m, loaded) = try target.update { (s, track) throws(PracticeError) in
+                    try s.moveMarker(name, change, duration: track.duration)
+                }
+                say("moved marker '\(m.name)' to \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
+            }
+        }
+    }
+}
+
+/// Quotes a path for a command line a user can paste.
+func shellQuote(_ s: String) -> String {
+    s.allSatisfy { $0.isLetter || $0.isNumber || "-_./".contains($0) } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

@@ -64,7 +64,7 @@ extension Practice {
                   practice markers add song.mp3 "Verse 2" 1:12.5 --note "watch the turn"
                   practice markers move song.mp3 "Verse 2" +0.25
                 """,
-            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self],
+            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Merge.self, MergeDriver.self],
             defaultSubcommand: List.self)
 
         struct List: ParsableCommand {
@@ -182,6 +182,67 @@ extension Practice {
                 }
                 say("moved marker '\(m.name)' to \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
             }
+        }
+    }
+}
+
+extension Practice.Markers {
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge another copy of a sidecar (a friend's, say) into this track's.",
+            discussion: """
+                Markers and loops are matched by id: what only one side has is kept, and where both
+                edited the same one, the newer edit wins. Two different markers with the same name
+                are both kept and reported. Prints what changed.
+
+                Example:
+                  practice markers merge song.mp3 ~/Downloads/song.mp3.practice.json
+                """)
+        @OptionGroup var target: SidecarOptions
+        @Argument(help: "The other sidecar file.", completion: .file(extensions: ["json"])) var other: String
+
+        func run() throws {
+            let theirs = try SidecarStore.read(other)
+            if theirs.version > Sidecar.currentVersion {
+                throw PracticeError(.dataError, "\(other): written by a newer practice (format version \(theirs.version)); cannot merge it")
+            }
+            let track = try Track.open(target.file).track
+            if let recorded = theirs.audio, let diff = recorded.differences(from: try TrackIdentity.of(track)) {
+                warn(["\(other) was made for \(recorded.fileName): \(diff); its times may be off"])
+            }
+            let (report, loaded) = try target.update { (s, _) throws(PracticeError) in s.merge(theirs) }
+            if report.lines.isEmpty {
+                say("\(other): nothing new for \(loaded.writePath)")
+            } else {
+                say("merged \(other) into \(loaded.writePath):")
+                for line in report.lines { say(line) }
+            }
+        }
+    }
+
+    struct MergeDriver: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge-driver",
+            abstract: "Merge two versions of a sidecar for git; the result replaces OURS.",
+            discussion: """
+                Set it up once per repository:
+                  echo '*.practice.json merge=practice' >> .gitattributes
+                  git config merge.practice.driver "practice markers merge-driver %O %A %B"
+                Exits 0 when merged; a file it cannot read is left for git to mark as a conflict.
+                """)
+        @Argument(help: "The common ancestor (git's %O); unused: ids, edit times and removals say enough.") var ancestor: String
+        @Argument(help: "Our version (git's %A); the merge is written here.") var ours: String
+        @Argument(help: "Their version (git's %B).") var theirs: String
+
+        func run() throws {
+            var a = try SidecarStore.read(ours)
+            let b = try SidecarStore.read(theirs)
+            for (path, s) in [(ours, a), (theirs, b)] where s.version > Sidecar.currentVersion {
+                throw PracticeError(.dataError, "\(path): written by a newer practice (format version \(s.version)); not merged")
+            }
+            let report = a.merge(b)
+            try AtomicFile.write(a.encoded(), to: ours)
+            for line in report.clashes + report.suggestions { Terminal.write("practice: \(line)\n", to: STDERR_FILENO) }
         }
     }
 }

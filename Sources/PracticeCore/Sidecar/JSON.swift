@@ -222,6 +222,13 @@ private struct JSONReader {
             guard i < bytes.count else { throw error("unterminated string", at: open) }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
+                if out.isEmpty {   // no escapes: straight from the input
+                    guard let s = String(validating: bytes[plainStart..<i], as: UTF8.self) else {
+                        throw error("a string is not valid UTF-8", at: open)
+                    }
+                    i += 1
+                    return s
+                }
                 out.append(contentsOf: bytes[plainStart..<i])
                 i += 1
                 break
@@ -296,6 +303,12 @@ extension JSONValue {
         return out
     }
 
+    /// "\n" and `n` spaces, for n = 0, 2, 4, … (made once: a sidecar has tens of thousands of lines).
+    private static let newlines: [String] = (0..<32).map { "\n" + String(repeating: " ", count: $0 * 2) }
+    private static func newline(_ indent: Int) -> String {
+        indent / 2 < newlines.count ? newlines[indent / 2] : "\n" + String(repeating: " ", count: indent)
+    }
+
     /// One line, keys sorted (for NDJSON and `--json` off a terminal).
     public func compact() -> String {
         var out = ""
@@ -314,27 +327,33 @@ extension JSONValue {
             out += "["
             for (k, item) in items.enumerated() {
                 if k > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: " ", count: indent + 2) }
+                if pretty { out += JSONValue.newline(indent + 2) }
                 item.write(into: &out, indent: indent + 2, pretty: pretty)
             }
-            if pretty { out += "\n" + String(repeating: " ", count: indent) }
+            if pretty { out += JSONValue.newline(indent) }
             out += "]"
         case .object(let members):
             if members.isEmpty { out += "{}"; return }
             out += "{"
             for (k, key) in members.keys.sorted().enumerated() {
                 if k > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: " ", count: indent + 2) }
+                if pretty { out += JSONValue.newline(indent + 2) }
                 JSONValue.quote(key, into: &out)
                 out += pretty ? ": " : ":"
                 members[key]!.write(into: &out, indent: indent + 2, pretty: pretty)
             }
-            if pretty { out += "\n" + String(repeating: " ", count: indent) }
+            if pretty { out += JSONValue.newline(indent) }
             out += "}"
         }
     }
 
     static func quote(_ s: String, into out: inout String) {
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for u in s.unicodeScalars {
             switch u {

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Sidecar bench: whole-process wall time of `practice markers` on a sidecar with 10,000 markers
+# (list and add), against jq reading the same file; and the decoded-audio checksum of a
+# 5-minute MP3 (first time and cached), against mpg123 | sha256sum (the same decoder).
+#
+#   bench/markers/run.sh                     # REPS=9 by default
+#   PRACTICE=/path/to/practice REPS=15 WORK=/tmp/x bench/markers/run.sh
+#
+# Needs: jq, mpg123 (Debian packages), a release build (make release).
+set -euo pipefail
+export LC_ALL=C
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+PRACTICE="${PRACTICE:-$ROOT/.build/release/practice}"
+REPS="${REPS:-9}"
+WORK="${WORK:-${TMPDIR:-/tmp}/practice-markers-bench}"
+[[ -x "$PRACTICE" ]] || { echo "run.sh: no $PRACTICE (run 'make release' or set PRACTICE)" >&2; exit 1; }
+for t in jq mpg123 sha256sum python3; do command -v "$t" >/dev/null || { echo "run.sh: $t not found" >&2; exit 1; }; done
+rm -rf "$WORK"; mkdir -p "$WORK"; cd "$WORK"
+export XDG_CACHE_HOME="$WORK/cache" PRACTICE_AUTHOR=""
+
+# A 10 s track and a sidecar with 10,000 markers (one every 1 ms), written by practice itself.
+"$PRACTICE" render "$ROOT/Samples/demo.flac" -o track.wav --to 10 -q
+python3 - <<'PY'
+import json, uuid
+markers = [{"id": str(uuid.UUID(int=i + 1)), "name": "m%05d" % i, "time": i / 1000,
+            "updatedAt": "2026-11-20T10:01:00.000Z"} for i in range(10000)]
+json.dump({"format": "practice-markers", "version": 1, "markers": markers}, open("seed.json", "w"))
+PY
+cp seed.json track.wav.practice.json
+"$PRACTICE" markers add track.wav seed 9.9999 >/dev/null      # computes and caches the identity; rewrites in our form
+echo "sidecar: $(stat -c %s track.wav.practice.json) bytes, $(jq '.markers | length' track.wav.practice.json) markers"
+
+# A 5-minute MP3: the demo's 21 bars looped six times (302.4 s).
+"$PRACTICE" render "$ROOT/Samples/demo.flac" -o long.mp3 --loop 0.5 50.9 --times 6 -q
+echo "mp3: $(stat -c %s long.mp3) bytes, $("$PRACTICE" info long.mp3 --json | jq .duration) s"
+
+ms() { local t0=$EPOCHREALTIME; "$@" >/dev/null; local t1=$EPOCHREALTIME; python3 -c "print('%.1f' % ((float('$t1') - float('$t0')) * 1000))"; }
+declare -A T
+for ((i = 0; i < REPS; i++)); do
+    T[list]+="$(ms "$PRACTICE" markers track.wav) "
+    T[jq]+="$(ms jq -r '.markers[] | [.time, .name] | @tsv' track.wav.practice.json) "
+    T[add]+="$(ms "$PRACTICE" markers add track.wav "added $i" "5.$i") "
+    T[json]+="$(ms "$PRACTICE" markers track.wav --json) "
+    rm -rf cache/practice
+    T[hash]+="$(ms "$PRACTICE" markers add long.mp3 "x$i" 1) "   # first add: decodes and hashes (cache emptied above)
+    T[cached]+="$(ms "$PRACTICE" markers add long.mp3 "y$i" 2) " # identity from the cache
+    T[mpg123]+="$(ms sh -c 'mpg123 -q -s long.mp3 | sha256sum')"" "
+    rm -f long.mp3.practice.json
+done
+python3 - "$REPS" <<PY
+import statistics, sys
+T = {k: [float(x) for x in v.split()] for k, v in {
+    'list': "${T[list]}", 'jq': "${T[jq]}", 'add': "${T[add]}", 'json': "${T[json]}",
+    'hash': "${T[hash]}", 'cached': "${T[cached]}", 'mpg123': "${T[mpg123]}"}.items()}
+med = lambda k: statistics.median(T[k])
+ratio = lambda a, b: statistics.median([x / y for x, y in zip(T[a], T[b])])
+print()
+print('== 10,000 markers (whole process, wall ms, median of %s) ==' % sys.argv[1])
+print('practice markers track.wav           %7.1f   (target <= 100)' % med('list'))
+print('practice markers track.wav --json    %7.1f' % med('json'))
+print('practice markers add track.wav …     %7.1f   (target <= 100)' % med('add'))
+print("jq -r '.markers[] | …' (reference)   %7.1f   practice list / jq: %.2f" % (med('jq'), ratio('list', 'jq')))
+print()
+print('== decoded-audio checksum of a 5-minute MP3 (wall ms, median) ==')
+print('practice markers add long.mp3 (first: decode + SHA-256)  %7.1f   (target <= 500)' % med('hash'))
+print('practice markers add long.mp3 (cached identity)          %7.1f' % med('cached'))
+print('mpg123 -s long.mp3 | sha256sum (reference)               %7.1f   practice first / mpg123: %.2f' % (med('mpg123'), ratio('hash', 'mpg123')))
+ok = med('list') <= 100 and med('add') <= 100 and med('hash') <= 500
+print()
+print('VERDICT: %s' % ('targets met' if ok else 'target MISSED'))
+PY

@@ -2,13 +2,16 @@ import Foundation
 
 /// A command any controller can send to the player, as one JSON object per line:
 /// `{"cmd":"seek","to":72.5}`, `{"cmd":"rate","value":0.8}`, `{"cmd":"pitch","value":-2}`,
-/// `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"toggle"}`, `{"cmd":"quit"}`.
+/// `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"toggle"}`, `{"cmd":"quit"}`,
+/// `{"cmd":"loop","start":30.25,"end":45,"times":4}` (times optional) and `{"cmd":"loop"}` (stop looping).
 /// `to` also takes the text forms of `--from` ("1:12.5").
 public enum PlayerCommand: Equatable, Sendable {
     case play, pause, toggle, quit
     case seek(Double)
     case rate(Double)
     case pitch(Double)
+    /// Repeat a region (times), or stop looping (nil).
+    case loop(LoopRange?)
 
     /// Parses one line; the error says what is wrong with it.
     public static func parse(_ line: String) throws(PracticeError) -> PlayerCommand {
@@ -19,7 +22,7 @@ public enum PlayerCommand: Equatable, Sendable {
         guard let cmd = object["cmd"] as? String else { throw PracticeError(.dataError, "control: missing \"cmd\": \(line)") }
         func number(_ key: String) throws(PracticeError) -> Double {
             if let v = object[key] as? Double, v.isFinite { return v }
-            if key == "to", let s = object[key] as? String, let v = Timecode.parse(s) { return v }
+            if ["to", "start", "end"].contains(key), let s = object[key] as? String, let v = Timecode.parse(s) { return v }
             throw PracticeError(.dataError, "control: \"\(cmd)\" needs a number in \"\(key)\": \(line)")
         }
         switch cmd {
@@ -30,14 +33,23 @@ public enum PlayerCommand: Equatable, Sendable {
         case "seek": return .seek(try number("to"))
         case "rate": return .rate(try number("value"))
         case "pitch": return .pitch(try number("value"))
+        case "loop":
+            if object["start"] == nil && object["end"] == nil { return .loop(nil) }
+            var times: Int?
+            if let t = object["times"] {
+                guard let n = t as? Int, n >= 1 else { throw PracticeError(.dataError, "control: \"loop\" needs a whole number of 1 or more in \"times\": \(line)") }
+                times = n
+            }
+            return .loop(LoopRange(start: try number("start"), end: try number("end"), passes: times))
         default: throw PracticeError(.dataError, "control: unknown command \"\(cmd)\": \(line)")
         }
     }
 }
 
 extension Player {
-    /// Carries out a controller's command (`quit` is the controller's to handle).
-    public func perform(_ command: PlayerCommand) {
+    /// Carries out a controller's command (`quit` is the controller's to handle); a loop the
+    /// track cannot hold is refused with the reason.
+    public func perform(_ command: PlayerCommand) throws(PracticeError) {
         switch command {
         case .play: play()
         case .pause: pause()
@@ -45,6 +57,7 @@ extension Player {
         case .seek(let s): seek(to: s)
         case .rate(let r): setRate(r)
         case .pitch(let p): setPitch(p)
+        case .loop(let l): try setLoop(l)
         case .quit: break
         }
     }
@@ -53,11 +66,17 @@ extension Player {
 extension PlayerState {
     /// One NDJSON event line for scripts: sorted keys, a `version`, no pretty-printing.
     public var eventLine: String {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "event": "state", "version": 1, "position": (position * 1000).rounded() / 1000,
             "duration": (duration * 1000).rounded() / 1000, "rate": rate, "pitch": pitch,
             "playing": isPlaying, "finished": isFinished, "underruns": underruns,
         ]
+        if let loop {
+            var l: [String: Any] = ["start": loop.start, "end": loop.end, "pass": loop.pass]
+            if let n = loop.passes { l["times"] = n }
+            if let name = loop.name { l["name"] = name }
+            object["loop"] = l
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

@@ -12,6 +12,8 @@ public struct RenderJob: Sendable {
     /// A region to write `passes` times (nil passes: once), after a lead-in from `from` if given.
     public var loop: LoopRange?
     public var force = false
+    /// Cue points (and regions) for a WAV output, in seconds on the output's timeline.
+    public var cues: [InterchangeEntry] = []
     /// For lossless containers; nil = the input's own (16-bit for lossy inputs).
     public var sampleFormat: SoundFileWriter.SampleFormat?
     /// nil = the input's rate (or what the container requires).
@@ -85,6 +87,12 @@ public enum Renderer {
                 if done - lastReport >= 0.01 { progress(done); lastReport = done }
             }
             try writer.close()
+            if container == .wav, !job.cues.isEmpty {
+                do { try Interchange.appendCues(toWAVAt: temporary, entries: job.cues, sampleRate: rate) } catch {
+                    try? FileManager.default.removeItem(atPath: temporary)
+                    throw PracticeError(.ioError, "\(job.output): cannot write cue points: \(error.message)")
+                }
+            }
         } catch let e as SndFileError {
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.ioError, "\(job.output): write failed: \(e.message)")

@@ -44,6 +44,11 @@ func warn(_ lines: [String]) {
     for line in lines { Terminal.write("practice: warning: \(line)\n", to: STDERR_FILENO) }
 }
 
+/// What a format could not hold or a file did not say, for the record.
+func note(_ lines: [String]) {
+    for line in lines { Terminal.write("practice: note: \(line)\n", to: STDERR_FILENO) }
+}
+
 func say(_ line: String) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
 
 /// `--json` output: pretty on a terminal, one line otherwise.
@@ -64,7 +69,7 @@ extension Practice {
                   practice markers add song.mp3 "Verse 2" 1:12.5 --note "watch the turn"
                   practice markers move song.mp3 "Verse 2" +0.25
                 """,
-            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Merge.self, MergeDriver.self],
+            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Import.self, Export.self, Merge.self, MergeDriver.self],
             defaultSubcommand: List.self)
 
         struct List: ParsableCommand {

@@ -31,7 +31,7 @@ extension Practice {
         var device = "default"
 
         @Option(help: ArgumentHelp("Take JSON-lines commands from 'stdin' and print state events (NDJSON) on stdout.",
-                                   discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"quit"}"#))
+                                   discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"loop","start":30,"end":45,"times":4} {"cmd":"loop"} {"cmd":"quit"}"#))
         var control: String?
 
         func validate() throws {
@@ -100,7 +100,7 @@ enum StdinControl {
                         player.stop()
                         return
                     }
-                    player.perform(command)
+                    try player.perform(command)
                 } catch {
                     Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
                 }

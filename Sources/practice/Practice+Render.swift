@@ -11,6 +11,8 @@ extension Practice {
                 The output format comes from OUT's extension: .wav, .flac, .aiff, .ogg (Vorbis),
                 .opus (48 kHz) or .mp3. Lossless outputs keep the input's sample format unless
                 --sample-format says otherwise. At --rate 1 and --pitch 0 the samples are copied unchanged.
+                A .wav output gets the markers of the track's sidecar as cue points (with labels), placed
+                where they fall in the output.
 
                 Examples:
                   practice render song.mp3 -o slow.wav --rate 0.8
@@ -51,6 +53,24 @@ extension Practice {
             }
         }
 
+        /// The sidecar's markers as they fall in the output, for a WAV's cue chunk. A sidecar that
+        /// cannot be read only costs the cues (with a warning), not the render.
+        func cues(for job: RenderJob) throws -> [InterchangeEntry] {
+            let track = try Track.open(file).track
+            do {
+                let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
+                guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
+                warn(loaded.warnings)
+                var loop = job.loop
+                if loop != nil, loop?.passes == nil { loop?.passes = 1 }
+                return loaded.sidecar.renderedEntries(start: job.from ?? loop?.start ?? 0, end: job.to ?? track.duration,
+                                                      loop: loop, rate: job.settings.rate)
+            } catch {
+                warn(["\(error.message); rendering without cue points"])
+                return []
+            }
+        }
+
         func run() throws {
             var job = RenderJob(input: file, output: output)
             job.settings = sound.settings
@@ -58,6 +78,7 @@ extension Practice {
             job.force = force
             job.sampleRate = sampleRate
             job.sampleFormat = sampleFormat.flatMap(RenderJob.SampleFormat.init(rawValue:))
+            if job.container == .wav { job.cues = try cues(for: job) }
             let showProgress = !quiet && (progress || (Terminal.isTTY(STDOUT_FILENO) && Terminal.isTTY(STDERR_FILENO)))
             let result = try Renderer.render(job) { fraction in
                 guard showProgress else { return }

@@ -9,6 +9,8 @@ import PracticeCore
         (#"{"cmd":"pitch","value":-2}"#, .pitch(-2)),
         (#"{"cmd":"toggle"}"#, .toggle),
         (#" {"cmd":"quit","extra":true} "#, .quit),
+        (#"{"cmd":"loop","start":"0:30","end":45.5,"times":4}"#, .loop(LoopRange(start: 30, end: 45.5, passes: 4))),
+        (#"{"cmd":"loop"}"#, .loop(nil)),
     ])
     func parsesCommands(line: String, command: PlayerCommand) throws {
         #expect(try PlayerCommand.parse(line) == command)
@@ -20,6 +22,8 @@ import PracticeCore
         (#"{"cmd":"seek"}"#, #"control: "seek" needs a number in "to": {"cmd":"seek"}"#),
         (#"{"cmd":"rate","value":"fast"}"#, #"control: "rate" needs a number in "value": {"cmd":"rate","value":"fast"}"#),
         (#"{"cmd":"dance"}"#, #"control: unknown command "dance": {"cmd":"dance"}"#),
+        (#"{"cmd":"loop","start":3}"#, #"control: "loop" needs a number in "end": {"cmd":"loop","start":3}"#),
+        (#"{"cmd":"loop","start":3,"end":4,"times":0}"#, #"control: "loop" needs a whole number of 1 or more in "times": {"cmd":"loop","start":3,"end":4,"times":0}"#),
     ])
     func explainsBadLines(line: String, message: String) {
         #expect(throws: PracticeError(.dataError, message)) { try PlayerCommand.parse(line) }

@@ -162,6 +162,12 @@ rm -f "$OUTD/practice-long.wav"
 
 # ---------------------------------------------------------------- callgrind
 CG="$WORK/callgrind"
+# valgrind 3.19 gives up on some Swift 6.3 binaries ("Possibly corrupted debuginfo file"): probe first.
+if [[ "$CALLGRIND" == 1 ]] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1 \
+    && ! valgrind --tool=callgrind --callgrind-out-file=/dev/null "$PRACTICE" --version >/dev/null 2>&1; then
+    echo "callgrind: skipped (valgrind cannot read $PRACTICE)"
+    CALLGRIND=0
+fi
 if [[ "$CALLGRIND" == 1 ]] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
     echo "callgrind: instruction counts on a ${EXCERPT_S}-second excerpt"
     mkdir -p "$CG"; rm -f "$CG"/*

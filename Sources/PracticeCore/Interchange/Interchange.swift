@@ -1,0 +1,139 @@
+import Foundation
+
+/// Other programs' marker files that practice reads and writes (see formats.md, "Interchange formats").
+public enum InterchangeFormat: String, CaseIterable, Sendable {
+    /// Audacity's exported label track (`.txt`): `start⇥end⇥text` per line.
+    case audacity
+    /// A CUE sheet (`.cue`): one `TRACK` per marker, times in 1/75 s frames.
+    case cue
+    /// ffmpeg's metadata file (`;FFMETADATA1`) with `[CHAPTER]` sections.
+    case ffmetadata
+    /// WebVTT chapters (`.vtt`) for `<track kind="chapters">`.
+    case webvtt
+    /// A RIFF WAVE file's `cue `, `LIST`/`adtl` and `smpl` chunks.
+    case wav
+
+    /// From a file name's extension: txt → audacity, cue → cue, ffmeta/ffmetadata/meta → ffmetadata, vtt → webvtt, wav/wave → wav. nil otherwise.
+    public init?(pathExtension: String) {
+        var ext = pathExtension.lowercased()
+        if ext.hasPrefix(".") { ext.removeFirst() }
+        switch ext {
+        case "txt": self = .audacity
+        case "cue": self = .cue
+        case "ffmeta", "ffmetadata", "meta": self = .ffmetadata
+        case "vtt": self = .webvtt
+        case "wav", "wave": self = .wav
+        default: return nil
+        }
+    }
+
+    /// Formats that can be written as a text file (all but wav).
+    public static var exportable: [InterchangeFormat] { allCases.filter { $0 != .wav } }
+}
+
+/// A named place in another program's file: a point (end == nil) or a region (start..end), seconds.
+public struct InterchangeEntry: Sendable, Equatable {
+    /// The label, track or chapter title.
+    public var name: String
+    /// Where it starts, in seconds from the start of the audio.
+    public var start: Double
+    /// Where a region ends, in seconds; nil for a point.
+    public var end: Double?
+
+    /// A point when `end` is nil, otherwise a region.
+    public init(name: String, start: Double, end: Double? = nil) {
+        self.name = name
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Why a file cannot be read: the line (1-based, nil when not line-based) and what is wrong, one short lower-case sentence.
+public struct InterchangeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The 1-based line of a text file, or nil (binary files, whole-file problems).
+    public var line: Int?
+    /// What is wrong, in one short lower-case sentence.
+    public var message: String
+
+    /// An error at `line` (nil when not line-based).
+    public init(line: Int?, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    /// `line 3: not a time: "abc"`, or the bare message without a line.
+    public var description: String { line.map { "line \($0): \(message)" } ?? message }
+}
+
+/// Readers and writers for the formats of `InterchangeFormat`, in pure Swift.
+public enum Interchange {
+    /// Reads points and regions, leniently as formats.md says. `notes` say what was skipped or adjusted (one short sentence each, e.g. "skipped 2 Audacity frequency lines").
+    public static func read(_ data: Data, format: InterchangeFormat) throws(InterchangeError) -> (entries: [InterchangeEntry], notes: [String]) {
+        var reading: Reading
+        if format == .wav {
+            reading = try Wave.read(data)
+        } else {
+            let lines = try textLines(data)
+            if lines.allSatisfy({ isBlank($0.text) }) {
+                reading = Reading()   // an empty text file holds no markers; that is not an error
+            } else {
+                switch format {
+                case .audacity: reading = try Audacity.read(lines)
+                case .cue: reading = try Cue.read(lines)
+                case .ffmetadata: reading = try FFMetadata.read(lines)
+                case .webvtt: reading = try WebVTT.read(lines)
+                case .wav: reading = Reading()   // handled above
+                }
+            }
+        }
+        if reading.entries.isEmpty { reading.notes.append("no markers in the file") }
+        return (sortedByStart(reading.entries), reading.notes)
+    }
+
+    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= when given. Not for .wav (use wavWithCues).
+    public static func write(_ entries: [InterchangeEntry], format: InterchangeFormat, audioFileName: String, duration: Double, title: String?) -> (data: Data, notes: [String]) {
+        let (ready, initialNotes) = prepared(entries)
+        var notes = initialNotes
+        let text: String
+        switch format {
+        case .audacity: text = Audacity.write(ready, notes: &notes)
+        case .cue: text = Cue.write(ready, audioFileName: audioFileName, title: title, notes: &notes)
+        case .ffmetadata: text = FFMetadata.write(ready, duration: duration, title: title, notes: &notes)
+        case .webvtt: text = WebVTT.write(ready, duration: duration, notes: &notes)
+        case .wav: return (Data(), ["WAV cues are not a text file: use wavWithCues"])
+        }
+        return (Data(text.utf8), notes)
+    }
+
+    /// Appends `entries` as `cue ` and `LIST`/`adtl` chunks to the RIFF WAVE file at `path` (one
+    /// that has none yet, such as a fresh render) and fixes its RIFF size, without reading the
+    /// audio: memory stays flat however long the file is.
+    public static func appendCues(toWAVAt path: String, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) {
+        let chunks = try Wave.cueChunks(entries, sampleRate: sampleRate)
+        guard !chunks.isEmpty else { return }
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw InterchangeError(line: nil, message: "cannot open \(path) to add cue points") }
+        defer { try? handle.close() }
+        do {
+            let header = try handle.read(upToCount: 12) ?? Data()
+            guard header.count == 12, header.prefix(4) == Data("RIFF".utf8), header.suffix(4) == Data("WAVE".utf8) else {
+                throw InterchangeError(line: nil, message: "not a RIFF WAVE file")
+            }
+            var end = try handle.seekToEnd()
+            if end % 2 == 1 { try handle.write(contentsOf: Data([0])); end += 1 }   // chunks start on even offsets
+            try handle.write(contentsOf: Data(chunks))
+            let size = end + UInt64(chunks.count) - 8
+            guard size <= UInt64(UInt32.max) else { throw InterchangeError(line: nil, message: "file too large for RIFF") }
+            try handle.seek(toOffset: 4)
+            try handle.write(contentsOf: withUnsafeBytes(of: UInt32(size).littleEndian) { Data($0) })
+        } catch let e as InterchangeError {
+            throw e
+        } catch {
+            throw InterchangeError(line: nil, message: "cannot add cue points to \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Returns a copy of a RIFF WAVE file with `entries` as a `cue ` chunk plus a `LIST`/`adtl` chunk (a `labl` per entry with its name; an `ltxt` with purpose "rgn " and the length in samples for regions), appended after the existing chunks, with any old `cue ` and `LIST`/`adtl` chunks removed and the RIFF size fixed. Positions are sample frames at `sampleRate`, rounded to nearest. Throws for data that is not RIFF WAVE.
+    public static func wavWithCues(_ wav: Data, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) -> Data {
+        try Wave.withCues(wav, entries: entries, sampleRate: sampleRate)
+    }
+}

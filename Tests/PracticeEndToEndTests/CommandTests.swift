@@ -23,12 +23,17 @@ import PracticeTestSupport
         #expect(j.stdout == #"{"channels":2,"container":"MP3","duration":10,"encoding":"MPEG layer III","frames":441000,"path":"tone.mp3","sampleRate":44100,"tags":{},"version":1}"# + "\n")
     }
 
-    @Test(arguments: ["play", "render", "info"])
-    func everyCommandHasHelpWithAnExample(command: String) throws {
-        let r = try practice([command, "--help"], in: fx.dir)
+    @Test(arguments: [["play"], ["render"], ["info"], ["markers"], ["markers", "list"], ["markers", "add"], ["markers", "rm"],
+                      ["markers", "rename"], ["markers", "move"], ["markers", "import"], ["markers", "export"],
+                      ["markers", "merge"], ["markers", "merge-driver"], ["loops"], ["loops", "list"], ["loops", "add"], ["loops", "rm"]])
+    func everyCommandHasHelpWithAnExample(command: [String]) throws {
+        let r = try practice(command + ["--help"], in: fx.dir)
+        let name = command.joined(separator: " ")
         #expect(r.status == 0)
-        #expect(r.stdout.contains("Examples:\n  practice "))
-        #expect(r.stdout.contains("USAGE: practice \(command)"))
+        #expect(r.stdout.contains("OVERVIEW: "))
+        #expect(r.stdout.contains("USAGE: practice \(name)"))
+        #expect(r.stdout.contains("Example") || command.last == "merge-driver")
+        #expect(r.stdout.contains("  practice \(name) ") || r.stdout.contains("\"practice \(name) "), "no example of \(name)")
     }
 
     /// Rendering writes a readable file of the expected length, format and rate for each container.

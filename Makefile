@@ -34,8 +34,9 @@ test:
 	$(call install,$(TEST_DEPS))
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip RealTimeTests --skip TerminalTests
-	@# The real-time suites measure milliseconds against a live sound server: run them alone.
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --filter RealTimeTests --filter TerminalTests
+	@# The real-time suites measure milliseconds against a live sound server: run them alone, one after the other.
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter RealTimeTests
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter TerminalTests
 
 build:
 	$(call install,$(BUILD_DEPS))

@@ -213,7 +213,7 @@ import Synchronization
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            usleep(UInt32.random(in: 0..<UInt32(whole * 1.3e6), using: &generator))
+            usleep(UInt32.random(in: 0..<UInt32(min(whole * 1.3, 0.4) * 1e6), using: &generator))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             let r = try w.run(["markers", "tone.wav", "--json"])
@@ -221,6 +221,10 @@ import Synchronization
             let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
             counts.insert((doc?["markers"] as? [Any])?.count ?? -1)
         }
+        // The next write clears what killed writers left behind.
+        #expect(try w.run(["markers", "add", "tone.wav", "last", "9.9"]).status == 0)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: w.dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers == [])
         // Some kills came before the write, some after: both the old and the new counts were seen.
         #expect(!counts.contains(-1))
         #expect(counts.count > 1, "every kill landed on the same side: \(counts)")

@@ -42,6 +42,20 @@ public enum AtomicFile {
     }
 }
 
+extension AtomicFile {
+    /// Removes temporary files that writers of `path` left when they were killed part-way
+    /// (`.NAME.tmp-PID-…` whose process is gone). Call it holding the folder's lock.
+    static func removeLeftovers(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = ".\(url.lastPathComponent).tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { unlink("\(folder)/\(name)") }
+        }
+    }
+}
+
 /// A sidecar found for a track: where it was read from, where edits go, and what to tell the user.
 public struct LoadedSidecar: Sendable {
     /// The file read; nil if the track has none yet.
@@ -146,6 +160,7 @@ public enum SidecarStore {
         let writePath = explicit ?? ownPath(forAudio: track.path)
         let lock = try FolderLock(for: writePath)
         defer { lock.release() }
+        AtomicFile.removeLeftovers(of: writePath)
         var loaded = try load(for: track, explicit: explicit)
         if loaded.isReadOnly {
             throw PracticeError(.dataError, "\(loaded.readPath ?? writePath): written by a newer practice (format version \(loaded.sidecar.version)); not changed")

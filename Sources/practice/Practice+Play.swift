@@ -9,7 +9,10 @@ extension Practice {
         static let configuration = CommandConfiguration(
             abstract: "Play a track through ALSA, slowed down or sped up without changing its pitch.",
             discussion: """
-                On a terminal, one status line shows the position and speed; Ctrl-C quits.
+                On a terminal this opens the practice screen: a seek bar with the markers, the loop,
+                speed and pitch, all driven from the keyboard ('?' lists the keys; markers you drop
+                are saved at once). With --no-tui, or when not on a terminal, one status line shows
+                the position and speed instead; Ctrl-C quits.
                 'practice FILE …' is the same as 'practice play FILE …'.
 
                 Examples:
@@ -34,6 +37,9 @@ extension Practice {
                                    discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"loop","start":30,"end":45,"times":4} {"cmd":"loop"} {"cmd":"quit"}"#))
         var control: String?
 
+        @Flag(help: "Show one status line instead of the practice screen.")
+        var noTui = false
+
         func validate() throws {
             if let control, control != "stdin" { throw ValidationError("'--control' must be 'stdin' (got '\(control)')") }
         }
@@ -45,6 +51,10 @@ extension Practice {
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             let player = try Player(path: file, options: options)
             let controlled = control != nil
+            if !controlled, !noTui, Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) {
+                try runSession(player)
+                return
+            }
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
             if controlled { StdinControl.start(player) }
             // A signal stops the player, which ends the loop below; the main path then exits 128 + N.
@@ -64,6 +74,21 @@ extension Practice {
             if let failure = last?.failure { throw PracticeError(.ioError, failure) }
             if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
         }
+    }
+}
+
+extension Practice.Play {
+    /// The full-screen session; a signal ends it like `q`, then exits 128 + N.
+    func runSession(_ player: Player) throws {
+        let env = ProcessInfo.processInfo.environment
+        let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
+        let session = Session(player: player, sidecar: place.sidecar, color: color)
+        let signals = SignalHandlers { _ in session.requestQuit() }
+        defer { withExtendedLifetime(signals) {} }
+        try session.run()
+        player.stop()
+        if let signal = signals.received { Glibc.exit(128 + signal) }
+        if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
     }
 }
 

@@ -2,12 +2,64 @@ import Foundation
 import Testing
 import PracticeTestSupport
 
-/// On a real terminal (tmux), paced by a real-time PulseAudio null sink: one refreshing status
-/// line, and Ctrl-C quits at once with exit 130 and the shell prompt back on a clean line.
+/// On a real terminal (tmux), paced by a real-time PulseAudio null sink: the practice screen driven
+/// by keys, and (with --no-tui) one refreshing status line; both leave the terminal as it was.
 @Suite(.serialized) struct TerminalTests {
     let fx = Fixtures.shared
 
     func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
+
+    /// Waits until the pane shows `text`; returns the screen.
+    func waitFor(_ text: String, in session: String, seconds: Double = 10) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var screen = ""
+        while Date() < deadline {
+            screen = try tmux(["capture-pane", "-p", "-t", session])
+            if screen.contains(text) { return screen }
+            usleep(100_000)
+        }
+        return screen
+    }
+
+    @Test func theScreenDropsAMarkerChangesSpeedJumpsAndQuits() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("tui")
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"), tags: ["title": "Drill", "artist": "Crew"])
+        let session = "practice-tui-\(getpid())"
+        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
+                                environment: ProcessInfo.processInfo.environment)
+        try #require(start.wait() == 0)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        let command = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) "
+            + "\(practiceBinary) song.wav --device pulse --rate 0.8; echo EXIT=$?"
+        _ = try tmux(["send-keys", "-t", session, command, "Enter"])
+        var screen = try waitFor("▶ Playing   0:01", in: session)
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "Drill" && lines.dropFirst().first == "Crew", "screen:\n\(screen)")
+        #expect(screen.contains("Markers: none yet (m drops one where you are)"))
+
+        _ = try tmux(["send-keys", "-t", session, "m"])
+        screen = try waitFor(", name: Marker 1█", in: session)
+        #expect(screen.contains(", name: Marker 1█"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "BSpace", "BSpace", "Enter"])   // "Marker 1" → "Marker" (trailing space trimmed)
+        screen = try waitFor("added marker 'Marker'", in: session)
+        #expect(screen.contains("added marker 'Marker' at 0:01."), "screen:\n\(screen)")
+        #expect(screen.contains("▸ 1  0:01."))
+
+        _ = try tmux(["send-keys", "-t", session, "]"])
+        screen = try waitFor("speed 0.90×", in: session)
+        #expect(screen.contains("speed 0.90×"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "1"])
+        screen = try waitFor("Marker (0:01.", in: session)
+        #expect(screen.contains("Marker (0:01."), "screen:\n\(screen)")
+
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+        #expect(!screen.contains("Markers"), "the practice screen is still shown:\n\(screen)")
+        let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
+        #expect(sidecar.contains("\"name\": \"Marker\""))
+    }
 
     @Test func statusLineOnATerminalAndCtrlCQuits() throws {
         let rig = try PulseRig()
@@ -18,7 +70,7 @@ import PracticeTestSupport
         try #require(start.wait() == 0)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         let command = "cd \(fx.dir.path) && PS1='$ ' && clear && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) "
-            + "\(practiceBinary) tone.wav --device pulse --rate 0.8; echo EXIT=$?"
+            + "\(practiceBinary) tone.wav --device pulse --rate 0.8 --no-tui; echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, command, "Enter"])
         var screen = ""
         let deadline = Date().addingTimeInterval(10)

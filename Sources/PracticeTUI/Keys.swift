@@ -1,0 +1,75 @@
+/// A key press as the terminal sends it.
+public enum Key: Equatable, Sendable {
+    case character(Character)
+    case left, right, up, down
+    case shiftLeft, shiftRight
+    case home, end
+    case enter, escape, backspace, tab
+    case ctrlC
+}
+
+/// Turns the bytes a terminal sends into keys: UTF-8 text, the xterm escape sequences for arrows
+/// (with the shift modifier), Home and End, and control characters.
+public struct KeyDecoder {
+    private var pending: [UInt8] = []
+
+    public init() {}
+
+    /// Adds bytes read from the terminal; returns the keys they complete. A lone ESC is held until
+    /// `flush()` (called when no more bytes follow shortly), since it may begin a sequence.
+    public mutating func feed(_ bytes: [UInt8]) -> [Key] {
+        pending += bytes
+        var keys: [Key] = []
+        while let (key, used) = Self.decode(pending) {
+            pending.removeFirst(used)
+            if let key { keys.append(key) }
+        }
+        return keys
+    }
+
+    /// The keys held back waiting for more bytes (a lone ESC, an unfinished sequence).
+    public mutating func flush() -> [Key] {
+        defer { pending.removeAll() }
+        return pending.first == 0x1B ? [.escape] : []
+    }
+
+    /// One key from the start of `b` and how many bytes it used; nil if more bytes are needed.
+    /// A used count with a nil key skips bytes we do not understand.
+    static func decode(_ b: [UInt8]) -> (Key?, Int)? {
+        guard let first = b.first else { return nil }
+        switch first {
+        case 0x03: return (.ctrlC, 1)
+        case 0x0D, 0x0A: return (.enter, 1)
+        case 0x09: return (.tab, 1)
+        case 0x7F, 0x08: return (.backspace, 1)
+        case 0x1B:
+            guard b.count >= 2 else { return nil }
+            guard b[1] == UInt8(ascii: "[") || b[1] == UInt8(ascii: "O") else { return (.escape, 1) }
+            // CSI: parameters, then a final byte in 0x40…0x7E.
+            var i = 2
+            while i < b.count, !(0x40...0x7E).contains(b[i]) { i += 1 }
+            guard i < b.count else { return b.count > 16 ? (nil, b.count) : nil }
+            let params = String(decoding: b[2..<i], as: UTF8.self)
+            let shift = params.hasSuffix(";2")
+            let key: Key?
+            switch b[i] {
+            case UInt8(ascii: "D"): key = shift ? .shiftLeft : .left
+            case UInt8(ascii: "C"): key = shift ? .shiftRight : .right
+            case UInt8(ascii: "A"): key = .up
+            case UInt8(ascii: "B"): key = .down
+            case UInt8(ascii: "H"): key = .home
+            case UInt8(ascii: "F"): key = .end
+            case UInt8(ascii: "~"): key = params == "1" || params == "7" ? .home : params == "4" || params == "8" ? .end : nil
+            default: key = nil
+            }
+            return (key, i + 1)
+        case 0x00..<0x20: return (nil, 1)
+        default:
+            // A UTF-8 character: its length from the lead byte.
+            let length = first < 0x80 ? 1 : first < 0xE0 ? 2 : first < 0xF0 ? 3 : 4
+            guard b.count >= length else { return nil }
+            guard let s = String(validating: b[0..<length], as: UTF8.self), let c = s.first else { return (nil, 1) }
+            return (.character(c), length)
+        }
+    }
+}

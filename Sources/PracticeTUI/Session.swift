@@ -19,6 +19,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     private var prompt: ScreenState.Prompt?
     private var promptTime = 0.0
     private var showHelp = false
+    private var namedLoops: [(name: String, start: Double, end: Double)] = []
+    private var loopIndex = -1
     private var lastFrame: [String] = []
 
     /// `sidecar`: a sidecar to use instead of the track's own (`--markers`).
@@ -58,6 +60,12 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             let s = player.state
             if s.failure != nil { return }
             if s.isFinished, s.loop?.passes != nil { return }   // `--times N` ran out
+            if s.isFinished, s.loop == nil {
+                // The end of the track: back to the start, paused, ready to play again.
+                player.pause()
+                player.seek(to: 0)
+                message = "the end: back to the start (space plays)"
+            }
         }
     }
 
@@ -109,6 +117,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .character("l"):
             looping.toggle()
             applyLoop()
+        case .character("L"): nextNamedLoop()
+        case .character("s"):
+            guard loopStart != nil, loopEnd != nil else { message = "set the loop's ends with a and b first"; break }
+            prompt = .init(label: "Save the loop as", text: nextLoopName())
         case .character("?"): showHelp = true
         default: break
         }
@@ -145,9 +157,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         switch key {
         case .enter:
             prompt = nil
-            addMarker(named: p.text, at: promptTime)
+            if p.label == "Save the loop as" { saveLoop(named: p.text) } else { addMarker(named: p.text, at: promptTime) }
             return
-        case .escape, .ctrlC: prompt = nil; message = "no marker added"; return
+        case .escape, .ctrlC: prompt = nil; message = "cancelled"; return
         case .backspace: if !p.text.isEmpty { p.text.removeLast() }
         case .character(let c): p.text.append(c)
         default: break
@@ -176,11 +188,47 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         }
     }
 
+    private func nextLoopName() -> String {
+        let taken = Set(namedLoops.map { $0.name.lowercased() })
+        var n = namedLoops.count + 1
+        while taken.contains("loop \(n)") { n += 1 }
+        return "Loop \(n)"
+    }
+
+    private func saveLoop(named name: String) {
+        guard let a = loopStart, let b = loopEnd else { return }
+        do {
+            let (l, loaded) = try SidecarStore.update(for: player.track, explicit: sidecarPath) { (s: inout Sidecar) throws(PracticeError) in
+                try s.addLoop(name: name, from: Timecode.format(a, decimals: 3), to: Timecode.format(b, decimals: 3), duration: player.track.duration)
+            }
+            message = "saved loop '\(l.name)' (\(loaded.writePath))"
+            reloadMarkers()
+        } catch {
+            message = error.message
+        }
+    }
+
+    /// `L`: the next named loop from the sidecar, looping at once.
+    private func nextNamedLoop() {
+        guard !namedLoops.isEmpty else { message = "no named loops yet (s saves the current one)"; return }
+        loopIndex = (loopIndex + 1) % namedLoops.count
+        let l = namedLoops[loopIndex]
+        loopStart = l.start
+        loopEnd = l.end
+        looping = true
+        do { try player.setLoop(LoopRange(start: l.start, end: l.end, name: l.name)) } catch { message = error.message; return }
+        message = "loop '\(l.name)'"
+    }
+
     private func reloadMarkers() {
         guard let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) else { return }
         var s = loaded.sidecar
         s.normalize()
         markers = s.liveMarkers.map { .init(name: $0.name, time: $0.time) }
+        namedLoops = s.liveLoops.compactMap { l in
+            guard let a = s.time(of: l.start), let b = s.time(of: l.end) else { return nil }
+            return (l.name, a, b)
+        }
     }
 
     // MARK: Drawing

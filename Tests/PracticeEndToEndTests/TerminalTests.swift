@@ -53,10 +53,24 @@ import PracticeTestSupport
         screen = try waitFor("Marker (0:01.", in: session)
         #expect(screen.contains("Marker (0:01."), "screen:\n\(screen)")
 
+        // An A–B loop from here, on at once, then saved under a name.
+        _ = try tmux(["send-keys", "-t", session, "a"])
+        usleep(800_000)
+        _ = try tmux(["send-keys", "-t", session, "b"])
+        screen = try waitFor("on, pass ", in: session)
+        #expect(screen.contains("on, pass 1"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "s"])
+        _ = try waitFor("Save the loop as: Loop 1█", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        screen = try waitFor("saved loop 'Loop 1'", in: session)
+        #expect(screen.contains("saved loop 'Loop 1' (song.wav.practice.json)"), "screen:\n\(screen)")
+
         _ = try tmux(["send-keys", "-t", session, "q"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
         #expect(!screen.contains("Markers"), "the practice screen is still shown:\n\(screen)")
+        let loops = try run(practiceBinary, ["loops", "song.wav"], environment: ["XDG_CACHE_HOME": dir.path + "/cache"], currentDirectory: dir.path)
+        #expect(loops.stdout.hasPrefix("NAME    FROM      TO        LENGTH\nLoop 1  0:01."), "\(loops.stdout)")
         let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
         #expect(sidecar.contains("\"name\": \"Marker\""))
     }

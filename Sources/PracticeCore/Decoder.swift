@@ -24,6 +24,19 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         var sourcePerOutput: Double
         var lead: Double
         var loop: LoopRegion?
+        /// For a rehearsal (count-ins, gaps, trainer), what each stretch of output holds.
+        var pieces: [Program.Piece] = []
+
+        /// The piece playing at ring frame `ring`, for a rehearsal.
+        private func piece(atRing ring: Double) -> (Program.Piece, Double)? {
+            guard !pieces.isEmpty else { return nil }
+            let out = ring - Double(ringFrame)
+            guard let p = pieces.last(where: { Double($0.outStart) <= out }) else { return nil }
+            return (p, out - Double(p.outStart))
+        }
+
+        /// The rate being heard (the trainer's for the pass), if a rehearsal says.
+        func rate(atRing ring: Double) -> Double? { piece(atRing: ring)?.0.rate }
 
         /// Source frames travelled from `startFrame` by ring frame `ring` (before wrapping).
         private func travelled(atRing ring: Double) -> Double {
@@ -36,6 +49,12 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
 
         /// The source frame heard at ring frame `ring`.
         func sourceFrame(atRing ring: Double) -> Int {
+            if let (p, into) = piece(atRing: ring) {
+                guard p.isAudio else { return p.source }
+                let cap = into * (1 - p.sourcePerOutput).magnitude
+                return min(Int((Double(p.source) + into * p.sourcePerOutput + max(-cap, min(cap, p.lead))).rounded()), p.sourceEnd)
+            }
+            if !pieces.isEmpty { return startFrame }
             let linear = Double(startFrame) + travelled(atRing: ring)
             guard let loop, loop.length > 0 else { return min(Int(linear.rounded()), endFrame) }
             let (offset, done) = loopOffset(linear, loop)
@@ -46,6 +65,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
 
         /// Which pass of the loop is heard at ring frame `ring` (1 during a lead-in).
         func pass(atRing ring: Double) -> Int {
+            if !pieces.isEmpty { return (piece(atRing: ring)?.0.pass).map { $0 - (loop?.firstPass ?? 0) + 1 } ?? 1 }
             guard let loop, loop.length > 0 else { return 1 }
             let (offset, done) = loopOffset(Double(startFrame) + travelled(atRing: ring), loop)
             if done, let passes = loop.passes { return passes }
@@ -59,7 +79,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         }
     }
 
-    private let pipeline: Pipeline
+    private let pipeline: Program
     private let ring: RingBuffer
     let range: Range<Int>
     private let condition = NSCondition()
@@ -74,8 +94,8 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
     /// Called on the decoder thread when a new generation's first frames are in the ring.
     private let onGeneration: @Sendable () -> Void
 
-    init(pipeline: Pipeline, ring: RingBuffer, range: Range<Int>, outputRate: Int, onGeneration: @escaping @Sendable () -> Void) {
-        self.pipeline = pipeline
+    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, onGeneration: @escaping @Sendable () -> Void) {
+        self.pipeline = program
         self.ring = ring
         self.range = range
         self.outputRate = outputRate
@@ -112,6 +132,15 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
 
     func segment(forGeneration g: UInt64) -> Segment? { segments.withLock { $0.last { $0.generation == g } } }
     func earlyEnd(forGeneration g: UInt64) -> (frame: Int, reason: String)? { earlyEnds.withLock { $0[g] } }
+
+    /// Copies a rehearsal's pieces into the generation's segment, for the heard position.
+    private func publishPieces(of generation: UInt64) {
+        let pieces = pipeline.pieces
+        guard !pieces.isEmpty else { return }
+        segments.withLock { s in
+            if let k = s.lastIndex(where: { $0.generation == generation }), s[k].pieces != pieces { s[k].pieces = pieces }
+        }
+    }
 
     private func run() {
         var streaming = false
@@ -157,7 +186,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame, startFrame: start,
                                           endFrame: request.loop?.end ?? range.upperBound,
                                           sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
-                                          lead: pipeline.stretchLead, loop: request.loop)
+                                          lead: pipeline.stretchLead, loop: request.loop, pieces: pipeline.pieces)
                     segments.withLock { s in
                         s.append(segment)
                         if s.count > 64 { s.removeFirst(s.count - 64) }
@@ -187,6 +216,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                 carryOffset = 0
             }
             do {
+                defer { publishPieces(of: generation) }
                 let more = try pipeline.produce { p, n in
                     let written = ring.write(p, frames: n)
                     if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }

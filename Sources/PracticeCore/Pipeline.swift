@@ -32,7 +32,13 @@ public struct LoopRegion: Sendable, Equatable {
     public var start: Int
     public var end: Int
     public var passes: Int?
-    public init(start: Int, end: Int, passes: Int? = nil) { self.start = start; self.end = end; self.passes = passes }
+    /// Count-ins, gaps, pre-roll and trainer around the passes.
+    public var rehearsal = Rehearsal()
+    /// How many passes were played before this stream (a restart keeps the trainer's place).
+    public var firstPass = 0
+    public init(start: Int, end: Int, passes: Int? = nil, rehearsal: Rehearsal = Rehearsal(), firstPass: Int = 0) {
+        self.start = start; self.end = end; self.passes = passes; self.rehearsal = rehearsal; self.firstPass = firstPass
+    }
     public var length: Int { end - start }
 }
 
@@ -67,6 +73,8 @@ final class Pipeline {
     private(set) var pass = 1
     /// Where this start began, for `progress`.
     private var startFrame = 0
+    /// Frames of fade at each edge of the range (0: none).
+    private var fadeFrames = 0
 
     static let blockFrames = 4096   // 93 ms at 44.1 kHz per read
     private var input: [Float]
@@ -114,7 +122,10 @@ final class Pipeline {
     /// Restarts at `frame` with `settings`, playing up to `end` (exclusive; nil = the whole file),
     /// or, with a `loop`, up to the loop's end and then from its start again, `loop.passes` times
     /// in all (the first pass runs from `frame`, which may lie before the loop).
-    func start(at frame: Int, end: Int? = nil, loop: LoopRegion? = nil, settings new: PlaybackSettings) throws {
+    ///
+    /// With `edgeFades`, the first and last 5 ms of the range fade in and out (a pass of a
+    /// rehearsal, which starts and stops against silence or a count-in).
+    func start(at frame: Int, end: Int? = nil, loop: LoopRegion? = nil, edgeFades: Bool = false, settings new: PlaybackSettings) throws {
         if new.profile != settings.profile {
             stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: new.profile)
         }
@@ -137,6 +148,7 @@ final class Pipeline {
         self.loop = loop.map { LoopRegion(start: max($0.start, 0), end: min($0.end, info.frames), passes: $0.passes) }
         pass = 1
         endFrame = self.loop?.end ?? min(end ?? info.frames, info.frames)
+        fadeFrames = edgeFades ? max(1, info.sampleRate / 200) : 0   // 5 ms
         inputDone = false
         finished = false
         earlyEnd = nil
@@ -207,6 +219,7 @@ final class Pipeline {
             let want = min(Self.blockFrames - got, endFrame - sourceFrame)
             if want > 0 {
                 let n = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress! + got * ch, frames: want) }
+                if fadeFrames > 0 { applyEdgeFades(at: got, frames: n) }
                 sourceFrame += n
                 got += n
                 if n < want {
@@ -227,6 +240,19 @@ final class Pipeline {
             got += n
         }
         return got
+    }
+
+    /// Linear fades over the first and last `fadeFrames` of the range, for the `n` frames just read
+    /// into `input` at `offset` (they start at source frame `sourceFrame`).
+    private func applyEdgeFades(at offset: Int, frames n: Int) {
+        let ch = info.channels
+        for i in 0..<n {
+            let f = sourceFrame + i
+            let fromStart = f - startFrame, toEnd = endFrame - 1 - f
+            guard fromStart < fadeFrames || toEnd < fadeFrames else { continue }
+            let g = Float(min(fromStart, toEnd) + 1) / Float(fadeFrames + 1)
+            for c in 0..<ch { input[(offset + i) * ch + c] *= min(g, 1) }
+        }
     }
 
     /// The seam: the `frames` frames that follow the loop's end fade out (equal power) while the

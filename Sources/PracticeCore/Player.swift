@@ -23,8 +23,10 @@ public struct LoopRange: Sendable, Equatable {
     public var passes: Int?
     /// The loop's name in the sidecar, for views.
     public var name: String?
-    public init(start: Double, end: Double, passes: Int? = nil, name: String? = nil) {
-        self.start = start; self.end = end; self.passes = passes; self.name = name
+    /// Count-in, gaps, pre-roll, trainer.
+    public var rehearsal: Rehearsal
+    public init(start: Double, end: Double, passes: Int? = nil, name: String? = nil, rehearsal: Rehearsal = Rehearsal()) {
+        self.start = start; self.end = end; self.passes = passes; self.name = name; self.rehearsal = rehearsal
     }
     /// The shortest loop we play: 50 ms, so each pass is longer than its 10 ms seam.
     public static let minimumSeconds = 0.05
@@ -129,7 +131,7 @@ public final class Player: Sendable {
         } catch {
             throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
         }
-        decoder = Decoder(pipeline: pipeline, ring: ring, range: from..<to, outputRate: output.format.sampleRate,
+        decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: output.format.sampleRate,
                           onGeneration: { audio.wake() })
         control = Mutex(Control(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
         isRealTime = audio.start()
@@ -241,7 +243,7 @@ public final class Player: Sendable {
             c.passesBefore = heardPasses
             let region = c.loop.map { l in
                 LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),
-                           passes: l.passes.map { max($0 - heardPasses, 1) })
+                           passes: l.passes.map { max($0 - heardPasses, 1) }, rehearsal: l.rehearsal, firstPass: heardPasses)
             }
             return (c.generation, region)
         }
@@ -293,6 +295,12 @@ public final class Player: Sendable {
         return heard
     }
 
+    /// The rate being heard: the trainer's for the pass playing, else the one asked for.
+    private func heardRate(_ c: Control) -> Double {
+        guard c.loop?.rehearsal.trainer != nil, c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.settings.rate }
+        return segment.rate(atRing: heardRingFrame(since: c.startedNs, from: segment.ringFrame)) ?? c.settings.rate
+    }
+
     /// The pass of the loop being heard (from 1), counting passes before the latest restart.
     private func currentPass() -> Int? {
         let c = control.withLock { $0 }
@@ -309,7 +317,7 @@ public final class Player: Sendable {
         return PlayerState(
             title: track.displayTitle, path: track.path, tags: track.tags,
             position: Double(heardFrame()) / rate, duration: track.duration,
-            rate: c.settings.rate, pitch: c.settings.pitch,
+            rate: heardRate(c), pitch: c.settings.pitch,
             isPlaying: c.playing && !finished && failure == 0, isFinished: finished,
             underruns: audio.underruns.load(ordering: .relaxed),
             earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {

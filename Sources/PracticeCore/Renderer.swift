@@ -74,9 +74,9 @@ public enum Renderer {
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
         var frames = 0
-        var pipeline: Pipeline
+        var pipeline: Program
         do {
-            pipeline = try Pipeline(file: opened.file, outputRate: rate, settings: job.settings)
+            pipeline = Program(pipeline: try Pipeline(file: opened.file, outputRate: rate, settings: job.settings))
             try pipeline.start(at: start, end: end, loop: region, settings: job.settings)
             var lastReport = -1.0
             while try pipeline.produce({ (p, n) throws in

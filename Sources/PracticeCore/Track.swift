@@ -68,7 +68,7 @@ extension Track {
         var region: LoopRegion?
         if let loop {
             try Player.check(loop, in: self)
-            region = LoopRegion(start: frame(clamping: loop.start), end: frame(clamping: loop.end), passes: loop.passes)
+            region = LoopRegion(start: frame(clamping: loop.start), end: frame(clamping: loop.end), passes: loop.passes, rehearsal: loop.rehearsal)
         }
         let start = try from.map { (s) throws(PracticeError) in try frame(at: s, option: "--from") } ?? region?.start ?? 0
         let end = try to.map { (s) throws(PracticeError) in try frame(at: s, option: "--to", allowEnd: true) } ?? info.frames

@@ -19,6 +19,25 @@ struct PlaceOptions: ParsableArguments {
     @Option(help: "How many times to play the loop (play: until stopped; render: once).")
     var times: Int?
 
+    @Option(help: "Seconds of silence before each repeat of the loop.")
+    var gap: Double = 0
+
+    @Option(help: "Clicks before the first pass of the loop (needs --bpm).")
+    var countIn = 0
+
+    @Flag(help: "Count in before every pass, not just the first.")
+    var countInEvery = false
+
+    @Option(help: "The song's tempo in beats a minute, for the count-in (clicks follow the playback speed).")
+    var bpm: Double?
+
+    @Option(help: "Seconds before the loop's start that each pass begins.")
+    var preRoll: Double = 0
+
+    @Option(help: ArgumentHelp("Speed trainer FROM:TO:STEP[/EVERY]: start at FROM, change by STEP every EVERY passes, stay at TO.",
+                               valueName: "from:to:step[/every]"))
+    var trainer: String?
+
     @Option(name: .customLong("markers"), help: "Take marker and loop names from this sidecar instead of FILE.practice.json.",
             completion: .file(extensions: ["json"]))
     var sidecar: String?
@@ -30,6 +49,20 @@ struct PlaceOptions: ParsableArguments {
             guard times >= 1 else { throw ValidationError("'--times' must be 1 or more (got '\(times)')") }
         }
         if !loop.isEmpty, to != nil { throw ValidationError("'--to' does not go with '--loop' (the loop's end is where it turns)") }
+        let extras = [(gap != 0, "--gap"), (countIn != 0, "--count-in"), (countInEvery, "--count-in-every"), (preRoll != 0, "--pre-roll"), (trainer != nil, "--trainer")]
+        if loop.isEmpty, let used = extras.first(where: { $0.0 }) { throw ValidationError("'\(used.1)' goes with '--loop'") }
+        guard gap.isFinite, (0...60).contains(gap) else { throw ValidationError("'--gap' must be from 0 to 60 seconds") }
+        guard (0...16).contains(countIn) else { throw ValidationError("'--count-in' must be from 0 to 16 clicks") }
+        if countInEvery && countIn == 0 { throw ValidationError("'--count-in-every' needs '--count-in N'") }
+        if countIn > 0 && bpm == nil { throw ValidationError("'--count-in' needs the song's tempo: '--bpm N'") }
+        if let bpm, !(20...400).contains(bpm) { throw ValidationError("'--bpm' must be from 20 to 400") }
+        guard preRoll.isFinite, (0...30).contains(preRoll) else { throw ValidationError("'--pre-roll' must be from 0 to 30 seconds") }
+        if let trainer {
+            guard let t = Trainer(trainer) else { throw ValidationError("'--trainer' is FROM:TO:STEP or FROM:TO:STEP/EVERY, such as 0.6:1.0:0.05/2 (got '\(trainer)')") }
+            guard PlaybackSettings.rateRange.contains(t.from), PlaybackSettings.rateRange.contains(t.to), t.step > 0 else {
+                throw ValidationError("'--trainer' rates must be from 0.25 to 3.0 with a step above 0 (got '\(trainer)')")
+            }
+        }
     }
 
     /// Turns names into times for `path`, reading its sidecar only if a name is used; prints the
@@ -39,7 +72,9 @@ struct PlaceOptions: ParsableArguments {
         var places = Places(track: try Track.open(path).track, explicit: sidecar)
         let f = try from.map { t throws(PracticeError) in try places.time(t, option: "--from") }
         let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to") }
-        let l = loop.isEmpty ? nil : try places.loop(loop, passes: times)
+        var l = loop.isEmpty ? nil : try places.loop(loop, passes: times)
+        l?.rehearsal = Rehearsal(gap: gap, countIn: countIn, countInEvery: countInEvery, bpm: bpm, preRoll: preRoll,
+                                 trainer: trainer.flatMap(Trainer.init))
         warn(places.warnings)
         return (f, t, l)
     }

@@ -103,3 +103,67 @@ import PracticeTestSupport
         #expect(passes.isSubset(of: [1, 2, 3]) && passes.contains(3))
     }
 }
+
+/// Rehearsals: count-ins, gaps and a speed trainer around the loop's passes, rendered.
+@Suite struct RehearsalTests {
+    let dir = ScratchDirectory("rehearsal")
+
+    func render(_ input: String, loop: LoopRange) throws -> [Float] {
+        var job = RenderJob(input: input, output: dir.file("\(UUID().uuidString).wav"))
+        job.sampleFormat = .float
+        job.loop = loop
+        _ = try Renderer.render(job)
+        return try Signals.read(job.output).samples
+    }
+
+    /// Two clicks at 120 BPM (0.5 s apart), then the pass; before each repeat 0.25 s of silence and
+    /// the clicks again. Every part is exactly as long as it should be, the passes hold the
+    /// source's samples (but their 5 ms fades), and the gaps are silent.
+    @Test func countInsAndGapsHaveExactLengthsAndPlaces() throws {
+        let path = dir.file("counter.wav")
+        let source = Signals.counter(frames: 441_000)
+        try Signals.write(source, to: path, format: .float)
+        let r = Rehearsal(gap: 0.25, countIn: 2, countInEvery: true, bpm: 120)
+        let out = try render(path, loop: LoopRange(start: 1, end: 2.5, passes: 3, rehearsal: r))
+        let countIn = 44_100, pass = 66_150, gap = 11_025, fade = 220
+        #expect(out.count / 2 == countIn + pass + 2 * (gap + countIn + pass))
+        func frames(_ a: Int, _ b: Int) -> [Float] { Array(out[(a * 2)..<(b * 2)]) }
+        var at = 0
+        for k in 0..<3 {
+            if k > 0 {
+                #expect(frames(at, at + gap).allSatisfy { $0 == 0 }, "gap before pass \(k + 1)")
+                at += gap
+            }
+            #expect(frames(at, at + 88).map(abs).max()! > 0.3, "accented click at the start of count-in \(k + 1)")
+            #expect(frames(at + 22_050, at + 22_050 + 88).map(abs).max()! > 0.3, "second click")
+            #expect(frames(at + 2_000, at + 22_050).allSatisfy { $0 == 0 }, "silence between clicks")
+            at += countIn
+            #expect(frames(at + fade, at + pass - fade) == Array(source[((44_100 + fade) * 2)..<((110_250 - fade) * 2)]), "pass \(k + 1)")
+            at += pass
+        }
+    }
+
+    /// 0.5:1.0:0.25/2 plays two passes at 0.5×, then two at 0.75×: the render lasts what those
+    /// rates give, and the tone keeps its pitch.
+    @Test func theTrainerSpeedsUpEveryTwoPasses() throws {
+        let path = dir.file("tone.wav")
+        try Signals.write(Signals.sine(440, seconds: 8), to: path)
+        let trainer = try #require(Trainer("0.5:1.0:0.25/2"))
+        #expect((0..<6).map { trainer.rate(forPass: $0) } == [0.5, 0.5, 0.75, 0.75, 1.0, 1.0])
+        let out = try render(path, loop: LoopRange(start: 2, end: 4, passes: 4, rehearsal: Rehearsal(trainer: trainer)))
+        let expected = (2 / 0.5 * 2 + 2 / 0.75 * 2) * 44_100
+        #expect(abs(Double(out.count / 2) / expected - 1) < 0.003, "\(out.count / 2) frames, expected \(expected)")
+        let f = Analysis.dominantFrequency(Signals.channel(out, 0, of: 2), sampleRate: 44_100)
+        #expect(abs(f / 440 - 1) < 0.005)
+    }
+
+    @Test(arguments: [("0.6:1.0:0.05", Trainer(from: 0.6, to: 1, step: 0.05)), ("1.2:0.8:0.1/3", Trainer(from: 1.2, to: 0.8, step: 0.1, every: 3))])
+    func trainersRead(text: String, trainer: Trainer) {
+        #expect(Trainer(text) == trainer)
+    }
+
+    @Test func aDescendingTrainerStopsAtItsEnd() {
+        #expect((0..<7).map { Trainer(from: 1.2, to: 0.8, step: 0.1, every: 2).rate(forPass: $0) } == [1.2, 1.2, 1.1, 1.1, 1.0, 1.0, 0.9])
+        #expect(Trainer("0.6:1.0") == nil && Trainer("a:b:c") == nil && Trainer("0.6:1:0.1/0") == nil)
+    }
+}

@@ -11,6 +11,8 @@ import PracticeTestSupport
         ["--rate", "1"], ["--rate", "0.8"], ["--rate", "1.5", "--from", "1.5"], ["--pitch", "-3", "--to", "4"],
         ["--rate", "0.7", "--pitch", "2", "--from", "0:01", "--to", "0:05.5"],
         ["--rate", "0.8", "--loop", "1", "2.5", "--times", "3", "--from", "0.5"],
+        ["--loop", "1", "2", "--times", "2", "--gap", "0.2", "--count-in", "2", "--count-in-every", "--bpm", "150", "--pre-roll", "0.3"],
+        ["--loop", "1", "2", "--times", "3", "--trainer", "0.7:1.0:0.15"],
     ])
     func playbackCapturesExactlyWhatRenderWrites(settings: [String]) throws {
         let raw = fx.dir.file("cap-\(UUID().uuidString).raw")

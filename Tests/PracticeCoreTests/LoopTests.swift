@@ -3,19 +3,24 @@ import Testing
 import PracticeTestSupport
 @testable import PracticeCore
 
+/// Renders `input` with `loop` (after a lead-in from `from`) as float WAV; returns its samples.
+func renderLoop(_ input: String, loop: LoopRange, from: Double? = nil, rate: Double = 1, in dir: ScratchDirectory) throws -> [Float] {
+    var job = RenderJob(input: input, output: dir.file("\(UUID().uuidString).wav"))
+    job.settings = PlaybackSettings(rate: rate)
+    job.sampleFormat = .float
+    job.loop = loop
+    job.from = from
+    _ = try Renderer.render(job)
+    return try Signals.read(job.output).samples
+}
+
 /// A–B loops, rendered and played: pass lengths, exact samples away from the seams, and seams
 /// without a step in the waveform.
 @Suite struct LoopTests {
     let dir = ScratchDirectory("loops")
 
     func render(_ input: String, loop: LoopRange, from: Double? = nil, rate: Double = 1) throws -> [Float] {
-        var job = RenderJob(input: input, output: dir.file("\(UUID().uuidString).wav"))
-        job.settings = PlaybackSettings(rate: rate)
-        job.sampleFormat = .float
-        job.loop = loop
-        job.from = from
-        _ = try Renderer.render(job)
-        return try Signals.read(job.output).samples
+        try renderLoop(input, loop: loop, from: from, rate: rate, in: dir)
     }
 
     /// At 1.0× each pass is exactly B − A frames: the first is the source's A..B, and every later
@@ -108,13 +113,7 @@ import PracticeTestSupport
 @Suite struct RehearsalTests {
     let dir = ScratchDirectory("rehearsal")
 
-    func render(_ input: String, loop: LoopRange) throws -> [Float] {
-        var job = RenderJob(input: input, output: dir.file("\(UUID().uuidString).wav"))
-        job.sampleFormat = .float
-        job.loop = loop
-        _ = try Renderer.render(job)
-        return try Signals.read(job.output).samples
-    }
+    func render(_ input: String, loop: LoopRange) throws -> [Float] { try renderLoop(input, loop: loop, in: dir) }
 
     /// Two clicks at 120 BPM (0.5 s apart), then the pass; before each repeat 0.25 s of silence and
     /// the clicks again. Every part is exactly as long as it should be, the passes hold the

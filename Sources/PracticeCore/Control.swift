@@ -3,7 +3,8 @@ import Foundation
 /// A command any controller can send to the player, as one JSON object per line:
 /// `{"cmd":"seek","to":72.5}`, `{"cmd":"rate","value":0.8}`, `{"cmd":"pitch","value":-2}`,
 /// `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"toggle"}`, `{"cmd":"quit"}`,
-/// `{"cmd":"loop","start":30.25,"end":45,"times":4}` (times optional) and `{"cmd":"loop"}` (stop looping).
+/// `{"cmd":"loop","start":30.25,"end":45,"times":4}` (times optional), `{"cmd":"loop"}` (stop
+/// looping) and `{"cmd":"jump","marker":"Verse 2"}` (a marker from the track's sidecar).
 /// `to` also takes the text forms of `--from` ("1:12.5").
 public enum PlayerCommand: Equatable, Sendable {
     case play, pause, toggle, quit
@@ -12,6 +13,8 @@ public enum PlayerCommand: Equatable, Sendable {
     case pitch(Double)
     /// Repeat a region (times), or stop looping (nil).
     case loop(LoopRange?)
+    /// Jump to a marker (by name, resolved by the controller against the sidecar) and play.
+    case jump(String)
 
     /// Parses one line; the error says what is wrong with it.
     public static func parse(_ line: String) throws(PracticeError) -> PlayerCommand {
@@ -33,6 +36,11 @@ public enum PlayerCommand: Equatable, Sendable {
         case "seek": return .seek(try number("to"))
         case "rate": return .rate(try number("value"))
         case "pitch": return .pitch(try number("value"))
+        case "jump":
+            guard let name = object["marker"] as? String, !name.isEmpty else {
+                throw PracticeError(.dataError, "control: \"jump\" needs a marker's name in \"marker\": \(line)")
+            }
+            return .jump(name)
         case "loop":
             if object["start"] == nil && object["end"] == nil { return .loop(nil) }
             var times: Int?
@@ -58,6 +66,10 @@ extension Player {
         case .rate(let r): setRate(r)
         case .pitch(let p): setPitch(p)
         case .loop(let l): try setLoop(l)
+        case .jump(let name):
+            var places = Places(track: track)
+            seek(to: try places.time(name, option: "jump"))
+            play()
         case .quit: break
         }
     }

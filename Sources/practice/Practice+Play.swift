@@ -34,7 +34,7 @@ extension Practice {
         var device = "default"
 
         @Option(help: ArgumentHelp("Take JSON-lines commands from 'stdin' and print state events (NDJSON) on stdout.",
-                                   discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"loop","start":30,"end":45,"times":4} {"cmd":"loop"} {"cmd":"quit"}"#))
+                                   discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"loop","start":30,"end":45,"times":4} {"cmd":"loop"} {"cmd":"jump","marker":"Verse 2"} {"cmd":"quit"}"#))
         var control: String?
 
         @Flag(help: "Show one status line instead of the practice screen.")

@@ -11,6 +11,7 @@ import PracticeCore
         (#" {"cmd":"quit","extra":true} "#, .quit),
         (#"{"cmd":"loop","start":"0:30","end":45.5,"times":4}"#, .loop(LoopRange(start: 30, end: 45.5, passes: 4))),
         (#"{"cmd":"loop"}"#, .loop(nil)),
+        (#"{"cmd":"jump","marker":"Verse 2"}"#, .jump("Verse 2")),
     ])
     func parsesCommands(line: String, command: PlayerCommand) throws {
         #expect(try PlayerCommand.parse(line) == command)

@@ -34,6 +34,24 @@ import PracticeTestSupport
         player.stop()
     }
 
+    /// `jump` finds the marker in the track's sidecar and plays from it: on `null`, a jump to a
+    /// marker inside a loop plays the loop's passes from there to the loop's end.
+    @Test func jumpsToAMarkerByName() async throws {
+        let path = try track(seconds: 6)
+        try SidecarStore.update(for: try Track.open(path).track) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Chorus", time: 4, duration: 6)
+        }
+        var o = options(playing: false)
+        o.loop = LoopRange(start: 3.5, end: 5, passes: 1)
+        let player = try Player(path: path, options: o)
+        defer { player.stop() }
+        #expect(throws: PracticeError(.usage, "jump: no marker named 'Verse' (there are 'Chorus')")) { try player.perform(.jump("Verse")) }
+        #expect(player.state.position == 3.5 && !player.state.isPlaying)
+        try player.perform(.jump("chorus"))
+        await player.waitUntilFinished()
+        #expect(player.state.position == 5)
+    }
+
     @Test func pausedPlayerHoldsItsPositionAndSeeksExactly() throws {
         let player = try Player(path: try track(), options: options(playing: false))
         defer { player.stop() }

@@ -99,8 +99,6 @@ public final class Player: Sendable {
         /// Where the latest generation starts (source frame), for the moments before it is heard.
         var startFrame: Int
         var loop: LoopRange?
-        /// When the latest generation was asked for (CLOCK_MONOTONIC ns).
-        var startedNs: Int64 = 0
         /// Passes of the loop heard before the latest generation started (a pause or a rate change
         /// restarts the stream without restarting the count).
         var passesBefore = 0
@@ -239,7 +237,6 @@ public final class Player: Sendable {
             c.settings = settings
             c.playing = playing
             c.startFrame = frame
-            c.startedNs = monotonicNanoseconds()
             c.passesBefore = heardPasses
             let region = c.loop.map { l in
                 LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),
@@ -261,26 +258,13 @@ public final class Player: Sendable {
         guard c.playing else { return c.startFrame }
         guard let segment = decoder.segment(forGeneration: c.generation) else { return c.startFrame }
         if audio.endedGeneration.load(ordering: .acquiring) == c.generation { return segment.endFrame }
-        return segment.sourceFrame(atRing: heardRingFrame(since: c.startedNs, from: segment.ringFrame))
+        return segment.sourceFrame(atRing: heardRingFrame(from: segment.ringFrame))
     }
 
-    /// How long after a command its first frame is heard: 20 ms of start threshold plus the
-    /// sound server (bench/realtime: 22–26 ms from command to audible).
-    static let startLatency = 0.025
-
-    /// The ring frame being heard, for a generation that starts at ring frame `ringFrame` and was
-    /// asked for at `startedNs`. For two seconds after a command the position may also count from
-    /// the command: ALSA's pulse plugin keeps reporting the delay it had before the stream was
-    /// dropped (as if the old audio were still queued) until its next timing update, up to a second
-    /// later, which froze the position after every seek. Whichever is further on wins, unless the
-    /// device's figure is within 60 ms; counting never runs past what reached the device.
-    private func heardRingFrame(since startedNs: Int64, from ringFrame: Int) -> Double {
-        let heard = heardRingFrame()
-        let elapsed = Double(monotonicNanoseconds() - startedNs) / 1e9
-        guard elapsed < 2 else { return heard }
-        let rate = Double(outputFormat.sampleRate)
-        let counted = min(Double(ringFrame) + max(0, elapsed - Self.startLatency) * rate, Double(audio.ring.consumerIndex))
-        return heard < counted - 0.06 * rate ? counted : heard
+    /// The ring frame being heard, for a generation that starts at ring frame `ringFrame` (never
+    /// before it: until the device reports the new stream playing, it is at its start).
+    private func heardRingFrame(from ringFrame: Int) -> Double {
+        max(heardRingFrame(), Double(ringFrame))
     }
 
     /// The ring frame being heard now: the audio thread's last measurement, extrapolated by the
@@ -298,7 +282,7 @@ public final class Player: Sendable {
     /// The rate being heard: the trainer's for the pass playing, else the one asked for.
     private func heardRate(_ c: Control) -> Double {
         guard c.loop?.rehearsal.trainer != nil, c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.settings.rate }
-        return segment.rate(atRing: heardRingFrame(since: c.startedNs, from: segment.ringFrame)) ?? c.settings.rate
+        return segment.rate(atRing: heardRingFrame(from: segment.ringFrame)) ?? c.settings.rate
     }
 
     /// The pass of the loop being heard (from 1), counting passes before the latest restart.
@@ -306,7 +290,7 @@ public final class Player: Sendable {
         let c = control.withLock { $0 }
         guard c.loop != nil else { return nil }
         guard c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.passesBefore + 1 }
-        return c.passesBefore + segment.pass(atRing: heardRingFrame(since: c.startedNs, from: segment.ringFrame))
+        return c.passesBefore + segment.pass(atRing: heardRingFrame(from: segment.ringFrame))
     }
 
     public var state: PlayerState {

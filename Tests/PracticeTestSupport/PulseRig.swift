@@ -24,7 +24,10 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
             // memfd transport: the daemon aborted once in memblock_replace_import (a PulseAudio 16 bug).
             "--enable-memfd=no",
             "--log-target=file:\(runtimeDir.path)/pulse.log",
-            "-L", "module-null-sink sink_name=practice_sink format=float32le rate=44100 channels=2",
+            // norewinds=1: whenever no client asks for low latency (at load, and for a moment in every
+            // drop + prepare, which reconnects the pulse stream), PulseAudio 16's null sink renders 2 s
+            // ahead and can take back only 3 × 40 ms of it, so the next stream waited 1.88 s in silence.
+            "-L", "module-null-sink sink_name=practice_sink format=float32le rate=44100 channels=2 norewinds=1",
             "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(runtimeDir.path)/pulse/native",
         ], environment: Self.environment(runtimeDir: runtimeDir.path, server: server))
         let deadline = Date().addingTimeInterval(10)

@@ -9,6 +9,18 @@ import PracticeTestSupport
 
     func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
 
+    /// Starts an 80×24 tmux session with a plain shell, and runs `command` in `dir` there against the
+    /// rig's sound server, followed by `echo EXIT=$?`. Returns the session's name.
+    func startShell(_ session: String, running command: String, in dir: String, rig: PulseRig) throws -> String {
+        // Spawned, not Process: the tmux server keeps its client's output open, so reading it never ends.
+        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
+                                environment: ProcessInfo.processInfo.environment)
+        try #require(start.wait() == 0)
+        let line = "cd \(dir) && PS1='$ ' && clear && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
+        _ = try tmux(["send-keys", "-t", session, line, "Enter"])
+        return session
+    }
+
     /// Waits until the pane shows `text`; returns the screen.
     func waitFor(_ text: String, in session: String, seconds: Double = 10) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
@@ -25,14 +37,10 @@ import PracticeTestSupport
         let rig = try PulseRig()
         let dir = ScratchDirectory("tui")
         try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"), tags: ["title": "Drill", "artist": "Crew"])
-        let session = "practice-tui-\(getpid())"
-        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
-                                environment: ProcessInfo.processInfo.environment)
-        try #require(start.wait() == 0)
+        let session = try startShell("practice-tui-\(getpid())",
+                                     running: "XDG_CACHE_HOME=\(dir.path)/cache \(practiceBinary) song.wav --device pulse --rate 0.8",
+                                     in: dir.path, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
-        let command = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) "
-            + "\(practiceBinary) song.wav --device pulse --rate 0.8; echo EXIT=$?"
-        _ = try tmux(["send-keys", "-t", session, command, "Enter"])
         var screen = try waitFor("▶ Playing   0:01", in: session)
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Drill" && lines.dropFirst().first == "Crew", "screen:\n\(screen)")
@@ -77,15 +85,9 @@ import PracticeTestSupport
 
     @Test func statusLineOnATerminalAndCtrlCQuits() throws {
         let rig = try PulseRig()
-        let session = "practice-test-\(getpid())"
-        // Spawned, not Process: the tmux server keeps its client's output open, so reading it never ends.
-        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
-                                environment: ProcessInfo.processInfo.environment)
-        try #require(start.wait() == 0)
+        let session = try startShell("practice-test-\(getpid())", running: "\(practiceBinary) tone.wav --device pulse --rate 0.8 --no-tui",
+                                     in: fx.dir.path, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
-        let command = "cd \(fx.dir.path) && PS1='$ ' && clear && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) "
-            + "\(practiceBinary) tone.wav --device pulse --rate 0.8 --no-tui; echo EXIT=$?"
-        _ = try tmux(["send-keys", "-t", session, command, "Enter"])
         var screen = ""
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

@@ -23,11 +23,16 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     private var loopIndex = -1
     private var lastFrame: [String] = []
 
-    /// `sidecar`: a sidecar to use instead of the track's own (`--markers`).
-    public init(player: Player, sidecar: String?, color: Bool) {
+    /// What the command line asked every loop to have (count-in, gaps, trainer), kept for loops set here.
+    let rehearsal: Rehearsal
+
+    /// `sidecar`: a sidecar to use instead of the track's own (`--markers`); `rehearsal`: the
+    /// command line's count-in, gaps, pre-roll and trainer, for every loop set on the screen too.
+    public init(player: Player, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal()) {
         self.player = player
         self.sidecarPath = sidecar
         self.color = color
+        self.rehearsal = rehearsal
         if let loop = player.state.loop {
             loopStart = loop.start
             loopEnd = loop.end
@@ -146,7 +151,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             message = "set the loop's start with a and its end with b"
             return
         }
-        do { try player.setLoop(LoopRange(start: a, end: b)) } catch {
+        do { try player.setLoop(LoopRange(start: a, end: b, rehearsal: rehearsal)) } catch {
             message = error.message
             looping = false
         }
@@ -216,7 +221,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         loopStart = l.start
         loopEnd = l.end
         looping = true
-        do { try player.setLoop(LoopRange(start: l.start, end: l.end, name: l.name)) } catch { message = error.message; return }
+        do { try player.setLoop(LoopRange(start: l.start, end: l.end, name: l.name, rehearsal: rehearsal)) } catch { message = error.message; return }
         message = "loop '\(l.name)'"
     }
 

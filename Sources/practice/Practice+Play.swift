@@ -52,7 +52,7 @@ extension Practice {
             let player = try Player(path: file, options: options)
             let controlled = control != nil
             if !controlled, !noTui, Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) {
-                try runSession(player)
+                try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal())
                 return
             }
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
@@ -79,10 +79,10 @@ extension Practice {
 
 extension Practice.Play {
     /// The full-screen session; a signal ends it like `q`, then exits 128 + N.
-    func runSession(_ player: Player) throws {
+    func runSession(_ player: Player, rehearsal: Rehearsal) throws {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
-        let session = Session(player: player, sidecar: place.sidecar, color: color)
+        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal)
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()

@@ -2,9 +2,9 @@ import Foundation
 import PracticeAudio
 import Synchronization
 
-/// The decoder thread: runs the pipeline into the ring, restarting on each request, and records
+/// The decoder thread: runs the program (pipeline, and a rehearsal's inserts) into the ring, restarting on each request, and records
 /// which ring frames hold which source frames so the heard position can be mapped back.
-final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; the rest under `condition`/`segments`
+final class Decoder: @unchecked Sendable {  // program: decoder thread only; the rest under `condition`/`segments`
     struct Request: Sendable {
         var generation: UInt64
         var frame: Int
@@ -79,7 +79,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
         }
     }
 
-    private let pipeline: Program
+    private let program: Program
     private let ring: RingBuffer
     let range: Range<Int>
     private let condition = NSCondition()
@@ -95,7 +95,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
     private let onGeneration: @Sendable () -> Void
 
     init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, onGeneration: @escaping @Sendable () -> Void) {
-        self.pipeline = program
+        self.program = program
         self.ring = ring
         self.range = range
         self.outputRate = outputRate
@@ -135,7 +135,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
 
     /// Copies a rehearsal's pieces into the generation's segment, for the heard position.
     private func publishPieces(of generation: UInt64) {
-        let pieces = pipeline.pieces
+        let pieces = program.pieces
         guard !pieces.isEmpty else { return }
         segments.withLock { s in
             if let k = s.lastIndex(where: { $0.generation == generation }), s[k].pieces != pieces { s[k].pieces = pieces }
@@ -181,12 +181,12 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                 do {
                     let start = request.loop.map { min(max(request.frame, 0), $0.end - 1) }
                         ?? min(max(request.frame, range.lowerBound), range.upperBound - 1)
-                    try pipeline.start(at: start, end: range.upperBound, loop: request.loop, settings: request.settings)
+                    try program.start(at: start, end: range.upperBound, loop: request.loop, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame, startFrame: start,
                                           endFrame: request.loop?.end ?? range.upperBound,
-                                          sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
-                                          lead: pipeline.stretchLead, loop: request.loop, pieces: pipeline.pieces)
+                                          sourcePerOutput: program.sourceFramesPerOutputFrame,
+                                          lead: program.stretchLead, loop: request.loop, pieces: program.pieces)
                     segments.withLock { s in
                         s.append(segment)
                         if s.count > 64 { s.removeFirst(s.count - 64) }
@@ -217,7 +217,7 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
             }
             do {
                 defer { publishPieces(of: generation) }
-                let more = try pipeline.produce { p, n in
+                let more = try program.produce { p, n in
                     let written = ring.write(p, frames: n)
                     if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }
                 }
@@ -245,10 +245,10 @@ final class Decoder: @unchecked Sendable {  // pipeline: decoder thread only; th
                         }
                         if carry.isEmpty { ring.markEnd(); streaming = false }
                     }
-                    if let e = pipeline.earlyEnd { earlyEnds.withLock { $0[generation] = e } }
+                    if let e = program.earlyEnd { earlyEnds.withLock { $0[generation] = e } }
                 }
             } catch {
-                earlyEnds.withLock { $0[generation] = (pipeline.sourceFrame, "processing failed: \(error)") }
+                earlyEnds.withLock { $0[generation] = (program.sourceFrame, "processing failed: \(error)") }
                 ring.markEnd()
                 streaming = false
             }

@@ -137,7 +137,6 @@ final class Program {
         inPass = false
         beginInsert(clicks: rehearsal.countIn, gap: 0, before: loop.firstPass)
         if insertLeft == 0 { try beginPass() }
-        _ = end
     }
 
     private func rate(forPass k: Int) -> Double {

@@ -74,16 +74,16 @@ public enum Renderer {
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
         var frames = 0
-        var pipeline: Program
+        var program: Program
         do {
-            pipeline = Program(pipeline: try Pipeline(file: opened.file, outputRate: rate, settings: job.settings))
-            try pipeline.start(at: start, end: end, loop: region, settings: job.settings)
+            program = Program(pipeline: try Pipeline(file: opened.file, outputRate: rate, settings: job.settings))
+            try program.start(at: start, end: end, loop: region, settings: job.settings)
             var lastReport = -1.0
-            while try pipeline.produce({ (p, n) throws in
+            while try program.produce({ (p, n) throws in
                 try writer.write(p, frames: n)
                 frames += n
             }) {
-                let done = pipeline.progress ?? 0
+                let done = program.progress ?? 0
                 if done - lastReport >= 0.01 { progress(done); lastReport = done }
             }
             try writer.close()
@@ -106,7 +106,7 @@ public enum Renderer {
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
-        let early = pipeline.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
+        let early = program.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
         return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
     }
 

@@ -17,6 +17,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     private var looping = false
     private var message: String?
     private var prompt: ScreenState.Prompt?
+    /// What Enter does with the prompt's text.
+    private enum PromptPurpose { case markerName, loopName }
+    private var promptPurpose = PromptPurpose.markerName
     private var promptTime = 0.0
     private var showHelp = false
     private var namedLoops: [(name: String, start: Double, end: Double)] = []
@@ -99,6 +102,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .character("-"): player.setPitch(s.pitch - 1)
         case .character("m"):
             promptTime = Sidecar.milliseconds(s.position)
+            promptPurpose = .markerName
             prompt = .init(label: "Marker at \(Timecode.format(promptTime, decimals: 3)), name", text: nextMarkerName())
         case .character(let c) where ("1"..."9").contains(c):
             let k = Int(String(c))! - 1
@@ -125,6 +129,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .character("L"): nextNamedLoop()
         case .character("s"):
             guard loopStart != nil, loopEnd != nil else { message = "set the loop's ends with a and b first"; break }
+            promptPurpose = .loopName
             prompt = .init(label: "Save the loop as", text: nextLoopName())
         case .character("?"): showHelp = true
         default: break
@@ -162,7 +167,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         switch key {
         case .enter:
             prompt = nil
-            if p.label == "Save the loop as" { saveLoop(named: p.text) } else { addMarker(named: p.text, at: promptTime) }
+            switch promptPurpose {
+            case .markerName: addMarker(named: p.text, at: promptTime)
+            case .loopName: saveLoop(named: p.text)
+            }
             return
         case .escape, .ctrlC: prompt = nil; message = "cancelled"; return
         case .backspace: if !p.text.isEmpty { p.text.removeLast() }

@@ -34,8 +34,9 @@ import PracticeTestSupport
         player.stop()
     }
 
-    /// `jump` finds the marker in the track's sidecar and plays from it: on `null`, a jump to a
-    /// marker inside a loop plays the loop's passes from there to the loop's end.
+    /// `jump` is `Places.time` (PlacesTests) then `seek` (tested below) and `play`: here, the
+    /// error for an unknown name, and that a jump on a paused player plays to the loop's end.
+    /// (On `null` the whole stream plays at once, so where it started is not observable here.)
     @Test func jumpsToAMarkerByName() async throws {
         let path = try track(seconds: 6)
         try SidecarStore.update(for: try Track.open(path).track) { (s: inout Sidecar) throws(PracticeError) in

@@ -106,6 +106,16 @@ import Synchronization
         #expect(r.stdout == "removed loop 'tail' (tone.wav.practice.json)\n")
     }
 
+    /// `--from` and `--to` with marker names render exactly the frames between the markers.
+    @Test func markerNamesPlaceARender() throws {
+        let w = try Workspace()
+        _ = try w.run(["markers", "add", "tone.wav", "Chorus", "2.5"])
+        _ = try w.run(["markers", "add", "tone.wav", "Outro", "6.2"])
+        let r = try w.run(["render", "tone.wav", "-o", "part.wav", "--from", "chorus", "--to", "Outro", "-q"])
+        #expect(r.status == 0 && r.stderr == "")
+        #expect(try Signals.read(w.dir.file("part.wav")).info.frames == 273_420 - 110_250)   // 6.2 s and 2.5 s at 44.1 kHz
+    }
+
     @Test func aBrokenSidecarIsNamedAndNeverOverwritten() throws {
         let w = try Workspace()
         let broken = "{\n  \"format\": \"practice-markers\",\n  \"version\": 1,\n  \"markers\": [\n    {\"name\": \"A\" \"time\": 1}\n  ]\n}\n"

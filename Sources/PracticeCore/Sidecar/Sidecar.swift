@@ -7,8 +7,6 @@ import Foundation
 public struct Sidecar: Sendable, Equatable {
     public static let formatName = "practice-markers"
     public static let currentVersion = 1
-    /// The schema's `$id` (Formats/practice-sidecar-1.schema.json).
-    public static let schemaID = "urn:practice:schema:sidecar:1"
 
     public var version = Sidecar.currentVersion
     public var audio: TrackIdentity?

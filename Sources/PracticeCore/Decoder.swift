@@ -164,7 +164,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                 if streaming {
                     let missing = ring.capacity / 2 - ring.freeFrames
                     let wait = ring.consumerInCurrentGeneration ? max(0.01, Double(missing) / Double(outputRate)) : 0.002
-                    condition.wait(until: Date(timeIntervalSinceNow: wait))
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
                     if ring.freeFrames >= ring.capacity / 2 { refilling = true }
                 } else {
                     condition.wait()
@@ -234,7 +234,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                         while !carry.isEmpty {
                             condition.lock()
                             let interrupted = quit || pending != nil
-                            if !interrupted && ring.freeFrames == 0 { condition.wait(until: Date(timeIntervalSinceNow: 0.02)) }
+                            if !interrupted && ring.freeFrames == 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.02)) }
                             condition.unlock()
                             if interrupted { break }
                             let n = carry.withUnsafeBufferPointer {

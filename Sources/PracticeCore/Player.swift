@@ -13,6 +13,8 @@ public struct PlayerOptions: Sendable {
     public var startPlaying = true
     /// A region to repeat; playback starts at `from` (a lead-in) or at the loop's start.
     public var loop: LoopRange?
+    /// The sidecar that names markers for controllers' jumps, instead of the track's own (`--markers`).
+    public var sidecar: String?
     public init() {}
 }
 
@@ -83,6 +85,8 @@ public struct PlayerState: Sendable, Equatable {
 /// holds, so a seek, rate change or pause is heard within one device period plus one decoded block.
 public final class Player: Sendable {
     public let track: Track
+    /// Where controllers' marker names are looked up: nil for the track's own sidecar.
+    public let sidecar: String?
     public let outputFormat: OutputFormat
     /// Whether the audio thread runs with SCHED_FIFO.
     public let isRealTime: Bool
@@ -106,6 +110,7 @@ public final class Player: Sendable {
 
     /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
     public init(path: String, options: PlayerOptions) throws(PracticeError) {
+        sidecar = options.sidecar
         let opened = try Track.open(path)
         let track = opened.track
         self.track = track

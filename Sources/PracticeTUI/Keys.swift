@@ -1,8 +1,8 @@
 /// A key press as the terminal sends it.
-public enum Key: Equatable, Sendable {
+public enum Key: Hashable, Sendable {
     case character(Character)
     case left, right, up, down
-    case shiftLeft, shiftRight
+    case shiftLeft, shiftRight, shiftUp, shiftDown
     case home, end
     case enter, escape, backspace, tab
     case ctrlC
@@ -55,8 +55,8 @@ public struct KeyDecoder {
             switch b[i] {
             case UInt8(ascii: "D"): key = shift ? .shiftLeft : .left
             case UInt8(ascii: "C"): key = shift ? .shiftRight : .right
-            case UInt8(ascii: "A"): key = .up
-            case UInt8(ascii: "B"): key = .down
+            case UInt8(ascii: "A"): key = shift ? .shiftUp : .up
+            case UInt8(ascii: "B"): key = shift ? .shiftDown : .down
             case UInt8(ascii: "H"): key = .home
             case UInt8(ascii: "F"): key = .end
             case UInt8(ascii: "~"): key = params == "1" || params == "7" ? .home : params == "4" || params == "8" ? .end : nil
@@ -70,6 +70,48 @@ public struct KeyDecoder {
             guard b.count >= length else { return nil }
             guard let s = String(validating: b[0..<length], as: UTF8.self), let c = s.first else { return (nil, 1) }
             return (.character(c), length)
+        }
+    }
+}
+
+extension Key {
+    /// The names `keys.conf` uses: a character as itself, and `space`, `left`, `right`, `up`,
+    /// `down`, `shift-left` … `shift-down`, `home`, `end`, `enter`, `tab`, `backspace`, `escape`
+    /// and `sharp` (`#` begins a comment).
+    static let names: [String: Key] = [
+        "space": .character(" "), "sharp": .character("#"),
+        "left": .left, "right": .right, "up": .up, "down": .down,
+        "shift-left": .shiftLeft, "shift-right": .shiftRight, "shift-up": .shiftUp, "shift-down": .shiftDown,
+        "home": .home, "end": .end, "enter": .enter, "tab": .tab, "backspace": .backspace, "escape": .escape,
+    ]
+
+    /// A key from its name in `keys.conf`, or nil.
+    public init?(name: String) {
+        if let k = Self.names[name.lowercased()] { self = k; return }
+        guard name.count == 1, let c = name.first, !c.isWhitespace, c != "#" else { return nil }
+        self = .character(c)
+    }
+
+    /// How the screen and `keys.conf` write the key: a character as itself, arrows as arrows.
+    public var label: String {
+        switch self {
+        case .character(" "): "space"
+        case .character(let c): String(c)
+        case .left: "←"
+        case .right: "→"
+        case .up: "↑"
+        case .down: "↓"
+        case .shiftLeft: "⇧←"
+        case .shiftRight: "⇧→"
+        case .shiftUp: "⇧↑"
+        case .shiftDown: "⇧↓"
+        case .home: "Home"
+        case .end: "End"
+        case .enter: "Enter"
+        case .escape: "Esc"
+        case .backspace: "backspace"
+        case .tab: "Tab"
+        case .ctrlC: "Ctrl-C"
         }
     }
 }

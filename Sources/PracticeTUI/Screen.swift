@@ -10,11 +10,21 @@ public struct ScreenState: Sendable, Equatable {
     public var loopStart: Double?
     public var loopEnd: Double?
     public var looping: Bool
+    /// The loop end that the nudge keys move.
+    public var selectedEnd = LoopEnd.end
     /// One line of feedback ("added marker 'Verse' at 0:12.500", or an error).
     public var message: String?
     /// A line being edited, such as a marker's name: its label and text.
     public var prompt: Prompt?
     public var showHelp = false
+    /// The marker list (`M`) is open, with this row picked.
+    public var markerList: Int?
+    /// Count-in, gaps and trainer that loops get; the song's tempo when known.
+    public var rehearsal = Rehearsal()
+    public var bpm: Double?
+    public var bindings = KeyBindings.defaults
+
+    public enum LoopEnd: Sendable, Equatable { case start, end }
 
     public struct MarkerRow: Sendable, Equatable {
         public var name: String
@@ -37,24 +47,71 @@ public struct ScreenState: Sendable, Equatable {
 /// The full-screen practice view: a pure function from state to lines, so it can be tested as
 /// snapshots at any size. Lines are at most `width` columns; there are exactly `height` of them.
 public enum Screen {
-    static let hint = "space play  ←→ seek  [ ] speed  m mark  1-9 jump  a b l loop  ? keys  q quit"
+    /// The one-line key hint, with the keys as bound.
+    static func hint(_ b: KeyBindings) -> String {
+        let jumps = b.label(.jump1) == "1" && b.label(.jump9) == "9" ? "1-9" : "\(b.label(.jump1))…\(b.label(.jump9))"
+        return "\(b.label(.playPause)) play  \(b.label(.back))\(b.label(.forward)) seek  \(b.label(.slower)) \(b.label(.faster)) speed  "
+            + "\(b.label(.addMarker)) mark  \(jumps) jump  \(b.label(.loopStart)) \(b.label(.loopEnd)) \(b.label(.loopToggle)) loop  "
+            + "\(b.label(.help)) keys  \(b.label(.quit)) quit"
+    }
 
-    static let help: [String] = [
-        "Keys",
-        "",
-        "  space        play / pause",
-        "  ← →          back / forward 5 s (shift: 1 s)      Home  to the start",
-        "  [ ]          speed −0.1 / +0.1 ({ }: ±0.01)       0 or backspace  speed 1.0",
-        "  - +          pitch −1 / +1 semitone",
-        "  m            marker at the heard position (type a name, Enter)",
-        "  1 … 9        jump to marker N and play            , .  previous / next marker",
-        "  a b          loop start / end at the heard position",
-        "  l            loop on / off                        L  the next named loop",
-        "  s            save the loop (a to b) under a name",
-        "  q            quit (markers are saved as you make them)",
-        "",
-        "Press any key to go back.",
+    static let markerListHint = "↑↓ pick  ←→ nudge 10 ms (shift 100)  r rename  d delete  Enter jump  Esc back"
+
+    /// The help page's entries: the actions (their keys are shown) and what they do.
+    static let helpEntries: [([Action], String)] = [
+        ([.playPause], "play / pause"),
+        ([.back, .forward], "back / forward 5 s"),
+        ([.backFine, .forwardFine], "back / forward 1 s"),
+        ([.toStart], "to the start"),
+        ([.slower, .faster], "speed −0.1 / +0.1"),
+        ([.slowerFine, .fasterFine], "speed −0.01 / +0.01"),
+        ([.speedReset], "speed 1.0"),
+        ([.pitchDown, .pitchUp], "pitch −1 / +1 semitone"),
+        ([.addMarker], "marker where you are"),
+        ([.jump1, .jump9], "jump to marker N, play"),
+        ([.previousMarker, .nextMarker], "previous / next marker"),
+        ([.markerList], "rename, nudge, delete"),
+        ([.loopStart, .loopEnd], "loop start / end here"),
+        ([.loopToggle], "loop on / off"),
+        ([.nextLoop], "the next saved loop"),
+        ([.saveLoop], "save the loop by name"),
+        ([.switchEnd], "nudge A or B"),
+        ([.nudgeEarlier, .nudgeLater], "nudge it −10 / +10 ms"),
+        ([.nudgeEarlierMore, .nudgeLaterMore], "nudge it −100 / +100 ms"),
+        ([.tapTempo], "tap the tempo (bpm)"),
+        ([.countIn], "count-in each pass on/off"),
+        ([.help], "these keys"),
+        ([.quit], "quit (edits are saved)"),
     ]
+
+    /// The help page: the keys as bound, in two columns when there is room.
+    static func help(_ b: KeyBindings, width: Int) -> [String] {
+        let cells = helpEntries.map { actions, text -> String in
+            let keys: String
+            if actions == [.jump1, .jump9] {
+                keys = b.label(.jump1) == "1" && b.label(.jump9) == "9" ? "1…9" : "\(b.label(.jump1))…\(b.label(.jump9))"
+            } else if actions.count == 1 {
+                let all = b.keys(for: actions[0]).map(\.label)
+                keys = all.isEmpty ? "–" : all.joined(separator: " ")
+            } else {
+                keys = actions.map { b.label($0) }.joined(separator: " ")
+            }
+            return "  " + keys + String(repeating: " ", count: max(13 - Table.width(of: keys), 1)) + text
+        }
+        var lines = ["Keys", ""]
+        if width >= 80 {
+            let half = (cells.count + 1) / 2
+            for i in 0..<half {
+                let left = cells[i]
+                guard i + half < cells.count else { lines.append(left); continue }
+                lines.append(left + String(repeating: " ", count: max(width / 2 - Table.width(of: left), 1)) + cells[i + half])
+            }
+        } else {
+            lines += cells
+        }
+        lines += ["", "Change keys in $XDG_CONFIG_HOME/practice/keys.conf. Press any key to go back."]
+        return lines
+    }
 
     public static func render(_ s: ScreenState, width: Int, height: Int, color: Bool = false) -> [String] {
         let w = max(width, 20)
@@ -66,35 +123,41 @@ public enum Screen {
         add(byline)
         if s.showHelp {
             lines.append("")
-            for line in help { add(line) }
+            for line in help(s.bindings, width: w) { add(line) }
             return pad(lines, w, height)
         }
         lines.append("")
         let state = p.isFinished ? "■ Stopped" : p.isPlaying ? "▶ Playing" : "⏸ Paused"
         var right = "speed \(StatusLine.formatRate(p.rate))"
         if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch)) st" }
+        if let bpm = s.bpm { right += "  \(StatusLine.formatNumber(bpm)) bpm" }
         add(spread("\(state)   \(Timecode.format(p.position)) / \(Timecode.format(p.duration))", right, w))
         add(seekBar(s, width: w, color: color))
         add(loopLine(s))
+        for line in rehearsalLines(s) { add(line) }
         lines.append("")
         let fixed = lines.count + 3   // the marker heading, the message and the hint
         let room = max(height - fixed - (s.prompt == nil ? 0 : 1), 0)
         if room > 0 {
-            add(s.markers.isEmpty ? "Markers: none yet (m drops one where you are)" : "Markers")
+            let editing = s.markerList != nil
+            add(s.markers.isEmpty ? "Markers: none yet (\(s.bindings.label(.addMarker)) drops one where you are)"
+                : editing ? "Markers (editing)" : "Markers")
             let current = s.markers.lastIndex { $0.time <= p.position + 0.0005 }
-            let shown = markerWindow(count: s.markers.count, current: current, room: room - 1)
+            let focus = s.markerList ?? current
+            let shown = markerWindow(count: s.markers.count, current: focus, room: room - 1)
             for k in shown {
                 let m = s.markers[k]
                 let key = k < 9 ? "\(k + 1)" : " "
-                let pointer = k == current ? "▸" : " "
+                let pointer = editing ? (k == s.markerList ? "›" : " ") : (k == current ? "▸" : " ")
                 let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name)"
-                add(k == current && color ? bold(row) : row)
+                if editing { add(k == s.markerList && color ? reverse(row) : row) } else { add(k == current && color ? bold(row) : row) }
             }
         }
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))
         if let prompt = s.prompt { add("\(prompt.label): \(prompt.text)█") }
         add(s.message ?? "")
-        add(color ? dim(hint) : hint)
+        let hintLine = s.markerList != nil ? markerListHint : hint(s.bindings)
+        add(color ? dim(hintLine) : hintLine)
         return Array(lines.prefix(height))
     }
 
@@ -132,9 +195,33 @@ public enum Screen {
         if s.looping, let l = s.player.loop {
             line += "  on, pass \(l.pass)\(l.passes.map { "/\($0)" } ?? "")"
         } else {
-            line += s.looping ? "  on" : "  off (l turns it on)"
+            line += s.looping ? "  on" : "  off (\(s.bindings.label(.loopToggle)) turns it on)"
+        }
+        if s.loopStart != nil && s.loopEnd != nil {
+            line += "  \(s.bindings.label(.nudgeEarlier))\(s.bindings.label(.nudgeLater)) nudge \(s.selectedEnd == .start ? "A" : "B")"
         }
         return line
+    }
+
+    /// What loops get besides their passes: count-in, gap and pre-roll on one line, the trainer on
+    /// another (none when there is nothing to say).
+    static func rehearsalLines(_ s: ScreenState) -> [String] {
+        let r = s.rehearsal
+        var parts: [String] = []
+        if r.countIn > 0 {
+            let tempo = (r.bpm ?? s.bpm).map { "at \(StatusLine.formatNumber($0)) bpm" } ?? "(no tempo: tap it)"
+            parts.append("count-in \(r.countIn) \(tempo) \(r.countInEvery ? "before each pass" : "before the first pass")")
+        }
+        if r.gap > 0 { parts.append("gap \(StatusLine.formatNumber(r.gap)) s") }
+        if r.preRoll > 0 { parts.append("pre-roll \(StatusLine.formatNumber(r.preRoll)) s") }
+        var lines = parts.isEmpty ? [] : ["Rehearsal: " + parts.joined(separator: " · ")]
+        if let t = r.trainer {
+            var text = "Trainer: \(StatusLine.formatRate(t.from)) → \(StatusLine.formatRate(t.to)), "
+                + "\(t.to >= t.from ? "+" : "−")\(StatusLine.formatNumber(t.step)) every \(t.every == 1 ? "pass" : "\(t.every) passes")"
+            if let l = s.player.loop, s.looping { text += "; next pass \(StatusLine.formatRate(t.rate(forPass: l.pass)))" }
+            lines.append(text)
+        }
+        return lines
     }
 
     // MARK: Text helpers
@@ -170,6 +257,7 @@ public enum Screen {
 
     static func bold(_ s: String) -> String { "\u{1B}[1m\(s)\u{1B}[0m" }
     static func dim(_ s: String) -> String { "\u{1B}[2m\(s)\u{1B}[0m" }
+    static func reverse(_ s: String) -> String { "\u{1B}[7m\(s)\u{1B}[0m" }
     static func cyan(_ s: String) -> String { "\u{1B}[36m\(s)\u{1B}[0m" }
     static func yellow(_ s: String) -> String { "\u{1B}[33m\(s)\u{1B}[0m" }
 }

@@ -11,34 +11,51 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     let color: Bool
     private let quitRequested = Atomic<Bool>(false)
 
+    let bindings: KeyBindings
+
     private var markers: [ScreenState.MarkerRow] = []
     private var loopStart: Double?
     private var loopEnd: Double?
+    /// The saved loop's name while A–B is one, for the screen.
+    private var loopName: String?
     private var looping = false
+    private var selectedEnd = ScreenState.LoopEnd.end
     private var message: String?
     private var prompt: ScreenState.Prompt?
     /// What Enter does with the prompt's text.
-    private enum PromptPurpose { case markerName, loopName }
+    private enum PromptPurpose { case markerName, loopName, rename(String) }
     private var promptPurpose = PromptPurpose.markerName
     private var promptTime = 0.0
     private var showHelp = false
+    /// The marker list's picked row while it is open, and a marker waiting for "y" to be deleted.
+    private var markerList: Int?
+    private var confirmDelete: String?
     private var namedLoops: [(name: String, start: Double, end: Double)] = []
     private var loopIndex = -1
+    /// Tap-tempo presses (monotonic nanoseconds) and the tempo the sidecar keeps.
+    private var taps: [UInt64] = []
+    private var sidecarBPM: Double?
     private var lastFrame: [String] = []
 
-    /// What the command line asked every loop to have (count-in, gaps, trainer), kept for loops set here.
-    let rehearsal: Rehearsal
+    /// Count-in, gaps, pre-roll and trainer for every loop: the command line's, changed by `c` and `t`.
+    private(set) var rehearsal: Rehearsal
+    /// The count-in the command line asked for (0: none), which `c` turns back on.
+    private let countInClicks: Int
 
     /// `sidecar`: a sidecar to use instead of the track's own (`--markers`); `rehearsal`: the
     /// command line's count-in, gaps, pre-roll and trainer, for every loop set on the screen too.
-    public init(player: Player, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal()) {
+    public init(player: Player, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal(),
+                bindings: KeyBindings = .defaults) {
         self.player = player
         self.sidecarPath = sidecar
         self.color = color
         self.rehearsal = rehearsal
+        self.countInClicks = rehearsal.countIn
+        self.bindings = bindings
         if let loop = player.state.loop {
             loopStart = loop.start
             loopEnd = loop.end
+            loopName = loop.name
             looping = true
         }
     }
@@ -83,56 +100,112 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     func handle(_ key: Key) -> Bool {
         if prompt != nil { editPrompt(key); return true }
         if showHelp { showHelp = false; return true }
+        if let name = confirmDelete {
+            confirmDelete = nil
+            if key == .character("y") || key == .character("Y") { deleteMarker(named: name) } else { message = "kept '\(name)'" }
+            return true
+        }
         message = nil
+        if markerList != nil, handleList(key) { return true }
+        guard let action = bindings[key] else { return true }
+        return perform(action)
+    }
+
+    /// Carries out one action; false means quit.
+    func perform(_ action: Action) -> Bool {
         let s = player.state
-        switch key {
-        case .character("q"), .character("Q"), .ctrlC: return false
-        case .character(" "): player.togglePause()
-        case .left: player.seek(to: s.position - 5)
-        case .right: player.seek(to: s.position + 5)
-        case .shiftLeft: player.seek(to: s.position - 1)
-        case .shiftRight: player.seek(to: s.position + 1)
-        case .home: player.seek(to: 0)
-        case .character("]"): setRate(s.rate + 0.1, grid: 0.1)
-        case .character("["): setRate(s.rate - 0.1, grid: 0.1)
-        case .character("}"): setRate(s.rate + 0.01, grid: 0.01)
-        case .character("{"): setRate(s.rate - 0.01, grid: 0.01)
-        case .character("0"), .backspace: setRate(1, grid: 0.01)
-        case .character("+"), .character("="): player.setPitch(s.pitch + 1)
-        case .character("-"): player.setPitch(s.pitch - 1)
-        case .character("m"):
+        switch action {
+        case .quit: return false
+        case .playPause: player.togglePause()
+        case .back: player.seek(to: s.position - 5)
+        case .forward: player.seek(to: s.position + 5)
+        case .backFine: player.seek(to: s.position - 1)
+        case .forwardFine: player.seek(to: s.position + 1)
+        case .toStart: player.seek(to: 0)
+        case .faster: setRate(s.rate + 0.1, grid: 0.1)
+        case .slower: setRate(s.rate - 0.1, grid: 0.1)
+        case .fasterFine: setRate(s.rate + 0.01, grid: 0.01)
+        case .slowerFine: setRate(s.rate - 0.01, grid: 0.01)
+        case .speedReset: setRate(1, grid: 0.01)
+        case .pitchUp: player.setPitch(s.pitch + 1)
+        case .pitchDown: player.setPitch(s.pitch - 1)
+        case .addMarker:
             promptTime = Sidecar.milliseconds(s.position)
             promptPurpose = .markerName
             prompt = .init(label: "Marker at \(Timecode.format(promptTime, decimals: 3)), name", text: nextMarkerName())
-        case .character(let c) where ("1"..."9").contains(c):
-            let k = Int(String(c))! - 1
+        case .jump1, .jump2, .jump3, .jump4, .jump5, .jump6, .jump7, .jump8, .jump9:
+            let k = action.jumpNumber! - 1
             if k < markers.count { jump(to: markers[k]) } else { message = "no marker \(k + 1)" }
-        case .character(","):
+        case .previousMarker:
             // Within a second after a marker, go to the one before it, as players' "previous" does.
             if let m = markers.last(where: { $0.time < s.position - 1 }) { jump(to: m) } else { player.seek(to: 0) }
-        case .character("."):
+        case .nextMarker:
             if let m = markers.first(where: { $0.time > s.position + 0.0005 }) { jump(to: m) } else { message = "no marker after here" }
-        case .character("a"):
+        case .markerList:
+            guard !markers.isEmpty else { message = "no markers yet (\(bindings.label(.addMarker)) drops one)"; break }
+            markerList = markers.lastIndex { $0.time <= s.position + 0.0005 } ?? 0
+        case .loopStart:
             loopStart = Sidecar.milliseconds(s.position)
             if let b = loopEnd, b <= loopStart! { loopEnd = nil }
+            loopName = nil
+            selectedEnd = .start
             applyLoop()
-        case .character("b"):
+        case .loopEnd:
             let t = Sidecar.milliseconds(s.position)
             if let a = loopStart, t <= a { message = "the loop's end must come after its start (\(Timecode.format(a, decimals: 3)))" } else {
                 loopEnd = t
+                loopName = nil
+                selectedEnd = .end
                 if loopStart != nil && !looping { looping = true }
                 applyLoop()
             }
-        case .character("l"):
+        case .loopToggle:
             looping.toggle()
             applyLoop()
-        case .character("L"): nextNamedLoop()
-        case .character("s"):
-            guard loopStart != nil, loopEnd != nil else { message = "set the loop's ends with a and b first"; break }
+        case .nextLoop: nextNamedLoop()
+        case .saveLoop:
+            guard loopStart != nil, loopEnd != nil else {
+                message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
+                break
+            }
             promptPurpose = .loopName
             prompt = .init(label: "Save the loop as", text: nextLoopName())
-        case .character("?"): showHelp = true
-        default: break
+        case .switchEnd:
+            selectedEnd = selectedEnd == .start ? .end : .start
+            message = "the nudge keys move the loop's \(selectedEnd == .start ? "start (A)" : "end (B)")"
+        case .nudgeEarlier: nudgeLoop(by: -0.01)
+        case .nudgeLater: nudgeLoop(by: 0.01)
+        case .nudgeEarlierMore: nudgeLoop(by: -0.1)
+        case .nudgeLaterMore: nudgeLoop(by: 0.1)
+        case .tapTempo: tap()
+        case .countIn: toggleCountIn()
+        case .help: showHelp = true
+        }
+        return true
+    }
+
+    /// The marker list's own keys; false hands the key on to the usual bindings.
+    private func handleList(_ key: Key) -> Bool {
+        guard var k = markerList, !markers.isEmpty else { markerList = nil; return false }
+        k = min(k, markers.count - 1)
+        switch key {
+        case .up: markerList = max(k - 1, 0)
+        case .down: markerList = min(k + 1, markers.count - 1)
+        case .left: nudgeMarker(markers[k].name, by: -0.01)
+        case .right: nudgeMarker(markers[k].name, by: 0.01)
+        case .shiftLeft: nudgeMarker(markers[k].name, by: -0.1)
+        case .shiftRight: nudgeMarker(markers[k].name, by: 0.1)
+        case .enter: jump(to: markers[k])
+        case .character("r"):
+            promptPurpose = .rename(markers[k].name)
+            prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name)
+        case .character("d"), .character("x"):
+            confirmDelete = markers[k].name
+            message = "Delete the marker '\(markers[k].name)'? y deletes it, any other key keeps it"
+        case .escape: markerList = nil
+        default:
+            if bindings[key] == .markerList || key == .character("q") { markerList = nil; return true }
+            return false
         }
         return true
     }
@@ -156,10 +229,40 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             message = "set the loop's start with a and its end with b"
             return
         }
-        do { try player.setLoop(LoopRange(start: a, end: b, rehearsal: rehearsal)) } catch {
+        do { try player.setLoop(LoopRange(start: a, end: b, name: loopName, rehearsal: loopRehearsal)) } catch {
             message = error.message
             looping = false
         }
+    }
+
+    /// The rehearsal with the sidecar's tempo when the command line gave none.
+    private var loopRehearsal: Rehearsal {
+        var r = rehearsal
+        if r.bpm == nil { r.bpm = sidecarBPM }
+        return r
+    }
+
+    /// Moves the picked loop end; when looping, plays from just before the change so it is heard.
+    private func nudgeLoop(by seconds: Double) {
+        guard let a = loopStart, let b = loopEnd else {
+            message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
+            return
+        }
+        let d = player.track.duration
+        if selectedEnd == .start {
+            let t = Sidecar.milliseconds(min(max(a + seconds, 0), b - LoopRange.minimumSeconds))
+            loopStart = t
+            message = "loop start \(Timecode.format(t, decimals: 3))"
+        } else {
+            let t = Sidecar.milliseconds(max(min(b + seconds, d), a + LoopRange.minimumSeconds))
+            loopEnd = t
+            message = "loop end \(Timecode.format(t, decimals: 3))"
+        }
+        loopName = nil
+        guard looping else { return }
+        applyLoop()
+        // Hear the new start at once, or the last 1.5 s into the new end and the turn.
+        player.seek(to: selectedEnd == .start ? loopStart! : max(loopStart!, loopEnd! - 1.5))
     }
 
     private func editPrompt(_ key: Key) {
@@ -170,6 +273,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             switch promptPurpose {
             case .markerName: addMarker(named: p.text, at: promptTime)
             case .loopName: saveLoop(named: p.text)
+            case .rename(let old): renameMarker(old, to: p.text)
             }
             return
         case .escape, .ctrlC: prompt = nil; message = "cancelled"; return
@@ -190,15 +294,85 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     }
 
     private func addMarker(named name: String, at time: Double) {
+        edit({ (s: inout Sidecar) throws(PracticeError) in try s.addMarker(name: name, time: time, duration: player.track.duration) }) { m, loaded in
+            "added marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))"
+        }
+    }
+
+    /// Runs one edit of the sidecar through the store (locked, re-read, written atomically), then
+    /// shows `done`'s message or the error, and reloads the markers.
+    private func edit<R>(_ change: (inout Sidecar) throws(PracticeError) -> R, done: (R, LoadedSidecar) -> String) {
         do {
-            let (m, loaded) = try SidecarStore.update(for: player.track, explicit: sidecarPath) { (s: inout Sidecar) throws(PracticeError) in
-                try s.addMarker(name: name, time: time, duration: player.track.duration)
-            }
-            message = "added marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))"
-            reloadMarkers()
+            let (r, loaded) = try SidecarStore.update(for: player.track, explicit: sidecarPath, change)
+            message = done(r, loaded)
         } catch {
             message = error.message
         }
+        reloadMarkers()
+    }
+
+    private func renameMarker(_ old: String, to new: String) {
+        edit({ (s: inout Sidecar) throws(PracticeError) in try s.renameMarker(old, to: new) }) { _, _ in "renamed '\(old)' to '\(new)'" }
+        if let k = markers.firstIndex(where: { $0.name == new.trimmingCharacters(in: .whitespaces) }), markerList != nil { markerList = k }
+    }
+
+    /// Moves a marker (the list's ←/→) and plays from its new place, so the change is heard.
+    private func nudgeMarker(_ name: String, by seconds: Double) {
+        var moved: Double?
+        edit({ (s: inout Sidecar) throws(PracticeError) in
+            try s.moveMarker(name, .by(seconds), duration: player.track.duration)
+        }) { m, _ in
+            moved = m.time
+            return "'\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(seconds > 0 ? "+" : "−")\(Int((abs(seconds) * 1000).rounded())) ms)"
+        }
+        guard let t = moved else { return }
+        if let k = markers.firstIndex(where: { $0.name == name }) { markerList = k }
+        player.seek(to: t)
+        player.play()
+    }
+
+    private func deleteMarker(named name: String) {
+        edit({ (s: inout Sidecar) throws(PracticeError) in try s.removeMarker(named: name) }) { _, _ in "deleted the marker '\(name)'" }
+        if markers.isEmpty { markerList = nil } else if let k = markerList { markerList = min(k, markers.count - 1) }
+    }
+
+    // MARK: Tempo and count-in
+
+    /// `t`: the tempo from the last taps (2 or more, each within 2 s of the one before), as the
+    /// song's tempo (what is heard ÷ the speed), saved in the sidecar's settings.
+    private func tap() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let last = taps.last, now - last > 2_000_000_000 { taps.removeAll() }
+        taps.append(now)
+        if taps.count > 8 { taps.removeFirst(taps.count - 8) }
+        guard taps.count >= 2 else { message = "tap on every beat (\(bindings.label(.tapTempo)))"; return }
+        let beat = Double(taps.last! - taps.first!) / Double(taps.count - 1) / 1e9
+        let bpm = (60 / beat / player.state.rate * 10).rounded() / 10
+        guard (20...400).contains(bpm) else { message = "\(StatusLine.formatNumber(bpm)) bpm is out of range (20–400)"; return }
+        rehearsal.bpm = bpm
+        edit({ (s: inout Sidecar) throws(PracticeError) in
+            var settings = s.settings ?? PracticeSettings()
+            settings.bpm = bpm
+            s.settings = settings
+        }) { _, _ in "tempo \(StatusLine.formatNumber(bpm)) bpm from \(taps.count) taps (saved)" }
+    }
+
+    /// `c`: count-in before each pass on or off (the command line's number of clicks, else 4).
+    private func toggleCountIn() {
+        if rehearsal.countIn > 0 {
+            rehearsal.countIn = 0
+            rehearsal.countInEvery = false
+            message = "count-in off"
+        } else {
+            guard let bpm = rehearsal.bpm ?? sidecarBPM else {
+                message = "a count-in needs the song's tempo: tap it with \(bindings.label(.tapTempo))"
+                return
+            }
+            rehearsal.countIn = countInClicks > 0 ? countInClicks : 4
+            rehearsal.countInEvery = true
+            message = "count-in: \(rehearsal.countIn) clicks at \(StatusLine.formatNumber(bpm)) bpm before each pass"
+        }
+        if looping, loopStart != nil, loopEnd != nil { applyLoop() }
     }
 
     private func nextLoopName() -> String {
@@ -210,15 +384,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     private func saveLoop(named name: String) {
         guard let a = loopStart, let b = loopEnd else { return }
-        do {
-            let (l, loaded) = try SidecarStore.update(for: player.track, explicit: sidecarPath) { (s: inout Sidecar) throws(PracticeError) in
-                try s.addLoop(name: name, from: Timecode.format(a, decimals: 3), to: Timecode.format(b, decimals: 3), duration: player.track.duration)
-            }
-            message = "saved loop '\(l.name)' (\(loaded.writePath))"
-            reloadMarkers()
-        } catch {
-            message = error.message
-        }
+        edit({ (s: inout Sidecar) throws(PracticeError) in
+            try s.addLoop(name: name, from: Timecode.format(a, decimals: 3), to: Timecode.format(b, decimals: 3), duration: player.track.duration)
+        }) { l, loaded in "saved loop '\(l.name)' (\(loaded.writePath))" }
+        loopName = name.trimmingCharacters(in: .whitespaces)
     }
 
     /// `L`: the next named loop from the sidecar, looping at once.
@@ -228,8 +397,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         let l = namedLoops[loopIndex]
         loopStart = l.start
         loopEnd = l.end
+        loopName = l.name
         looping = true
-        do { try player.setLoop(LoopRange(start: l.start, end: l.end, name: l.name, rehearsal: rehearsal)) } catch { message = error.message; return }
+        do { try player.setLoop(LoopRange(start: l.start, end: l.end, name: l.name, rehearsal: loopRehearsal)) } catch { message = error.message; return }
         message = "loop '\(l.name)'"
     }
 
@@ -238,6 +408,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         var s = loaded.sidecar
         s.normalize()
         markers = s.liveMarkers.map { .init(name: $0.name, time: $0.time) }
+        sidecarBPM = s.settings?.bpm
         namedLoops = s.liveLoops.compactMap { l in
             guard let a = s.time(of: l.start), let b = s.time(of: l.end) else { return nil }
             return (l.name, a, b)
@@ -250,6 +421,11 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         var st = ScreenState(player: player.state, markers: markers, loopStart: loopStart, loopEnd: loopEnd,
                              looping: looping, message: message, prompt: prompt)
         st.showHelp = showHelp
+        st.selectedEnd = selectedEnd
+        st.markerList = markerList
+        st.rehearsal = rehearsal
+        st.bpm = rehearsal.bpm ?? sidecarBPM
+        st.bindings = bindings
         return st
     }
 

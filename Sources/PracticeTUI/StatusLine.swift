@@ -24,6 +24,9 @@ public enum StatusLine {
     }
 
     static func formatNumber(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v)
+        if v == v.rounded() { return String(Int(v)) }
+        var text = String(format: "%.2f", v)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 }

@@ -22,13 +22,13 @@ struct PlaceOptions: ParsableArguments {
     @Option(help: "Seconds of silence before each repeat of the loop.")
     var gap: Double = 0
 
-    @Option(help: "Clicks before the first pass of the loop (needs --bpm).")
+    @Option(help: "Clicks before the first pass of the loop, at --bpm or the tempo kept in the sidecar.")
     var countIn = 0
 
     @Flag(help: "Count in before every pass, not just the first.")
     var countInEvery = false
 
-    @Option(help: "The song's tempo in beats a minute, for the count-in (clicks follow the playback speed).")
+    @Option(help: "The song's tempo in beats a minute, for the count-in (clicks follow the playback speed); default: the sidecar's, tapped with 't' on the practice screen.")
     var bpm: Double?
 
     @Option(help: "Seconds before the loop's start that each pass begins.")
@@ -54,7 +54,6 @@ struct PlaceOptions: ParsableArguments {
         guard gap.isFinite, (0...60).contains(gap) else { throw ValidationError("'--gap' must be from 0 to 60 seconds") }
         guard (0...16).contains(countIn) else { throw ValidationError("'--count-in' must be from 0 to 16 clicks") }
         if countInEvery && countIn == 0 { throw ValidationError("'--count-in-every' needs '--count-in N'") }
-        if countIn > 0 && bpm == nil { throw ValidationError("'--count-in' needs the song's tempo: '--bpm N'") }
         if let bpm, !(20...400).contains(bpm) { throw ValidationError("'--bpm' must be from 20 to 400") }
         guard preRoll.isFinite, (0...30).contains(preRoll) else { throw ValidationError("'--pre-roll' must be from 0 to 30 seconds") }
         if let trainer {
@@ -73,7 +72,14 @@ struct PlaceOptions: ParsableArguments {
         let f = try from.map { t throws(PracticeError) in try places.time(t, option: "--from") }
         let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to") }
         var l = loop.isEmpty ? nil : try places.loop(loop, passes: times)
-        l?.rehearsal = Rehearsal(gap: gap, countIn: countIn, countInEvery: countInEvery, bpm: bpm, preRoll: preRoll,
+        var tempo = bpm
+        if countIn > 0, tempo == nil {
+            tempo = try places.tempo()
+            guard tempo != nil else {
+                throw PracticeError(.usage, "'--count-in' needs the song's tempo: give '--bpm N', or tap it with 't' on the practice screen to keep it in the sidecar")
+            }
+        }
+        l?.rehearsal = Rehearsal(gap: gap, countIn: countIn, countInEvery: countInEvery, bpm: tempo, preRoll: preRoll,
                                  trainer: trainer.flatMap(Trainer.init))
         warn(places.warnings)
         return (f, t, l)

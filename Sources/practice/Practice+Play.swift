@@ -33,15 +33,25 @@ extension Practice {
         @Option(help: "The ALSA device to play through (see 'aplay -L').")
         var device = "default"
 
-        @Option(help: ArgumentHelp("Take JSON-lines commands from 'stdin' and print state events (NDJSON) on stdout.",
-                                   discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"loop","start":30,"end":45,"times":4} {"cmd":"loop"} {"cmd":"jump","marker":"Verse 2"} {"cmd":"quit"}"#))
+        @Option(help: ArgumentHelp(
+            "Take JSON-lines commands and send state events (NDJSON): 'stdin' (events on stdout), 'socket' ($XDG_RUNTIME_DIR/practice/control.sock, beside the practice screen) or a socket's path.",
+            discussion: #"Commands: {"cmd":"seek","to":72.5} {"cmd":"rate","value":0.8} {"cmd":"pitch","value":-2} {"cmd":"play"} {"cmd":"pause"} {"cmd":"toggle"} {"cmd":"loop","start":30,"end":45,"times":4} {"cmd":"loop"} {"cmd":"jump","marker":"Verse 2"} {"cmd":"quit"}"#,
+            valueName: "stdin|socket|path"))
         var control: String?
 
         @Flag(help: "Show one status line instead of the practice screen.")
         var noTui = false
 
         func validate() throws {
-            if let control, control != "stdin" { throw ValidationError("'--control' must be 'stdin' (got '\(control)')") }
+            if let control, control != "stdin", control != "socket", !control.contains("/") {
+                throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
+            }
+        }
+
+        /// The socket to listen on, if `--control` asks for one.
+        var socketPath: String? {
+            guard let control, control != "stdin" else { return nil }
+            return control == "socket" ? ControlSocket.defaultPath() : control
         }
 
         func run() async throws {
@@ -49,14 +59,19 @@ extension Practice {
             options.device = device
             options.settings = sound.settings
             (options.from, options.to, options.loop) = try place.resolve(for: file)
+            options.sidecar = place.sidecar
+            let controlled = control == "stdin"
+            let screen = !controlled && !noTui && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
+            let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
             let player = try Player(path: file, options: options)
-            let controlled = control != nil
-            if !controlled, !noTui, Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) {
-                try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal())
+            if screen {
+                try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(), bindings: bindings)
                 return
             }
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
             if controlled { StdinControl.start(player) }
+            let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { player.stop() } }
+            defer { socket?.stop() }
             // A signal stops the player, which ends the loop below; the main path then exits 128 + N.
             let signals = SignalHandlers { _ in player.stop() }
             defer { withExtendedLifetime(signals) {} }
@@ -79,10 +94,12 @@ extension Practice {
 
 extension Practice.Play {
     /// The full-screen session; a signal ends it like `q`, then exits 128 + N.
-    func runSession(_ player: Player, rehearsal: Rehearsal) throws {
+    func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings) throws {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
-        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal)
+        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings)
+        let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { session.requestQuit() } }
+        defer { socket?.stop() }
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()

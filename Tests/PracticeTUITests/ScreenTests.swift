@@ -24,7 +24,7 @@ import PracticeCore
             "",
             "▶ Playing   0:31.2 / 0:53.3                             speed 0.80×  pitch -2 st",
             "▕━│━━━━━━━━━━━━━│━━━━━━━━━━━━━━━━━━━━━━━━━━[══●══════════]─────────────│───────▏",
-            "Loop: 0:29.300 – 0:38.900  on, pass 3/10",
+            "Loop: 0:29.300 – 0:38.900  on, pass 3/10  ↓↑ nudge B",
             "",
             "Markers",
             "  1  0:00.500  Intro",
@@ -61,12 +61,62 @@ import PracticeCore
         #expect(!lines.contains { $0.hasSuffix("  m0") })
     }
 
-    @Test func helpListsTheKeys() {
+    @Test func helpListsTheKeysAsBound() throws {
         var s = ScreenState(player: Self.player)
         s.showHelp = true
+        var lines = Screen.render(s, width: 80, height: 24)
+        #expect(Array(lines[3..<19]) == [
+            "Keys",
+            "",
+            "  space        play / pause               a b          loop start / end here",
+            "  ← →          back / forward 5 s         l            loop on / off",
+            "  ⇧← ⇧→        back / forward 1 s         L            the next saved loop",
+            "  Home         to the start               s            save the loop by name",
+            "  [ ]          speed −0.1 / +0.1          Tab          nudge A or B",
+            "  { }          speed −0.01 / +0.01        ↓ ↑          nudge it −10 / +10 ms",
+            "  0 backspace  speed 1.0                  ⇧↓ ⇧↑        nudge it −100 / +100 ms",
+            "  - +          pitch −1 / +1 semitone     t            tap the tempo (bpm)",
+            "  m            marker where you are       c            count-in each pass on/off",
+            "  1…9          jump to marker N, play     ?            these keys",
+            "  , .          previous / next marker     q Q          quit (edits are saved)",
+            "  M            rename, nudge, delete",
+            "",
+            "Change keys in $XDG_CONFIG_HOME/practice/keys.conf. Press any key to go back.",
+        ])
+        // Rebound: the help and the hint show the keys as they now are.
+        try s.bindings.apply("x loop-toggle\nl ignore  # not l any more\n\nshift-up help\n", file: "keys.conf")
+        lines = Screen.render(s, width: 80, height: 24)
+        #expect(lines[6] == "  ← →          back / forward 5 s         x            loop on / off")
+        #expect(lines[14] == "  1…9          jump to marker N, play     ? ⇧↑         these keys")
+        s.showHelp = false
+        #expect(Screen.render(s, width: 80, height: 24)[23] == "space play  ←→ seek  [ ] speed  m mark  1-9 jump  a b x loop  ? keys  q quit")
+    }
+
+    /// `M` opens the marker list: the picked row, its own key hint; the tempo, count-in and trainer show.
+    @Test func theMarkerListAndTheRehearsal() {
+        var s = ScreenState(player: Self.player, markers: Self.markers, loopStart: 29.3, loopEnd: 38.9, looping: true)
+        s.markerList = 1
+        s.bpm = 96
+        s.selectedEnd = .start
+        s.rehearsal = Rehearsal(gap: 1, countIn: 4, countInEvery: true, trainer: Trainer(from: 0.6, to: 1, step: 0.05, every: 2))
         let lines = Screen.render(s, width: 80, height: 24)
-        #expect(lines[3] == "Keys")
-        #expect(lines.contains("  m            marker at the heard position (type a name, Enter)"))
+        #expect(Array(lines[3..<16]) == [
+            "▶ Playing   0:31.2 / 0:53.3                     speed 0.80×  pitch -2 st  96 bpm",
+            "▕━│━━━━━━━━━━━━━│━━━━━━━━━━━━━━━━━━━━━━━━━━[══●══════════]─────────────│───────▏",
+            "Loop: 0:29.300 – 0:38.900  on, pass 3/10  ↓↑ nudge A",
+            "Rehearsal: count-in 4 at 96 bpm before each pass · gap 1 s",
+            "Trainer: 0.60× → 1.00×, +0.05 every 2 passes; next pass 0.65×",
+            "",
+            "Markers (editing)",
+            "  1  0:00.500  Intro",
+            "› 2  0:10.100  Verse",
+            "  3  0:29.300  Chorus",
+            "  4  0:38.900  Chorus, second half",
+            "  5  0:48.500  Outro",
+            "",
+        ])
+        #expect(lines[23] == "↑↓ pick  ←→ nudge 10 ms (shift 100)  r rename  d delete  Enter jump  Esc back")
+        #expect(Screen.render(s, width: 80, height: 24, color: true)[11] == "\u{1B}[7m› 2  0:10.100  Verse\u{1B}[0m")
     }
 
     @Test func narrowTerminalsCutLinesWithAnEllipsis() {
@@ -81,6 +131,7 @@ import PracticeCore
         ([0x20], [Key.character(" ")]), ([0x1B, 0x5B, 0x44], [.left]), ([0x1B, 0x5B, 0x31, 0x3B, 0x32, 0x43], [.shiftRight]),
         ([0x1B, 0x4F, 0x48], [.home]), ([0x1B, 0x5B, 0x31, 0x7E], [.home]), ([0x7F], [.backspace]), ([0x0D], [.enter]),
         ([0x03], [.ctrlC]), (Array("ñ]".utf8), [.character("ñ"), .character("]")]), (Array("✨".utf8), [.character("✨")]),
+        ([0x1B, 0x5B, 0x41], [.up]), ([0x1B, 0x5B, 0x31, 0x3B, 0x32, 0x42], [.shiftDown]), ([0x09], [.tab]),
     ] as [([UInt8], [Key])])
     func decodes(bytes: [UInt8], keys: [Key]) {
         var d = KeyDecoder()
@@ -93,5 +144,32 @@ import PracticeCore
         #expect(d.flush() == [.escape])
         #expect(d.feed([0x1B, 0x5B]) == [])
         #expect(d.feed([0x43]) == [.right])
+    }
+}
+
+/// `keys.conf`: bindings change, unbind and fail with the file and line.
+@Suite struct KeyBindingsTests {
+    @Test func aFileRebindsAndUnbinds() throws {
+        var b = KeyBindings.defaults
+        try b.apply("# mine\nx   loop-toggle\nl ignore\nsharp add-marker\nspace quit\n", file: "keys.conf")
+        #expect(b[.character("x")] == .loopToggle && b[.character("l")] == nil)
+        #expect(b[.character("#")] == .addMarker && b[.character("m")] == .addMarker)
+        #expect(b[.character(" ")] == .quit && b.keys(for: .playPause).isEmpty)
+        #expect(b[.ctrlC] == .quit)
+    }
+
+    @Test(arguments: [
+        ("x loop-toggle extra\n", "keys.conf:1: expected 'KEY ACTION', such as 'x loop-toggle' (got 'x loop-toggle extra')"),
+        ("\nF1 help\n", "keys.conf:2: unknown key 'F1' (a character, or space, left, right, up, down, shift-left, shift-right, shift-up, shift-down, home, end, enter, tab, backspace, escape, sharp)"),
+        ("x loop\n", "keys.conf:1: unknown action 'loop' (see 'practice play --help' for the list)"),
+    ])
+    func badLinesNameTheFileAndLine(text: String, message: String) {
+        var b = KeyBindings.defaults
+        #expect(throws: PracticeError(.config, message)) { try b.apply(text, file: "keys.conf") }
+    }
+
+    @Test func theConfigLivesInXDGConfigHome() {
+        #expect(KeyBindings.configPath(environment: ["XDG_CONFIG_HOME": "/c"]) == "/c/practice/keys.conf")
+        #expect(KeyBindings.configPath(environment: [:]).hasSuffix("/.config/practice/keys.conf"))
     }
 }

@@ -34,6 +34,11 @@ public struct Places {
         }
     }
 
+    /// The song's tempo kept in the sidecar's settings (tapped on the practice screen), if any.
+    public mutating func tempo() throws(PracticeError) -> Double? {
+        try sidecar().settings?.bpm
+    }
+
     /// `--loop NAME` (a loop in the sidecar) or `--loop A B` (markers or times).
     public mutating func loop(_ args: [String], passes: Int?) throws(PracticeError) -> LoopRange {
         switch args.count {

@@ -126,9 +126,11 @@ public struct PracticeSettings: Sendable, Equatable {
     public var pitch: Double?
     /// Where practice last stopped, in seconds.
     public var position: Double?
+    /// The song's tempo in beats a minute (for count-ins), as given or tapped.
+    public var bpm: Double?
     public var extra: [String: JSONValue] = [:]
-    public init(rate: Double? = nil, pitch: Double? = nil, position: Double? = nil) {
-        self.rate = rate; self.pitch = pitch; self.position = position
+    public init(rate: Double? = nil, pitch: Double? = nil, position: Double? = nil, bpm: Double? = nil) {
+        self.rate = rate; self.pitch = pitch; self.position = position; self.bpm = bpm
     }
 }
 

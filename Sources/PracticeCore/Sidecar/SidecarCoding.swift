@@ -294,7 +294,7 @@ extension PCMIdentity {
 extension PracticeSettings {
     init(_ r: FieldReader) throws(SidecarFormatError) {
         var m = try Members(r)
-        self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"))
+        self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"), bpm: try m.number("bpm"))
         extra = m.rest
     }
 
@@ -303,6 +303,7 @@ extension PracticeSettings {
         if let rate { o["rate"] = .double(rate) }
         if let pitch { o["pitch"] = .double(pitch) }
         if let position { o["position"] = .seconds(position) }
+        if let bpm { o["bpm"] = .double(bpm) }
         return .object(o)
     }
 }

@@ -67,7 +67,7 @@ extension Player {
         case .pitch(let p): setPitch(p)
         case .loop(let l): try setLoop(l)
         case .jump(let name):
-            var places = Places(track: track)
+            var places = Places(track: track, explicit: sidecar)
             seek(to: try places.time(name, option: "jump"))
             play()
         case .quit: break
@@ -89,7 +89,7 @@ extension PlayerState {
             if let name = loop.name { l["name"] = name }
             object["loop"] = l
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -31,7 +31,7 @@ public enum Timecode {
     public static func format(_ seconds: Double, decimals: Int = 1) -> String {
         let s = max(0, seconds)
         let scale = decimals == 0 ? 1.0 : decimals == 1 ? 10.0 : decimals == 2 ? 100.0 : 1000.0
-        let units = Int((s * scale).rounded(.down))
+        let units = Int((s * scale + 1e-6).rounded(.down))   // 2.01 s is 2009.999… ms in binary
         let whole = units / Int(scale), fraction = units % Int(scale)
         let h = whole / 3600, m = (whole / 60) % 60, sec = whole % 60
         var out = h > 0 ? "\(h):\(pad(m)):\(pad(sec))" : "\(m):\(pad(sec))"

@@ -316,7 +316,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         if let k = markers.firstIndex(where: { $0.name == new.trimmingCharacters(in: .whitespaces) }), markerList != nil { markerList = k }
     }
 
-    /// Moves a marker (the list's ←/→) and plays from its new place, so the change is heard.
+    /// Moves a marker (the list's ←/→) and goes to its new place: while playing, the change is heard at once.
     private func nudgeMarker(_ name: String, by seconds: Double) {
         var moved: Double?
         edit({ (s: inout Sidecar) throws(PracticeError) in
@@ -328,7 +328,6 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         guard let t = moved else { return }
         if let k = markers.firstIndex(where: { $0.name == name }) { markerList = k }
         player.seek(to: t)
-        player.play()
     }
 
     private func deleteMarker(named name: String) {

@@ -16,5 +16,6 @@ import PracticeCore
         #expect(Timecode.format(83.56) == "1:23.5")
         #expect(Timecode.format(3723.25, decimals: 3) == "1:02:03.250")
         #expect(Timecode.format(5, decimals: 0) == "0:05")
+        #expect(Timecode.format(2 + 0.01, decimals: 3) == "0:02.010")   // 2.0099999… in binary
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PracticeTestSupport
+import PracticeAudio
 
 /// On a real terminal (tmux), paced by a real-time PulseAudio null sink: the practice screen driven
 /// by keys, and (with --no-tui) one refreshing status line; both leave the terminal as it was.
@@ -81,6 +82,163 @@ import PracticeTestSupport
         #expect(loops.stdout.hasPrefix("NAME    FROM      TO        LENGTH\nLoop 1  0:01."), "\(loops.stdout)")
         let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
         #expect(sidecar.contains("\"name\": \"Marker\""))
+    }
+
+    /// At 1.0× the output is the source, sample for sample, and the source is a counter whose every
+    /// frame says where it is: the capture shows where each key's jump landed, and what was heard
+    /// when `m` was pressed. Both within 20 ms.
+    @Test func theCapturedAudioJumpsWhereTheKeysSay() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("tui-jumps")
+        let env = ["XDG_CACHE_HOME": dir.path + "/cache"]
+        try Signals.write(Signals.counter(frames: 12 * 44_100), to: dir.file("song.wav"), format: .float)
+        try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
+        _ = try run(practiceBinary, ["markers", "add", "song.wav", "Far", "9"], environment: env, currentDirectory: dir.path)
+        try rig.startRecording()
+        let session = try startShell("practice-jumps-\(getpid())",
+                                     running: "XDG_CACHE_HOME=\(dir.path)/cache bash -c '\(practiceBinary) warm.wav --no-tui --device pulse >/dev/null; "
+                                        + "exec \(practiceBinary) song.wav --device pulse'",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        var screen = try waitFor("▶ Playing   0:01", in: session)
+        usleep(500_000)
+        let pressedM = Double(monotonicNanoseconds())
+        _ = try tmux(["send-keys", "-t", session, "m"])
+        _ = try waitFor(", name: Marker 2█", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        screen = try waitFor("added marker 'Marker 2'", in: session)
+        #expect(screen.contains("added marker 'Marker 2'"), "screen:\n\(screen)")
+        usleep(1_000_000)
+        _ = try tmux(["send-keys", "-t", session, "1"])    // back to Marker 2
+        usleep(1_000_000)
+        _ = try tmux(["send-keys", "-t", session, "2"])    // on to Far, at 9 s
+        usleep(1_000_000)
+        // A loop from here, its end nudged twice by +10 ms, its start (Tab) by −100 ms.
+        _ = try tmux(["send-keys", "-t", session, "a"])
+        usleep(600_000)
+        _ = try tmux(["send-keys", "-t", session, "b"])
+        let before = try loopEnds(try waitFor("on, pass 1", in: session))
+        _ = try tmux(["send-keys", "-t", session, "Up", "Up"])
+        _ = try waitFor("loop end", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Tab", "S-Down"])
+        let after = try loopEnds(try waitFor("loop start", in: session))
+        #expect(abs(after.a - (before.a - 0.1)) < 0.0005 && abs(after.b - (before.b + 0.02)) < 0.0005, "loop \(before) → \(after)")
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+        let (captured, timeOfFrame) = rig.stopRecording()
+
+        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("song.wav.practice.json")))) as! [String: Any]
+        let times = Dictionary(uniqueKeysWithValues: (sidecar["markers"] as! [[String: Any]]).map { ($0["name"] as! String, $0["time"] as! Double) })
+        let marker = try #require(times["Marker 2"])
+
+        // Each captured frame → the source frame it holds (mod 65,536), if it is an untouched counter frame.
+        func sourceFrame(_ k: Int) -> Int? {
+            let l = Double(captured[2 * k]) * 32_768, r = Double(captured[2 * k + 1]) * 32_768
+            guard l == l.rounded(), r == r.rounded() else { return nil }
+            let i = ((Int(l) + 32_768) * 28_087) & 0xFFFF   // 28,087 = 7⁻¹ mod 65,536
+            return (i * 7 + 13_001) % 65_536 - 32_768 == Int(r) ? i : nil
+        }
+        // Runs of frames that follow the source one by one: (first capture frame, last, source frame at the first).
+        var runs: [(first: Int, last: Int, source: Int)] = []
+        var k = 0
+        let frames = captured.count / 2
+        while k < frames {
+            guard let i = sourceFrame(k) else { k += 1; continue }
+            var j = k + 1
+            while j < frames, let n = sourceFrame(j), n == (i + j - k) & 0xFFFF { j += 1 }
+            if j - k >= 2_205 { runs.append((k, j - 1, i)) }
+            k = j
+        }
+        func error(_ frame: Int, _ seconds: Double) -> Double {   // ms between a frame (mod 65,536) and a time
+            var d = (frame - Int((seconds * 44_100).rounded())) % 65_536
+            if d >= 32_768 { d -= 65_536 } else if d < -32_768 { d += 65_536 }
+            return Double(d) / 44.1
+        }
+        // Where a run begins, counted back to the end of the run before (the 5 ms fades between them).
+        func landing(_ n: Int) -> Int { (runs[n].source - (runs[n].first - runs[n - 1].last - 1)) & 0xFFFF }
+        try #require(runs.count >= 3, "runs: \(runs)")
+        #expect(abs(error(landing(1), marker)) <= 20, "1 landed \(error(landing(1), marker)) ms from Marker 2")
+        #expect(abs(error(landing(2), 9)) <= 20, "2 landed \(error(landing(2), 9)) ms from Far")
+        // What was heard as m was pressed: the first run's frame at that moment.
+        let heard = try #require((runs[0].first...runs[0].last).first { timeOfFrame($0) >= pressedM })
+        let offset = error((runs[0].source + heard - runs[0].first) & 0xFFFF, marker)
+        #expect(abs(offset) <= 20, "the marker is \(-offset) ms from what was heard when m was pressed")
+        print("jumps: \(error(landing(1), marker)) ms, \(error(landing(2), 9)) ms; marker vs heard: \(-offset) ms")
+    }
+
+    /// The marker list (rename, nudge, delete with a confirm), a key moved in keys.conf, tap tempo
+    /// and the count-in, on ALSA's null device (it plays to the end at once, then waits at the start).
+    @Test func theMarkerListKeysConfAndTapTempo() throws {
+        let dir = ScratchDirectory("tui-edit")
+        let env = ["XDG_CACHE_HOME": dir.path + "/cache"]
+        try Signals.write(Signals.sine(440, seconds: 8), to: dir.file("song.wav"))
+        for (name, time) in [("Verse", "2"), ("Chorus", "5")] {
+            _ = try run(practiceBinary, ["markers", "add", "song.wav", name, time], environment: env, currentDirectory: dir.path)
+        }
+        try FileManager.default.createDirectory(atPath: dir.path + "/config/practice", withIntermediateDirectories: true)
+        try "# markers with x, not m\nx add-marker\nm ignore\n".write(toFile: dir.path + "/config/practice/keys.conf", atomically: true, encoding: .utf8)
+        let rig = try PulseRig()   // unused by `null`; startShell wants one
+        let session = try startShell("practice-edit-\(getpid())",
+                                     running: "XDG_CONFIG_HOME=\(dir.path)/config XDG_CACHE_HOME=\(dir.path)/cache \(practiceBinary) song.wav --device null",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        func keys(_ k: String..., then text: String) throws -> String {
+            _ = try tmux(["send-keys", "-t", session] + k)
+            let screen = try waitFor(text, in: session)
+            #expect(screen.contains(text), "after \(k), screen:\n\(screen)")
+            return screen
+        }
+        _ = try waitFor("the end: back to the start", in: session)
+        _ = try tmux(["send-keys", "-t", session, "m"])   // unbound now
+        _ = try keys("x", then: ", name: Marker 3█")
+        _ = try keys("Enter", then: "added marker 'Marker 3' at 0:00.000")
+
+        // M: the list, on the marker where we are (Marker 3 at 0); down to Verse, nudged +10 +10 +100 ms.
+        _ = try keys("M", then: "Markers (editing)")
+        _ = try keys("Down", "Right", then: "'Verse' at 0:02.010 (+10 ms)")
+        _ = try keys("Right", then: "'Verse' at 0:02.020 (+10 ms)")
+        var screen = try keys("S-Right", then: "'Verse' at 0:02.120 (+100 ms)")
+        #expect(screen.contains("› 2  0:02.120  Verse"), "screen:\n\(screen)")
+        _ = try keys("r", then: "Rename 'Verse' to: Verse█")
+        _ = try keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "B", "r", "i", "d", "g", "e", "Enter", then: "renamed 'Verse' to 'Bridge'")
+        _ = try keys("Down", "d", then: "Delete the marker 'Chorus'? y deletes it, any other key keeps it")
+        _ = try keys("n", then: "kept 'Chorus'")
+        _ = try keys("d", then: "Delete the marker 'Chorus'?")
+        screen = try keys("y", then: "deleted the marker 'Chorus'")
+        #expect(!screen.contains("Chorus  "), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "Escape"])
+        screen = try waitFor("space play", in: session)
+        #expect(screen.contains("Markers\n") && !screen.contains("(editing)"), "screen:\n\(screen)")
+
+        // Tap tempo: five taps half a second apart are 120 bpm; c then counts in at that tempo.
+        _ = try keys("c", then: "a count-in needs the song's tempo: tap it with t")
+        for _ in 0..<5 {
+            _ = try tmux(["send-keys", "-t", session, "t"])
+            usleep(500_000)
+        }
+        screen = try waitFor("from 5 taps (saved)", in: session)
+        _ = try keys("c", then: "count-in: 4 clicks at ")
+        _ = try keys("q", then: "EXIT=0")
+
+        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("song.wav.practice.json")))) as! [String: Any]
+        let live = (sidecar["markers"] as! [[String: Any]]).filter { $0["deleted"] == nil }
+        #expect(live.map { $0["name"] as! String } == ["Marker 3", "Bridge"])
+        #expect(live.map { $0["time"] as! Double } == [0, 2.12])
+        let bpm = try #require((sidecar["settings"] as? [String: Any])?["bpm"] as? Double)
+        #expect(abs(bpm - 120) < 6, "tapped \(bpm) bpm")
+    }
+
+    /// The loop's ends on the screen's "Loop: 0:09.613 – 0:10.214 …" line.
+    func loopEnds(_ screen: String) throws -> (a: Double, b: Double) {
+        let line = try #require(screen.split(separator: "\n").first { $0.hasPrefix("Loop: ") }, "screen:\n\(screen)")
+        let parts = line.dropFirst(6).split(separator: " ")
+        func seconds(_ t: Substring) -> Double? {
+            let mmss = t.split(separator: ":")
+            guard mmss.count == 2, let m = Double(mmss[0]), let s = Double(mmss[1]) else { return nil }
+            return m * 60 + s
+        }
+        return (try #require(seconds(parts[0])), try #require(seconds(parts[2])))
     }
 
     @Test func statusLineOnATerminalAndCtrlCQuits() throws {

@@ -46,6 +46,10 @@ public struct KeyBindings: Sendable, Equatable {
         .character("?"): .help, .character("q"): .quit, .character("Q"): .quit,
     ])
 
+    /// The named keys `keys.conf` knows, for help texts.
+    public static let keyNames = ["space", "left", "right", "up", "down", "shift-left", "shift-right", "shift-up", "shift-down",
+                                  "home", "end", "enter", "tab", "backspace", "escape", "sharp"]
+
     public subscript(key: Key) -> Action? { key == .ctrlC ? .quit : actions[key] }
 
     /// The keys bound to `action`, in a stable order (characters first, as typed).
@@ -91,7 +95,7 @@ public struct KeyBindings: Sendable, Equatable {
             func fail(_ what: String) -> PracticeError { PracticeError(.config, "\(file):\(n + 1): \(what)") }
             guard words.count == 2 else { throw fail("expected 'KEY ACTION', such as 'x loop-toggle' (got '\(line.trimmingCharacters(in: .whitespaces))')") }
             guard let key = Key(name: words[0]) else {
-                throw fail("unknown key '\(words[0])' (a character, or space, left, right, up, down, shift-left, shift-right, shift-up, shift-down, home, end, enter, tab, backspace, escape, sharp)")
+                throw fail("unknown key '\(words[0])' (a character, or \(Self.keyNames.joined(separator: ", ")))")
             }
             if words[1] == "ignore" { actions[key] = nil; continue }
             guard let action = Action(rawValue: words[1]) else {

@@ -9,11 +9,16 @@ extension Practice {
         static let configuration = CommandConfiguration(
             abstract: "Play a track through ALSA, slowed down or sped up without changing its pitch.",
             discussion: """
-                On a terminal this opens the practice screen: a seek bar with the markers, the loop,
-                speed and pitch, all driven from the keyboard ('?' lists the keys; markers you drop
-                are saved at once). With --no-tui, or when not on a terminal, one status line shows
-                the position and speed instead; Ctrl-C quits.
+                On a terminal this opens the practice screen: a seek bar with the markers, the loop, \
+                speed and pitch, all driven from the keyboard ('?' lists the keys; markers you drop \
+                are saved at once). With --no-tui, or when not on a terminal, one status line shows \
+                the position and speed instead; Ctrl-C quits. \
                 'practice FILE …' is the same as 'practice play FILE …'.
+
+                Keys are rebound in $XDG_CONFIG_HOME/practice/keys.conf (~/.config/practice/keys.conf), \
+                one 'KEY ACTION' a line ('x loop-toggle'; 'q ignore' unbinds; # starts a comment). \
+                Keys: a character, or \(KeyBindings.keyNames.joined(separator: ", ")). \
+                Actions: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).
 
                 Examples:
                   practice play song.mp3 --rate 0.8

@@ -116,6 +116,23 @@ import Synchronization
         #expect(try Signals.read(w.dir.file("part.wav")).info.frames == 273_420 - 110_250)   // 6.2 s and 2.5 s at 44.1 kHz
     }
 
+    /// A count-in without --bpm takes the tempo kept in the sidecar (tapped on the practice screen):
+    /// 2 clicks at 150 bpm are 0.8 s, before a 1 s pass. Without a kept tempo it is refused.
+    @Test func aCountInUsesTheSidecarsTempo() throws {
+        let w = try Workspace()
+        _ = try w.run(["markers", "add", "tone.wav", "Chorus", "2.5"])
+        var text = try w.sidecar()
+        text = text.replacingOccurrences(of: "\n  \"markers\"", with: "\n  \"settings\": {\"bpm\": 150},\n  \"markers\"")
+        try text.write(toFile: w.dir.file("tone.wav.practice.json"), atomically: true, encoding: .utf8)
+        var r = try w.run(["render", "tone.wav", "-o", "drill.wav", "--loop", "chorus", "3.5", "--count-in", "2", "-q"])
+        #expect(r.status == 0 && r.stderr == "")
+        #expect(try Signals.read(w.dir.file("drill.wav")).info.frames == 35_280 + 44_100)
+        try FileManager.default.removeItem(atPath: w.dir.file("tone.wav.practice.json"))
+        r = try w.run(["render", "tone.wav", "-o", "drill2.wav", "--loop", "2.5", "3.5", "--count-in", "2"])
+        #expect(r.status == 64)
+        #expect(r.stderr == "practice: '--count-in' needs the song's tempo: give '--bpm N', or tap it with 't' on the practice screen to keep it in the sidecar\n")
+    }
+
     @Test func aBrokenSidecarIsNamedAndNeverOverwritten() throws {
         let w = try Workspace()
         let broken = "{\n  \"format\": \"practice-markers\",\n  \"version\": 1,\n  \"markers\": [\n    {\"name\": \"A\" \"time\": 1}\n  ]\n}\n"

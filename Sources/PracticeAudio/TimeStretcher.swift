@@ -71,7 +71,13 @@ public struct TimeStretcher: ~Copyable {
 
     /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged.
     /// The corresponding C function is `soundtouch_setTempo`.
-    public func setTempo(_ tempo: Double) { soundtouch_setTempo(handle, Float(tempo)) }
+    public mutating func setTempo(_ tempo: Double) {
+        soundtouch_setTempo(handle, Float(tempo))
+        self.tempo = Double(Float(tempo))
+    }
+
+    /// The tempo in effect, as SoundTouch holds it (a Float).
+    public private(set) var tempo = 1.0
 
     /// The length of one WSOLA sequence in ms, as SoundTouch uses it now (it picks one from the
     /// tempo when the profile says 0). The corresponding C function is `soundtouch_getSetting`.

@@ -75,6 +75,13 @@ final class Pipeline {
     private var startFrame = 0
     /// Frames of fade at each edge of the range (0: none).
     private var fadeFrames = 0
+    /// Frames put into and taken from the stretcher since `start`; once the range has been read,
+    /// how many frames the stretcher owes in all (its input ÷ tempo), and whether the audio after
+    /// the range is fed in to bring them out (the "run-out"), rather than SoundTouch's silence.
+    private var stretchedIn = 0
+    private var stretchedOut = 0
+    private var owed: Int?
+    private var runOut = false
 
     static let blockFrames = 4096   // 93 ms at 44.1 kHz per read
     private var input: [Float]
@@ -154,6 +161,10 @@ final class Pipeline {
         earlyEnd = nil
         stretchFlushed = false
         resampleFlushed = false
+        stretchedIn = 0
+        stretchedOut = 0
+        owed = nil
+        runOut = false
     }
     private var stretchFlushed = false
     private var resampleFlushed = false
@@ -171,16 +182,26 @@ final class Pipeline {
                 input.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(decoded * ch)) }
             } else {
                 try input.withUnsafeBufferPointer { try stretcher.put($0.baseAddress!, frames: decoded) }
+                stretchedIn += decoded
                 if inputDone && !stretchFlushed {
-                    try stretcher.flush()
+                    try finishStretching()
                     stretchFlushed = true
+                } else if runOut {
+                    try feedRunOut()
                 }
                 while true {
                     let got = receiveChunk.withUnsafeMutableBufferPointer {
                         stretcher.receive(into: $0.baseAddress!, maxFrames: $0.count / ch)
                     }
                     if got == 0 { break }
-                    receiveChunk.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(got * ch)) }
+                    let keep = owed.map { min(got, max($0 - stretchedOut, 0)) } ?? got
+                    receiveChunk.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(keep * ch)) }
+                    if fadeFrames > 0, let owed { fadeOut(last: keep, endingAt: stretchedOut + keep, of: owed) }
+                    stretchedOut += keep
+                }
+                if runOut, let owed, stretchedOut >= owed {
+                    runOut = false
+                    stretcher.clear()   // what the run-out pushed beyond the range
                 }
             }
             // 3. Resample.
@@ -189,9 +210,9 @@ final class Pipeline {
                 swap(&middle, &output)
                 produced = output.count / ch
             } else {
-                produced = try resample(middle, flush: inputDone)
+                produced = try resample(middle, flush: inputDone && !runOut)
             }
-            if inputDone && (bypassResample || resampleFlushed) { finished = true }
+            if inputDone && !runOut && (bypassResample || resampleFlushed) { finished = true }
             if produced > 0 {
                 try output.withUnsafeBufferPointer { try body($0.baseAddress!, produced) }
                 if !finished { return true }
@@ -242,13 +263,51 @@ final class Pipeline {
         return got
     }
 
+    /// The range has been read: the stretcher owes its input ÷ tempo frames. SoundTouch's flush
+    /// would push them out with silence, and since the stretched sound runs a little ahead of the
+    /// source (`stretchLead`), its last 10–30 ms would be silence: a hole before the next pass of
+    /// a rehearsal, a click at a `--to`. Where the file goes on, the audio after the range pushes
+    /// them out instead (and is then dropped); at the file's end, the silence is all there is.
+    private func finishStretching() throws {
+        owed = Int((Double(stretchedIn) / stretcher.tempo).rounded())
+        if sourceFrame == endFrame, endFrame < info.frames, earlyEnd == nil {
+            runOut = true
+            try feedRunOut()
+        } else {
+            try stretcher.flush()
+        }
+    }
+
+    /// One block of the audio after the range into the stretcher (silence once the file ends).
+    private func feedRunOut() throws {
+        let ch = info.channels
+        let n = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Self.blockFrames) }
+        if n < Self.blockFrames { for i in (n * ch)..<(Self.blockFrames * ch) { input[i] = 0 } }
+        try input.withUnsafeBufferPointer { try stretcher.put($0.baseAddress!, frames: Self.blockFrames) }
+    }
+
+    /// A linear fade over the last `fadeFrames` of the `owed` stretched frames, for the `n` frames
+    /// just appended to `middle` (they end at stretched frame `end`). Stretched passes fade out here,
+    /// on what is heard, because the stretched sound runs ahead of the source's frames.
+    private func fadeOut(last n: Int, endingAt end: Int, of owed: Int) {
+        let ch = info.channels
+        let base = middle.count / ch - n
+        for i in 0..<n {
+            let toEnd = owed - 1 - (end - n + i)
+            guard toEnd < fadeFrames else { continue }
+            let g = Float(toEnd + 1) / Float(fadeFrames + 1)
+            for c in 0..<ch { middle[(base + i) * ch + c] *= g }
+        }
+    }
+
     /// Linear fades over the first and last `fadeFrames` of the range, for the `n` frames just read
     /// into `input` at `offset` (they start at source frame `sourceFrame`).
     private func applyEdgeFades(at offset: Int, frames n: Int) {
         let ch = info.channels
         for i in 0..<n {
             let f = sourceFrame + i
-            let fromStart = f - startFrame, toEnd = endFrame - 1 - f
+            // Stretched, the fade-out is made on the output instead (`fadeOut`).
+            let fromStart = f - startFrame, toEnd = bypassStretch ? endFrame - 1 - f : Int.max
             guard fromStart < fadeFrames || toEnd < fadeFrames else { continue }
             let g = Float(min(fromStart, toEnd) + 1) / Float(fadeFrames + 1)
             for c in 0..<ch { input[(offset + i) * ch + c] *= min(g, 1) }

@@ -163,14 +163,16 @@ def make_tracks(d):
 # The rig: private PulseAudio with a real-time null sink, parec on its monitor.
 
 class Rig:
-    def __init__(self, work, monitor_latency_ms):
+    def __init__(self, work, monitor_latency_ms, sink_options=''):
+        """`sink_options`: more module-null-sink arguments (bench/session adds norewinds=1)."""
         self.dir = tempfile.mkdtemp(prefix='pulse-', dir=work)
         os.makedirs(os.path.join(self.dir, 'pulse'))
         self.env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, PULSE_SERVER='unix:%s/pulse/native' % self.dir)
         self.log = os.path.join(self.dir, 'pulse.log')
         self.daemon = spawn(['pulseaudio', '-n', '--daemonize=no', '--exit-idle-time=-1', '--disallow-exit', '--enable-memfd=no',
                              '--use-pid-file=no', '--log-target=file:' + self.log,
-                             '-L', 'module-null-sink sink_name=practice_sink format=float32le rate=%d channels=2' % SR,
+                             '-L', ('module-null-sink sink_name=practice_sink format=float32le rate=%d channels=2 %s'
+                                    % (SR, sink_options)).rstrip(),
                              '-L', 'module-native-protocol-unix auth-anonymous=1 socket=%s/pulse/native' % self.dir],
                             env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 15

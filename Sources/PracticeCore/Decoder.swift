@@ -94,7 +94,12 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     /// Called on the decoder thread when a new generation's first frames are in the ring.
     private let onGeneration: @Sendable () -> Void
 
-    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, onGeneration: @escaping @Sendable () -> Void) {
+    /// Whether the audio thread is paused (nothing takes audio from the ring).
+    private let isIdle: @Sendable () -> Bool
+
+    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, isIdle: @escaping @Sendable () -> Bool = { false },
+         onGeneration: @escaping @Sendable () -> Void) {
+        self.isIdle = isIdle
         self.program = program
         self.ring = ring
         self.range = range
@@ -163,7 +168,8 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             while !quit && pending == nil && (!streaming || !canWrite(carryPending: carryOffset < carry.count / channels)) {
                 if streaming {
                     let missing = ring.capacity / 2 - ring.freeFrames
-                    let wait = ring.consumerInCurrentGeneration ? max(0.01, Double(missing) / Double(outputRate)) : 0.002
+                    // Paused, nothing drains the ring: wait long (a command signals the condition).
+                    let wait = !ring.consumerInCurrentGeneration ? 0.002 : isIdle() ? 1 : max(0.01, Double(missing) / Double(outputRate))
                     _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
                     if ring.freeFrames >= ring.capacity / 2 { refilling = true }
                 } else {

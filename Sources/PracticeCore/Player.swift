@@ -135,7 +135,7 @@ public final class Player: Sendable {
             throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
         }
         decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: output.format.sampleRate,
-                          onGeneration: { audio.wake() })
+                          isIdle: { audio.transport.load(ordering: .relaxed) != .playing }, onGeneration: { audio.wake() })
         control = Mutex(Control(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
         isRealTime = audio.start()
         decoder.start()
@@ -316,7 +316,8 @@ public final class Player: Sendable {
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass() ?? 1, passes: $0.passes) })
     }
 
-    /// Snapshots every `interval` and after every command, until the player stops.
+    /// Snapshots every `interval` while playing (once a second while paused or finished, when
+    /// only commands change anything) and after every command, until the player stops.
     public func updates(every interval: Duration = .milliseconds(100)) -> AsyncStream<PlayerState> {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: PlayerState.self, bufferingPolicy: .bufferingNewest(1))
@@ -324,8 +325,9 @@ public final class Player: Sendable {
         let ticker = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { break }
-                continuation.yield(self.state)
-                try? await Task.sleep(for: interval)
+                let s = self.state
+                continuation.yield(s)
+                try? await Task.sleep(for: s.isPlaying && !s.isFinished ? interval : max(interval, .seconds(1)))
             }
         }
         continuation.onTermination = { [weak self] _ in

@@ -428,9 +428,15 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         return st
     }
 
+    private var lastState: (ScreenState, Int, Int)?
+
+    /// Renders only when the state or the terminal's size changed, and writes only a changed frame.
     private func draw() {
         let (columns, rows) = RawTerminal.size()
-        let frame = Screen.render(screenState, width: columns, height: rows, color: color)
+        let state = screenState
+        if let (s, c, r) = lastState, s == state, c == columns, r == rows { return }
+        lastState = (state, columns, rows)
+        let frame = Screen.render(state, width: columns, height: rows, color: color)
         guard frame != lastFrame else { return }
         lastFrame = frame
         Terminal.write("\u{1B}[H" + frame.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J", to: STDOUT_FILENO)

@@ -136,11 +136,11 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                     holding = false
                     clock.publish(heardFrame: heard, running: false)
                 }
-                sleep(timeoutMs: 100)
+                sleep(timeoutMs: 1_000)   // every command wakes us (`wake()`); paused means idle
                 continue
             }
             if endedGeneration.load(ordering: .relaxed) == generation {
-                sleep(timeoutMs: 100)
+                sleep(timeoutMs: 1_000)
                 continue
             }
             let available = ring.availableFrames

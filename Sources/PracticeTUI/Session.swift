@@ -61,7 +61,14 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     }
 
     /// Asks the session to end (from a signal handler's queue, for instance).
-    public func requestQuit() { quitRequested.store(true, ordering: .releasing) }
+    public func requestQuit() {
+        quitRequested.store(true, ordering: .releasing)
+        wake.ring()
+    }
+
+    /// Wakes the key loop when the player's state changes (any controller's command), the
+    /// terminal is resized, or a quit is asked for; so a paused session sleeps.
+    private let wake = WakePipe()
 
     /// Runs until `q`, Ctrl-C, `requestQuit()` or the end of a limited loop; restores the terminal.
     public func run() throws {
@@ -70,12 +77,25 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         defer { terminal.restore() }
         var decoder = KeyDecoder()
         var buffer = [UInt8](repeating: 0, count: 256)
+        let wake = self.wake
+        let watcher = Task.detached { [player] in
+            for await _ in player.updates(every: .milliseconds(100)) { wake.ring() }
+        }
+        defer { watcher.cancel() }
+        signal(SIGWINCH, SIG_IGN)
+        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+        resize.setEventHandler { wake.ring() }
+        resize.resume()
+        defer { resize.cancel() }
         while !quitRequested.load(ordering: .acquiring) {
             draw()
-            var pfd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, 100)   // 100 ms: at most ten redraws a second while playing
+            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+            // Playing: at most ten redraws a second. Paused: only when something happens.
+            let s0 = player.state
+            _ = poll(&fds, 2, s0.isPlaying && !s0.isFinished ? 100 : 2_000)
+            if fds[1].revents != 0 { wake.drain() }
             var keys: [Key] = []
-            if ready > 0 {
+            if fds[0].revents != 0 {
                 let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
                 if n <= 0 { break }   // the terminal went away
                 keys = decoder.feed(Array(buffer[0..<n]))
@@ -440,5 +460,37 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         guard frame != lastFrame else { return }
         lastFrame = frame
         Terminal.write("\u{1B}[H" + frame.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J", to: STDOUT_FILENO)
+    }
+}
+
+/// A self-pipe: `ring()` from any thread makes its read end readable until `drain()`.
+final class WakePipe: Sendable {
+    let readEnd: Int32
+    private let writeEnd: Int32
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        _ = pipe(&ends)
+        for e in ends {
+            _ = fcntl(e, F_SETFL, fcntl(e, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(e, F_SETFD, FD_CLOEXEC)
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    func ring() {
+        var one: UInt8 = 1
+        _ = write(writeEnd, &one, 1)   // a full pipe is already awake
+    }
+
+    func drain() {
+        var sink = [UInt8](repeating: 0, count: 64)
+        while sink.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 }

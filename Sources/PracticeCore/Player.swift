@@ -15,6 +15,8 @@ public struct PlayerOptions: Sendable {
     public var loop: LoopRange?
     /// The sidecar that names markers for controllers' jumps, instead of the track's own (`--markers`).
     public var sidecar: String?
+    /// Tags shown instead of the file's own (title, artist, album): a song document's.
+    public var tags: [String: String] = [:]
     public init() {}
 }
 
@@ -85,6 +87,8 @@ public struct PlayerState: Sendable, Equatable {
 /// holds, so a seek, rate change or pause is heard within one device period plus one decoded block.
 public final class Player: Sendable {
     public let track: Track
+    /// The track's tags with `PlayerOptions.tags` over them, as views show them.
+    public let tags: [String: String]
     /// Where controllers' marker names are looked up: nil for the track's own sidecar.
     public let sidecar: String?
     public let outputFormat: OutputFormat
@@ -114,6 +118,7 @@ public final class Player: Sendable {
         let opened = try Track.open(path)
         let track = opened.track
         self.track = track
+        tags = track.tags.merging(options.tags) { _, shown in shown }
         let range = try track.playRange(from: options.from, to: options.to, loop: options.loop)
         let (from, to) = (range.start, range.end)
 
@@ -304,7 +309,7 @@ public final class Player: Sendable {
         let failure = audio.failure.load(ordering: .acquiring)
         let rate = Double(track.info.sampleRate)
         return PlayerState(
-            title: track.displayTitle, path: track.path, tags: track.tags,
+            title: tags["title"] ?? track.displayTitle, path: track.path, tags: tags,
             position: Double(heardFrame()) / rate, duration: track.duration,
             rate: heardRate(c), pitch: c.settings.pitch,
             isPlaying: c.playing && !finished && failure == 0, isFinished: finished,

@@ -14,6 +14,7 @@ public enum Action: String, CaseIterable, Sendable {
     case nudgeEarlier = "nudge-earlier", nudgeLater = "nudge-later"
     case nudgeEarlierMore = "nudge-earlier-more", nudgeLaterMore = "nudge-later-more", switchEnd = "switch-end"
     case tapTempo = "tap-tempo", countIn = "count-in"
+    case lyricsView = "lyrics", lyricsEarlier = "lyrics-earlier", lyricsLater = "lyrics-later"
     case help = "help", quit = "quit"
 
     /// Marker N (1–9) for `jump-N`.
@@ -43,6 +44,7 @@ public struct KeyBindings: Sendable, Equatable {
         .character("L"): .nextLoop, .character("s"): .saveLoop,
         .down: .nudgeEarlier, .up: .nudgeLater, .shiftDown: .nudgeEarlierMore, .shiftUp: .nudgeLaterMore, .tab: .switchEnd,
         .character("t"): .tapTempo, .character("c"): .countIn,
+        .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
         .character("?"): .help, .character("q"): .quit, .character("Q"): .quit,
     ])
 

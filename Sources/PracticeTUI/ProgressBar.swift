@@ -9,3 +9,28 @@ public enum ProgressBar {
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: inner - filled) + "]" + label
     }
 }
+
+extension ProgressBar {
+    /// A download: `cover.jpg [######-------]  45%  1.2 MB of 2.6 MB` when its size is known, else
+    /// `cover.jpg  1.2 MB`. The name is shortened to a third of `width` at most.
+    public static func render(name: String, bytes: Int64, of total: Int64?, width: Int) -> String {
+        let room = max(width / 3, 8)
+        let label = name.count > room ? String(name.prefix(room - 1)) + "…" : name
+        guard let total, total > 0 else { return "\(label)  \(size(bytes))" }
+        let tail = "  \(size(bytes)) of \(size(total))"
+        let bar = render(Double(bytes) / Double(total), width: max(width - label.count - 1 - tail.count, 12))
+        return "\(label) \(bar)\(tail)"
+    }
+
+    /// Bytes in decimal units: `512 B`, `882 kB`, `1.8 MB`, `24 MB`.
+    public static func size(_ bytes: Int64) -> String {
+        if bytes < 1000 { return "\(bytes) B" }
+        var value = Double(bytes) / 1000
+        var unit = "kB"
+        for next in ["MB", "GB", "TB"] where value >= 999.5 {
+            value /= 1000
+            unit = next
+        }
+        return value < 9.95 ? "\((value * 10).rounded() / 10) \(unit)" : "\(Int(value.rounded())) \(unit)"
+    }
+}

@@ -19,6 +19,9 @@ public struct ScreenState: Sendable, Equatable {
     public var showHelp = false
     /// The marker list (`M`) is open, with this row picked.
     public var markerList: Int?
+    /// The track's lyrics (times already shifted by the sidecar's tweak), and the full view when open.
+    public var lyrics: Lyrics?
+    public var lyricsView: LyricsView?
     /// Count-in, gaps and trainer that loops get; the song's tempo when known.
     public var rehearsal = Rehearsal()
     public var bpm: Double?
@@ -79,6 +82,8 @@ public enum Screen {
         ([.nudgeEarlier, .nudgeLater], "nudge it −10 / +10 ms"),
         ([.nudgeEarlierMore, .nudgeLaterMore], "nudge it −100 / +100 ms"),
         ([.tapTempo], "tap the tempo (bpm)"),
+        ([.lyricsView], "all the lyrics"),
+        ([.lyricsEarlier, .lyricsLater], "lyrics −50 / +50 ms"),
         ([.countIn], "count-in each pass on/off"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
@@ -135,10 +140,13 @@ public enum Screen {
         add(seekBar(s, width: w, color: color))
         add(loopLine(s))
         for line in rehearsalLines(s) { add(line) }
+        if s.lyricsView == nil { for line in lyricLines(s, color: color) { add(line) } }
         lines.append("")
         let fixed = lines.count + 3   // the marker heading, the message and the hint
         let room = max(height - fixed - (s.prompt == nil ? 0 : 1), 0)
-        if room > 0 {
+        if let view = s.lyricsView {
+            for row in lyricsRows(s, view: view, room: room, color: color) { add(row) }
+        } else if room > 0 {
             let editing = s.markerList != nil
             add(s.markers.isEmpty ? "Markers: none yet (\(s.bindings.label(.addMarker)) drops one where you are)"
                 : editing ? "Markers (editing)" : "Markers")
@@ -156,7 +164,8 @@ public enum Screen {
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))
         if let prompt = s.prompt { add("\(prompt.label): \(prompt.text)█") }
         add(s.message ?? "")
-        let hintLine = s.markerList != nil ? markerListHint : hint(s.bindings)
+        let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
+            ?? (s.markerList != nil ? markerListHint : hint(s.bindings))
         add(color ? dim(hintLine) : hintLine)
         return Array(lines.prefix(height))
     }

@@ -32,6 +32,12 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     private var confirmDelete: String?
     private var namedLoops: [(name: String, start: Double, end: Double)] = []
     private var loopIndex = -1
+    /// The lyrics as shown (the file's, moved by the sidecar's `lyricsShift`), the shift, the
+    /// full view when open, and the lyrics file (`--lyrics`, else found beside the track).
+    private var lyrics: Lyrics?
+    private var lyricsView: LyricsView?
+    private var seekModeDefault = true
+    let lyricsPath: String?
     /// Tap-tempo presses (monotonic nanoseconds) and the tempo the sidecar keeps.
     private var taps: [UInt64] = []
     private var sidecarBPM: Double?
@@ -45,8 +51,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// `sidecar`: a sidecar to use instead of the track's own (`--markers`); `rehearsal`: the
     /// command line's count-in, gaps, pre-roll and trainer, for every loop set on the screen too.
     public init(player: Player, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal(),
-                bindings: KeyBindings = .defaults) {
+                bindings: KeyBindings = .defaults, lyrics: String? = nil) {
         self.player = player
+        self.lyricsPath = lyrics
         self.sidecarPath = sidecar
         self.color = color
         self.rehearsal = rehearsal
@@ -73,6 +80,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// Runs until `q`, Ctrl-C, `requestQuit()` or the end of a limited loop; restores the terminal.
     public func run() throws {
         reloadMarkers()
+        loadLyrics()
         let terminal = try RawTerminal()
         defer { terminal.restore() }
         var decoder = KeyDecoder()
@@ -92,7 +100,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             // Playing: at most ten redraws a second. Paused: only when something happens.
             let s0 = player.state
-            _ = poll(&fds, 2, s0.isPlaying && !s0.isFinished ? 100 : 2_000)
+            _ = poll(&fds, 2, s0.isPlaying && !s0.isFinished ? msUntilNextLyric(s0) : 2_000)
             if fds[1].revents != 0 { wake.drain() }
             var keys: [Key] = []
             if fds[0].revents != 0 {
@@ -126,6 +134,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             return true
         }
         message = nil
+        if lyricsView != nil, handleLyrics(key) { return true }
         if markerList != nil, handleList(key) { return true }
         guard let action = bindings[key] else { return true }
         return perform(action)
@@ -199,6 +208,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .nudgeLaterMore: nudgeLoop(by: 0.1)
         case .tapTempo: tap()
         case .countIn: toggleCountIn()
+        case .lyricsView: toggleLyricsView()
+        case .lyricsEarlier: shiftLyrics(by: -0.05)
+        case .lyricsLater: shiftLyrics(by: 0.05)
         case .help: showHelp = true
         }
         return true
@@ -355,6 +367,106 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         if markers.isEmpty { markerList = nil } else if let k = markerList { markerList = min(k, markers.count - 1) }
     }
 
+    // MARK: Lyrics
+
+    private func loadLyrics() {
+        do {
+            guard let found = try LyricsFile.forTrack(player.track, explicit: lyricsPath, sidecar: sidecarPath) else { return }
+            lyrics = found.lyrics
+            if let warning = found.warnings.first { message = "\(found.path): \(warning)" }
+        } catch {
+            message = error.message
+        }
+    }
+
+    /// While playing: how long until the next line or word is heard (at most 100 ms), so the
+    /// screen shows it within a few ms of its time.
+    private func msUntilNextLyric(_ s: PlayerState) -> Int32 {
+        guard let lyrics, lyrics.isSynced, s.rate > 0 else { return 100 }
+        let t = s.position
+        var next = Double.infinity
+        let i = lyrics.lineIndex(at: t)
+        let n = (i ?? -1) + 1
+        if n < lyrics.lines.count { next = lyrics.lines[n].time }
+        if let i, let w = lyrics.wordIndex(inLine: i, at: t), w + 1 < lyrics.lines[i].words.count {
+            next = min(next, lyrics.lines[i].words[w + 1].time)
+        } else if let i, lyrics.lines[i].words.first.map({ $0.time > t }) == true {
+            next = min(next, lyrics.lines[i].words[0].time)
+        }
+        let ms = (next - t) / s.rate * 1000
+        return Int32(min(max(ms.rounded(.up) + 1, 1), 100))
+    }
+
+    /// `y`: the full-lyrics view, on the heard line (or closed).
+    private func toggleLyricsView() {
+        if lyricsView != nil { lyricsView = nil; return }
+        guard let lyrics else { message = "no lyrics for this track (song.lrc beside it, or --lyrics PATH)"; return }
+        if !lyrics.isSynced { lyricsView = LyricsView(selected: 0, seekMode: false, following: false); return }
+        lyricsView = LyricsView(selected: lyrics.lineIndex(at: player.state.position) ?? 0, seekMode: seekModeDefault)
+    }
+
+    /// The full view's own keys; false hands the key on to the usual bindings.
+    private func handleLyrics(_ key: Key) -> Bool {
+        guard var v = lyricsView, let lyrics else { lyricsView = nil; return false }
+        let count = max(lyrics.lines.count, 1)
+        if v.following, lyrics.isSynced { v.selected = lyrics.lineIndex(at: player.state.position) ?? 0 }
+        switch key {
+        case .up: v.selected = max(v.selected - 1, 0); v.following = false
+        case .down: v.selected = min(v.selected + 1, count - 1); v.following = false
+        case .tab:
+            v.seekMode.toggle()
+            seekModeDefault = v.seekMode
+            message = v.seekMode ? "Enter jumps to the line and plays" : "Enter closes the lyrics"
+        case .enter:
+            guard v.seekMode, lyrics.isSynced else { lyricsView = nil; return true }
+            let line = lyrics.lines[v.selected]
+            player.seek(to: line.time)
+            player.play()
+            v.following = true
+            message = "line \(v.selected + 1) (\(Timecode.format(line.time, decimals: 2)))"
+        case .escape: lyricsView = nil; return true
+        case .character("a") where lyrics.isSynced:
+            loopStart = Sidecar.milliseconds(lyrics.lines[v.selected].time)
+            if let b = loopEnd, b <= loopStart! { loopEnd = nil }
+            loopName = nil
+            selectedEnd = .start
+            message = "loop from line \(v.selected + 1)"
+            applyLoop()
+        case .character("b") where lyrics.isSynced:
+            // The end of the picked line: where the next begins (or the track ends).
+            let end = v.selected + 1 < lyrics.lines.count ? lyrics.lines[v.selected + 1].time : player.track.duration
+            let t = Sidecar.milliseconds(end)
+            if let a = loopStart, t <= a {
+                message = "the loop's end must come after its start (\(Timecode.format(a, decimals: 3)))"
+            } else {
+                loopEnd = t
+                loopName = nil
+                selectedEnd = .end
+                if loopStart != nil && !looping { looping = true }
+                message = "loop to the end of line \(v.selected + 1)"
+                applyLoop()
+            }
+        default:
+            if bindings[key] == .lyricsView || key == .character("q") { lyricsView = nil; return true }
+            return false
+        }
+        if lyricsView != nil { lyricsView = v }
+        return true
+    }
+
+    /// `<` / `>`: the lyrics 50 ms earlier or later, kept in the sidecar for this track.
+    private func shiftLyrics(by seconds: Double) {
+        guard let current = lyrics else { message = "no lyrics for this track"; return }
+        lyrics = current.shifted(by: seconds)
+        var total = 0.0
+        edit({ (s: inout Sidecar) throws(PracticeError) in
+            var settings = s.settings ?? PracticeSettings()
+            total = Sidecar.milliseconds((settings.lyricsShift ?? 0) + seconds)
+            settings.lyricsShift = total == 0 ? nil : total
+            s.settings = settings
+        }) { _, _ in "lyrics \(total >= 0 ? "+" : "−")\(Int((abs(total) * 1000).rounded())) ms (saved)" }
+    }
+
     // MARK: Tempo and count-in
 
     /// `t`: the tempo from the last taps (2 or more, each within 2 s of the one before), as the
@@ -445,6 +557,13 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         st.rehearsal = rehearsal
         st.bpm = rehearsal.bpm ?? sidecarBPM
         st.bindings = bindings
+        st.lyrics = lyrics
+        if var v = lyricsView, let lyrics, v.following, lyrics.isSynced {
+            v.selected = lyrics.lineIndex(at: player.state.position) ?? 0
+            st.lyricsView = v
+        } else {
+            st.lyricsView = lyricsView
+        }
         return st
     }
 

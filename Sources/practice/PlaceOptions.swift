@@ -5,15 +5,16 @@ import PracticeCore
 /// Where to play or render: `--from`, `--to`, `--loop`, `--times`, with marker and loop names
 /// taken from the track's sidecar (or `--markers PATH`). Shared by `play` and `render`.
 struct PlaceOptions: ParsableArguments {
-    @Option(help: "Start here: a time (83.5, 1:23.5, 1:02:03.25) or a marker's name.")
+    @Option(help: "Start here: a time (83.5, 1:23.5, 1:02:03.25), a marker's name or a lyric line ('line 5').")
     var from: String?
 
-    @Option(help: "Stop here: a time or a marker's name.")
+    @Option(help: "Stop here: a time, a marker's name or the end of a lyric line ('line 8').")
     var to: String?
 
     @Option(parsing: .upToNextOption, help: ArgumentHelp(
-        "Repeat a loop: its name, or a start and an end (markers or times).",
-        discussion: "With --from before the loop, play from there into it.", valueName: "loop | A B"))
+        "Repeat a loop: its name, or a start and an end (markers, times or lyric lines).",
+        discussion: "With --from before the loop, play from there into it. --loop \"line 5\" \"line 8\" repeats lines 5 to 8 of the lyrics, the whole of line 8 included.",
+        valueName: "loop | A B"))
     var loop: [String] = []
 
     @Option(help: "How many times to play the loop (play: until stopped; render: once).")
@@ -42,6 +43,9 @@ struct PlaceOptions: ParsableArguments {
             completion: .file(extensions: ["json"]))
     var sidecar: String?
 
+    @Option(help: "Take lyric lines ('line 5') from this LRC file instead of FILE.lrc.", completion: .file(extensions: ["lrc"]))
+    var lyrics: String?
+
     func validate() throws {
         guard loop.count <= 2 else { throw ValidationError("'--loop' takes a loop's name, or a start and an end (got \(loop.count) values)") }
         if let times {
@@ -68,9 +72,9 @@ struct PlaceOptions: ParsableArguments {
     /// sidecar's warnings.
     func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {
         guard from != nil || to != nil || !loop.isEmpty else { return (nil, nil, nil) }
-        var places = Places(track: try Track.open(path).track, explicit: sidecar)
+        var places = Places(track: try Track.open(path).track, explicit: sidecar, lyrics: lyrics)
         let f = try from.map { t throws(PracticeError) in try places.time(t, option: "--from") }
-        let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to") }
+        let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to", end: true) }
         var l = loop.isEmpty ? nil : try places.loop(loop, passes: times)
         var tempo = bpm
         if countIn > 0, tempo == nil {

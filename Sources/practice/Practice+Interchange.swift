@@ -8,7 +8,7 @@ extension InterchangeFormat: ExpressibleByArgument {
 }
 
 /// `--format` help text shared by import and export.
-private let formatHelp = "audacity (.txt labels), cue (.cue sheet), ffmetadata (ffmpeg chapters), webvtt (.vtt chapters)"
+private let formatHelp = "audacity (.txt labels), cue (.cue sheet), ffmetadata (ffmpeg chapters), webvtt (.vtt chapters), lrc (.lrc lyrics)"
 
 extension Practice.Markers {
     struct Import: ParsableCommand {
@@ -17,7 +17,8 @@ extension Practice.Markers {
             abstract: "Add markers and loops from another program's file.",
             discussion: """
                 Reads Audacity labels (.txt), CUE sheets (.cue), ffmpeg FFMETADATA chapters,
-                WebVTT chapters (.vtt), and the cue points, labels and loops of a WAV file.
+                WebVTT chapters (.vtt), LRC lyrics (.lrc: a marker per line, named by its text),
+                and the cue points, labels and loops of a WAV file.
                 Points become markers and regions become loops; WebVTT and FFMETADATA chapters
                 become markers at their starts, except chapters named 'Loop: NAME', which become
                 loops. A name already taken gets a number; an entry that is already there (same
@@ -26,6 +27,7 @@ extension Practice.Markers {
                 Examples:
                   practice markers import song.mp3 labels.txt
                   practice markers import song.mp3 song.cue --offset -0.05
+                  practice markers import song.mp3 song.lrc
                   practice markers import song.wav song.wav          (its own cue points)
                 """)
         @OptionGroup var target: SidecarOptions
@@ -68,7 +70,7 @@ extension Practice.Markers {
             abstract: "Write a track's markers and loops for another program.",
             discussion: """
                 Markers become points and loops become regions where the format has them: CUE
-                sheets hold points only, and in WebVTT and FFMETADATA chapters, where everything
+                sheets and LRC lyrics hold points only, and in WebVTT and FFMETADATA chapters, where everything
                 is a region, markers tile the track and loops are chapters named 'Loop: NAME'. Written to standard output unless -o is given; the
                 format comes from OUT's extension or --format. To put cue points in a WAV file,
                 render it: 'practice render song.mp3 -o song.wav' writes the markers in.
@@ -77,6 +79,7 @@ extension Practice.Markers {
                   practice markers export song.mp3 -o labels.txt
                   practice markers export song.mp3 --format cue > song.cue
                   practice markers export song.mp3 -o chapters.vtt
+                  practice markers export song.mp3 -o markers.lrc
                 """)
         @OptionGroup var target: SidecarOptions
         @Option(help: "Format: \(formatHelp).") var format: InterchangeFormat?
@@ -104,7 +107,8 @@ extension Practice.Markers {
             let written = Interchange.write(entries, format: fmt, audioFileName: (track.path as NSString).lastPathComponent,
                                             duration: track.duration, title: track.tags["title"])
             let loops = loaded.sidecar.liveLoops.count
-            note((fmt == .cue && loops > 0 ? ["CUE sheets hold points only: left out \(loops) loop\(loops == 1 ? "" : "s")"] : []) + written.notes)
+            let kind = fmt == .cue ? "CUE sheets" : "LRC files"
+            note((fmt.holdsPointsOnly && loops > 0 ? ["\(kind) hold points only: left out \(loops) loop\(loops == 1 ? "" : "s")"] : []) + written.notes)
             if let output {
                 try AtomicFile.write(written.data, to: output)
                 let points = entries.filter { $0.end == nil }.count, regions = entries.count - points

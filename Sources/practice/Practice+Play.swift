@@ -32,6 +32,13 @@ extension Practice {
                   completion: .file(extensions: ["wav", "flac", "ogg", "opus", "mp3", "aiff"]))
         var file: String
 
+        @OptionGroup var options: PlayOptions
+
+        func run() async throws { try await options.play(file) }
+    }
+
+    /// Everything `play` takes besides the file; `open` takes it too.
+    struct PlayOptions: ParsableArguments {
         @OptionGroup var sound: SoundOptions
         @OptionGroup var place: PlaceOptions
 
@@ -59,8 +66,10 @@ extension Practice {
             return control == "socket" ? ControlSocket.defaultPath() : control
         }
 
-        func run() async throws {
+        /// Plays `file` as `play` does; `tags` (title, artist, album) are shown instead of the file's own.
+        func play(_ file: String, tags: [String: String] = [:]) async throws {
             var options = PlayerOptions()
+            options.tags = tags
             options.device = device
             options.settings = sound.settings
             (options.from, options.to, options.loop) = try place.resolve(for: file)
@@ -97,12 +106,12 @@ extension Practice {
     }
 }
 
-extension Practice.Play {
+extension Practice.PlayOptions {
     /// The full-screen session; a signal ends it like `q`, then exits 128 + N.
     func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings) throws {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
-        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings)
+        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics)
         let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { session.requestQuit() } }
         defer { socket?.stop() }
         let signals = SignalHandlers { _ in session.requestQuit() }

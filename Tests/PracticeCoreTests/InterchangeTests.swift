@@ -32,11 +32,12 @@ import Testing
         #expect(InterchangeFormat(pathExtension: "ffmetadata") == .ffmetadata)
         #expect(InterchangeFormat(pathExtension: "meta") == .ffmetadata)
         #expect(InterchangeFormat(pathExtension: "vtt") == .webvtt)
+        #expect(InterchangeFormat(pathExtension: "LRC") == .lrc)
         #expect(InterchangeFormat(pathExtension: "wav") == .wav)
         #expect(InterchangeFormat(pathExtension: "WAVE") == .wav)
         #expect(InterchangeFormat(pathExtension: "mp3") == nil)
         #expect(InterchangeFormat(pathExtension: "") == nil)
-        #expect(InterchangeFormat.exportable == [.audacity, .cue, .ffmetadata, .webvtt])
+        #expect(InterchangeFormat.exportable == [.audacity, .cue, .ffmetadata, .webvtt, .lrc])
     }
 
     @Test func errorsDescribeThemselves() {
@@ -482,6 +483,30 @@ import Testing
         #expect(notes == ["skipped 1 block without a cue timing line", "no markers in the file"])
     }
 
+    // MARK: LRC
+
+    /// Markers become `[mm:ss.xx]name` lines: points only, hundredths, the title as `[ti:]`.
+    @Test func lrcRoundTripIsExactToTheHundredth() throws {
+        let (text, notes) = write(Self.entries, .lrc, title: "Practice")
+        #expect(text == "[ti:Practice]\n[00:12.50]Verse 1\n[00:30.25]Shine turn ✨\n[62:05.13]Coda\n")
+        #expect(notes == ["LRC files hold points only: 1 loop kept as its start point", "times rounded to hundredths of a second"])
+        let (entries, readNotes) = try read(text, .lrc)
+        #expect(entries == [InterchangeEntry(name: "Verse 1", start: 12.5), InterchangeEntry(name: "Shine turn ✨", start: 30.25),
+                            InterchangeEntry(name: "Coda", start: 3725.13)])
+        #expect(readNotes.isEmpty)
+    }
+
+    /// Lyric lines as markers: the offset applied, repeated stamps each a marker, lines without
+    /// text left out, skipped lines noted; a file without stamps is an error.
+    @Test func lrcLinesAsMarkers() throws {
+        let lrc = "[ti:Song]\r\n[offset:+500]\r\n[00:21.10][00:45.10]Chorus\r\n[00:10.00]<00:10.00>Verse <00:10.50>one\r\n[00:30.00]\r\nstray\r\n"
+        let (entries, notes) = try read(lrc, .lrc)
+        #expect(entries == [InterchangeEntry(name: "Verse one", start: 9.5), InterchangeEntry(name: "Chorus", start: 20.6),
+                            InterchangeEntry(name: "Chorus", start: 44.6)])
+        #expect(notes == [#"line 6: skipped "stray" (no time stamp)"#, "left out 1 line without text"])
+        #expect(throws: error(nil, "no time stamps (unsynced lyrics)")) { try read("[ti:x]\nJust words\n", .lrc) }
+    }
+
     // MARK: WAV
 
     /// A 44-byte header and `frames` of 16-bit mono PCM (a rising ramp).
@@ -662,6 +687,7 @@ import Testing
             (write(Self.entries, .cue, title: "T").text, .cue),
             (write(Self.entries, .ffmetadata, title: "T").text, .ffmetadata),
             (write(Self.entries, .webvtt).text, .webvtt),
+            (write(Self.entries, .lrc, title: "T").text, .lrc),
         ]
         var samples = texts.map { (Data($0.0.utf8), $0.1) }
         samples.append((Self.samplerWave(), .wav))

@@ -65,29 +65,30 @@ import PracticeCore
         var s = ScreenState(player: Self.player)
         s.showHelp = true
         var lines = Screen.render(s, width: 80, height: 24)
-        #expect(Array(lines[3..<19]) == [
+        #expect(Array(lines[3..<20]) == [
             "Keys",
             "",
-            "  space        play / pause               a b          loop start / end here",
-            "  ← →          back / forward 5 s         l            loop on / off",
-            "  ⇧← ⇧→        back / forward 1 s         L            the next saved loop",
-            "  Home         to the start               s            save the loop by name",
-            "  [ ]          speed −0.1 / +0.1          Tab          nudge A or B",
-            "  { }          speed −0.01 / +0.01        ↓ ↑          nudge it −10 / +10 ms",
-            "  0 backspace  speed 1.0                  ⇧↓ ⇧↑        nudge it −100 / +100 ms",
-            "  - +          pitch −1 / +1 semitone     t            tap the tempo (bpm)",
-            "  m            marker where you are       c            count-in each pass on/off",
-            "  1…9          jump to marker N, play     ?            these keys",
-            "  , .          previous / next marker     q Q          quit (edits are saved)",
-            "  M            rename, nudge, delete",
+            "  space        play / pause               l            loop on / off",
+            "  ← →          back / forward 5 s         L            the next saved loop",
+            "  ⇧← ⇧→        back / forward 1 s         s            save the loop by name",
+            "  Home         to the start               Tab          nudge A or B",
+            "  [ ]          speed −0.1 / +0.1          ↓ ↑          nudge it −10 / +10 ms",
+            "  { }          speed −0.01 / +0.01        ⇧↓ ⇧↑        nudge it −100 / +100 ms",
+            "  0 backspace  speed 1.0                  t            tap the tempo (bpm)",
+            "  - +          pitch −1 / +1 semitone     y            all the lyrics",
+            "  m            marker where you are       < >          lyrics −50 / +50 ms",
+            "  1…9          jump to marker N, play     c            count-in each pass on/off",
+            "  , .          previous / next marker     ?            these keys",
+            "  M            rename, nudge, delete      q Q          quit (edits are saved)",
+            "  a b          loop start / end here",
             "",
             "Change keys in $XDG_CONFIG_HOME/practice/keys.conf. Press any key to go back.",
         ])
         // Rebound: the help and the hint show the keys as they now are.
         try s.bindings.apply("x loop-toggle\nl ignore  # not l any more\n\nshift-up help\n", file: "keys.conf")
         lines = Screen.render(s, width: 80, height: 24)
-        #expect(lines[6] == "  ← →          back / forward 5 s         x            loop on / off")
-        #expect(lines[14] == "  1…9          jump to marker N, play     ? ⇧↑         these keys")
+        #expect(lines[5] == "  space        play / pause               x            loop on / off")
+        #expect(lines[15] == "  , .          previous / next marker     ? ⇧↑         these keys")
         s.showHelp = false
         #expect(Screen.render(s, width: 80, height: 24)[23] == "space play  ←→ seek  [ ] speed  m mark  1-9 jump  a b x loop  ? keys  q quit")
     }
@@ -144,6 +145,46 @@ import PracticeCore
         #expect(d.flush() == [.escape])
         #expect(d.feed([0x1B, 0x5B]) == [])
         #expect(d.feed([0x43]) == [.right])
+    }
+}
+
+/// Lyrics on the practice screen: the heard line and the next under the seek bar, the sung word
+/// marked, and the full view with the picked and the heard line.
+@Suite struct LyricsScreenTests {
+    static let lyrics = LRC.parse("""
+        [00:10.00]<00:10.00>One, <00:10.60>two, <00:11.20>three
+        [00:12.40]Five, six, seven, eight
+        [00:14.80]Step touch
+        """).lyrics
+
+    func render(at t: Double, view: LyricsView? = nil) -> [String] {
+        var p = ScreenTests.player
+        p.position = t
+        p.loop = nil
+        var s = ScreenState(player: p)
+        s.lyrics = Self.lyrics
+        s.lyricsView = view
+        return Screen.render(s, width: 80, height: 24)
+    }
+
+    /// The line shown at heard position t is the one whose stamp is the last ≤ t (the position is
+    /// on the song's timeline, so this holds at any rate); before the first, "…" and the first next.
+    @Test(arguments: [(9.99, "♪ …", "  One, two, three"), (10.0, "♪ ‹One,› two, three", "  Five, six, seven, eight"),
+                      (10.59, "♪ ‹One,› two, three", "  Five, six, seven, eight"), (10.6, "♪ One, ‹two,› three", "  Five, six, seven, eight"),
+                      (12.399, "♪ One, two, ‹three›", "  Five, six, seven, eight"), (12.4, "♪ Five, six, seven, eight", "  Step touch"),
+                      (40, "♪ Step touch", "")])
+    func theHeardLineAndTheNext(t: Double, current: String, next: String) {
+        let lines = render(at: t)
+        #expect(Array(lines[6...7]) == [current, next], "at \(t)")
+    }
+
+    @Test func theFullViewPicksAndMarksTheHeardLine() {
+        let lines = render(at: 12.5, view: LyricsView(selected: 0, seekMode: true, following: false))
+        #expect(Array(lines[6...10]) == ["", "Lyrics (Enter jumps)", " › 0:10.00  One, two, three", "▸  0:12.40  Five, six, seven, eight", "   0:14.80  Step touch"])
+        #expect(lines[23] == "↑↓ pick  Enter jump  Tab: Enter closes  a b loop lines  < > ±50 ms  Esc back")
+        let closing = render(at: 12.5, view: LyricsView(selected: 1, seekMode: false))
+        #expect(closing[7] == "Lyrics (Enter closes)" && closing[9] == "▸› 0:12.40  Five, six, seven, eight")
+        #expect(closing[23] == "↑↓ pick  Enter close  Tab: Enter jumps  a b loop lines  < > ±50 ms  Esc back")
     }
 }
 

@@ -32,18 +32,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                 throw PracticeError(.cannotCreate, "\(path): cannot make the folder (\(error.localizedDescription))")
             }
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw PracticeError(.usage, "\(path): too long for a Unix socket (\(bytes.count) bytes; at most 107)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        var address = try Self.address(path)
         if FileManager.default.fileExists(atPath: path) {
-            if Self.answers(&address) { throw PracticeError(.cannotCreate, "\(path): another practice is listening there (give '--control PATH' for a second one)") }
+            if let fd = Self.connect(&address) {
+                close(fd)
+                throw PracticeError(.cannotCreate, "\(path): another practice is listening there (give '--control PATH' for a second one)")
+            }
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -76,10 +70,33 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         while thread?.isFinished == false { usleep(1_000) }
     }
 
-    private static func answers(_ address: inout sockaddr_un) -> Bool {
+    /// The address of the Unix socket at `path`; an error if the path is too long for one.
+    static func address(_ path: String) throws(PracticeError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw PracticeError(.usage, "\(path): too long for a Unix socket (\(bytes.count) bytes; at most 107)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// A connected stream socket, or nil (with `errno` set) when nothing answers at `address`.
+    static func connect(_ address: inout sockaddr_un) -> Int32? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(fd) }
-        return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } } == 0
+        guard fd >= 0 else { return nil }
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard rc == 0 else {
+            let saved = errno
+            close(fd)
+            errno = saved
+            return nil
+        }
+        return fd
     }
 
     private struct Client { var fd: Int32; var pending: [UInt8] = [] }

@@ -10,10 +10,12 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case ffmetadata
     /// WebVTT chapters (`.vtt`) for `<track kind="chapters">`.
     case webvtt
+    /// LRC lyrics (`.lrc`): a marker per stamped line, named by its text.
+    case lrc
     /// A RIFF WAVE file's `cue `, `LIST`/`adtl` and `smpl` chunks.
     case wav
 
-    /// From a file name's extension: txt → audacity, cue → cue, ffmeta/ffmetadata/meta → ffmetadata, vtt → webvtt, wav/wave → wav. nil otherwise.
+    /// From a file name's extension: txt → audacity, cue → cue, ffmeta/ffmetadata/meta → ffmetadata, vtt → webvtt, lrc → lrc, wav/wave → wav. nil otherwise.
     public init?(pathExtension: String) {
         var ext = pathExtension.lowercased()
         if ext.hasPrefix(".") { ext.removeFirst() }
@@ -22,6 +24,7 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
         case "cue": self = .cue
         case "ffmeta", "ffmetadata", "meta": self = .ffmetadata
         case "vtt": self = .webvtt
+        case "lrc": self = .lrc
         case "wav", "wave": self = .wav
         default: return nil
         }
@@ -29,6 +32,9 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
 
     /// Formats that can be written as a text file (all but wav).
     public static var exportable: [InterchangeFormat] { allCases.filter { $0 != .wav } }
+
+    /// Formats without regions (CUE sheets, LRC): loops are left out on export.
+    public var holdsPointsOnly: Bool { self == .cue || self == .lrc }
 }
 
 /// A named place in another program's file: a point (end == nil) or a region (start..end), seconds.
@@ -82,6 +88,7 @@ public enum Interchange {
                 case .cue: reading = try Cue.read(lines)
                 case .ffmetadata: reading = try FFMetadata.read(lines)
                 case .webvtt: reading = try WebVTT.read(lines)
+                case .lrc: reading = try LyricLines.read(lines)
                 case .wav: reading = Reading()   // handled above
                 }
             }
@@ -90,7 +97,7 @@ public enum Interchange {
         return (sortedByStart(reading.entries), reading.notes)
     }
 
-    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= when given. Not for .wav (use wavWithCues).
+    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= / LRC [ti:] when given. Not for .wav (use wavWithCues).
     public static func write(_ entries: [InterchangeEntry], format: InterchangeFormat, audioFileName: String, duration: Double, title: String?) -> (data: Data, notes: [String]) {
         let (ready, initialNotes) = prepared(entries)
         var notes = initialNotes
@@ -100,6 +107,7 @@ public enum Interchange {
         case .cue: text = Cue.write(ready, audioFileName: audioFileName, title: title, notes: &notes)
         case .ffmetadata: text = FFMetadata.write(ready, duration: duration, title: title, notes: &notes)
         case .webvtt: text = WebVTT.write(ready, duration: duration, notes: &notes)
+        case .lrc: text = LyricLines.write(ready, title: title, notes: &notes)
         case .wav: return (Data(), ["WAV cues are not a text file: use wavWithCues"])
         }
         return (Data(text.utf8), notes)

@@ -13,11 +13,11 @@ extension Sidecar {
     public static let loopChapterPrefix = "Loop: "
 
     /// Live markers as points and live loops as regions, by start time, for another program.
-    /// For chapter formats, loop names get `loopChapterPrefix`; CUE sheets get the markers only.
+    /// For chapter formats, loop names get `loopChapterPrefix`; CUE sheets and LRC get the markers only.
     public func interchangeEntries(for format: InterchangeFormat) -> [InterchangeEntry] {
         let chapters = format == .webvtt || format == .ffmetadata
         var out = liveMarkers.map { InterchangeEntry(name: $0.name, start: $0.time) }
-        for l in liveLoops where format != .cue {   // CUE sheets hold points only
+        for l in liveLoops where !format.holdsPointsOnly {
             if let a = time(of: l.start), let b = time(of: l.end) {
                 out.append(InterchangeEntry(name: chapters ? Self.loopChapterPrefix + l.name : l.name, start: a, end: b))
             }

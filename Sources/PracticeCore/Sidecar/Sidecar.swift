@@ -128,9 +128,11 @@ public struct PracticeSettings: Sendable, Equatable {
     public var position: Double?
     /// The song's tempo in beats a minute (for count-ins), as given or tapped.
     public var bpm: Double?
+    /// Seconds to move the track's lyrics by (positive: later), to the millisecond.
+    public var lyricsShift: Double?
     public var extra: [String: JSONValue] = [:]
-    public init(rate: Double? = nil, pitch: Double? = nil, position: Double? = nil, bpm: Double? = nil) {
-        self.rate = rate; self.pitch = pitch; self.position = position; self.bpm = bpm
+    public init(rate: Double? = nil, pitch: Double? = nil, position: Double? = nil, bpm: Double? = nil, lyricsShift: Double? = nil) {
+        self.rate = rate; self.pitch = pitch; self.position = position; self.bpm = bpm; self.lyricsShift = lyricsShift
     }
 }
 

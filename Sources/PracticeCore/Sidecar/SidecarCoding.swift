@@ -294,7 +294,8 @@ extension PCMIdentity {
 extension PracticeSettings {
     init(_ r: FieldReader) throws(SidecarFormatError) {
         var m = try Members(r)
-        self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"), bpm: try m.number("bpm"))
+        self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"), bpm: try m.number("bpm"),
+                  lyricsShift: try m.number("lyricsShift", "a number of seconds").map(Sidecar.milliseconds))
         extra = m.rest
     }
 
@@ -304,6 +305,7 @@ extension PracticeSettings {
         if let pitch { o["pitch"] = .double(pitch) }
         if let position { o["position"] = .seconds(position) }
         if let bpm { o["bpm"] = .double(bpm) }
+        if let lyricsShift { o["lyricsShift"] = .double(lyricsShift) }
         return .object(o)
     }
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+extension Interchange {
+    /// LRC lyrics as markers: each stamped line is a point named by its text (see `LRC`).
+    enum LyricLines {
+        /// Reads the stamped lines as points, the file's offset applied. Lines without text (the
+        /// breaks some files mark) are left out; a file without stamps is an error.
+        static func read(_ lines: [TextLine]) throws(InterchangeError) -> Reading {
+            let (lyrics, warnings) = LRC.read(lines.map(\.text).joined(separator: "\n"))
+            guard lyrics.isSynced else { throw InterchangeError(line: nil, message: "no time stamps (unsynced lyrics)") }
+            var reading = Reading()
+            var empty = 0
+            for line in lyrics.lines {
+                if line.text.allSatisfy(\.isWhitespace) { empty += 1; continue }
+                reading.entries.append(InterchangeEntry(name: line.text, start: line.time))
+            }
+            reading.notes = warnings.map { "line \($0.line): \($0.message)" }
+            if empty > 0 { reading.notes.append("left out \(counted(empty, "line")) without text") }
+            return reading
+        }
+
+        /// Writes a `[ti:]` tag (when given) and a `[mm:ss.xx]name` line per entry; a region keeps its start.
+        static func write(_ entries: [InterchangeEntry], title: String?, notes: inout [String]) -> String {
+            var changed = 0
+            let lines = entries.map { Lyrics.Line(time: $0.start, text: singleLine($0.name, changed: &changed)) }
+            let regions = entries.filter { $0.end != nil }.count
+            if regions > 0 {
+                notes.append("LRC files hold points only: " + (regions == 1 ? "1 loop kept as its start point" : "\(regions) loops kept as their start points"))
+            }
+            if entries.contains(where: { needsRounding($0.start, unitsPerSecond: 100) }) { notes.append("times rounded to hundredths of a second") }
+            if changed > 0 { notes.append("tabs and line breaks in \(counted(changed, "name")) replaced with spaces") }
+            return LRC.write(Lyrics(lines: lines, tags: title.map { ["ti": $0] } ?? [:]))
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+
+/// LRC lyrics files (see formats.md, "LRC"): `[mm:ss.xx]text` lines, header tags, `[offset:±ms]`,
+/// enhanced (A2) `<mm:ss.xx>` word stamps, and FLO's `[mm:ss:SSS]`.
+public enum LRC {
+    /// Something the parser skipped or changed: its 1-based line and what, in a few words.
+    struct Warning: Equatable {
+        var line: Int
+        var message: String
+    }
+
+    /// Lenient parse, never crashes, never throws: returns the lyrics and one-line warnings for what it skipped (with line numbers).
+    public static func parse(_ text: String) -> (lyrics: Lyrics, warnings: [String]) {
+        let (lyrics, warnings) = read(text)
+        return (lyrics, warnings.map { "line \($0.line): \($0.message)" })
+    }
+
+    /// Strict export: header tags, [mm:ss.xx] hundredths rounded to nearest, <mm:ss.xx> word stamps, offset folded in (none written).
+    public static func write(_ lyrics: Lyrics) -> String {
+        var out = ""
+        for key in tagOrder(lyrics.tags.keys) where key != "offset" {
+            out += "[\(key):\(oneLine(lyrics.tags[key]!))]\n"
+        }
+        if lyrics.isSynced {
+            for line in lyrics.lines {
+                out += "[\(stamp(line.time))]"
+                if line.words.isEmpty {
+                    out += oneLine(line.text)
+                } else {
+                    for word in line.words { out += "<\(stamp(word.time))>\(oneLine(word.text))" }
+                }
+                out += "\n"
+            }
+        } else {
+            for text in lyrics.plain { out += oneLine(text) + "\n" }
+        }
+        return out
+    }
+
+    /// `mm:ss.xx`: minutes (two digits or more), seconds, hundredths rounded to nearest (via the millisecond).
+    public static func stamp(_ seconds: Double) -> String {
+        let ms = seconds.isFinite ? Int64((max(seconds, 0) * 1000).rounded()) : 0
+        let cs = (ms + 5) / 10
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(two(cs / 6000)):\(two(cs / 100 % 60)).\(two(cs % 100))"
+    }
+
+    /// The usual header order (`ti`, `ar`, `al`, `au`, `length`, `by`, `re`, `ve`), then the rest by name.
+    static func tagOrder(_ keys: Dictionary<String, String>.Keys) -> [String] {
+        let known = ["ti", "ar", "al", "au", "length", "by", "re", "ve"]
+        return known.filter(keys.contains) + keys.filter { !known.contains($0) }.sorted()
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        text.contains(where: \.isNewline) ? String(text.map { $0.isNewline ? " " : $0 }) : text
+    }
+
+    // MARK: Reading
+
+    /// A stamped line before sorting: its stamps in file order (milliseconds, before the offset),
+    /// its text, and its words (milliseconds as stamped, which belong with the first stamp).
+    private struct Stamped {
+        var stamps: [Int64]
+        var text: String
+        var words: [(ms: Int64, text: String)]
+    }
+
+    static func read(_ text: String) -> (lyrics: Lyrics, warnings: [Warning]) {
+        var body = Substring(text)
+        if body.first == "\u{FEFF}" { body.removeFirst() }
+        let rawLines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        var stamped: [Stamped] = []
+        var others: [(line: Int, text: String, bracketed: Bool)] = []   // text without stamps, and blank lines
+        var tags: [String: String] = [:]
+        var offset: Int64 = 0
+        var warnings: [Warning] = []
+        for (k, raw) in rawLines.enumerated() {
+            let number = k + 1
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            var rest = Substring(line)
+            var stamps: [Int64] = []
+            while true {   // `[00:21.10][00:45.10]`, also with spaces between
+                let next = stamps.isEmpty ? rest : rest.drop { $0 == " " || $0 == "\t" }
+                guard next.first == "[", let close = next.firstIndex(of: "]"),
+                      let ms = milliseconds(next[next.index(after: next.startIndex)..<close]) else { break }
+                stamps.append(ms)
+                rest = next[next.index(after: close)...]
+            }
+            if !stamps.isEmpty {
+                let (text, words, unordered) = wordsOf(rest.trimmingCharacters(in: .whitespaces), lineTime: stamps[0])
+                if unordered { warnings.append(Warning(line: number, message: "word stamps out of order; each kept no earlier than the one before")) }
+                stamped.append(Stamped(stamps: stamps, text: text, words: words))
+            } else if let (key, value) = tag(line) {
+                if key == "offset" {
+                    guard let ms = Int64(value.replacingOccurrences(of: " ", with: "")), abs(ms) <= 86_400_000 else {
+                        warnings.append(Warning(line: number, message: "skipped \(Interchange.quoted(line)) (the offset is a whole number of milliseconds, such as +250)"))
+                        continue
+                    }
+                    offset = ms
+                } else {
+                    tags[key] = value
+                }
+            } else {
+                others.append((number, line, line.hasPrefix("[")))
+            }
+        }
+        if stamped.isEmpty {   // unsynced: the text, without blank lines at either end
+            var plain = others.map(\.text)
+            while plain.first?.isEmpty == true { plain.removeFirst() }
+            while plain.last?.isEmpty == true { plain.removeLast() }
+            return (Lyrics(plain: plain, tags: tags), warnings)
+        }
+        for other in others where !other.text.isEmpty {
+            let why = other.bracketed ? "not a time stamp or a tag" : "no time stamp"
+            warnings.append(Warning(line: other.line, message: "skipped \(Interchange.quoted(other.text)) (\(why))"))
+        }
+        warnings.sort { $0.line < $1.line }
+        func seconds(_ ms: Int64) -> Double { Double(max(ms - offset, 0)) / 1000 }
+        var lines: [Lyrics.Line] = []
+        for s in stamped {
+            for stamp in s.stamps {
+                // A line with several stamps repeats its words, moved with it.
+                let words = s.words.map { Lyrics.Word(time: seconds($0.ms - s.stamps[0] + stamp), text: $0.text) }
+                lines.append(Lyrics.Line(time: seconds(stamp), text: s.text, words: words))
+            }
+        }
+        let sorted = lines.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        return (Lyrics(lines: sorted, tags: tags), warnings)
+    }
+
+    /// Milliseconds of a stamp's inside: `mm:ss`, `mm:ss.x`…`mm:ss.xxx`, or FLO's `mm:ss:xxx`;
+    /// minutes have 1–3 digits, seconds 1–2 and are below 60. nil for anything else.
+    static func milliseconds(_ inside: Substring) -> Int64? {
+        let parts = inside.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3 else { return nil }
+        var secondsPart = parts[1], fraction: Substring = ""
+        if parts.count == 3 {
+            fraction = parts[2]
+            guard !fraction.isEmpty else { return nil }
+        } else if let dot = secondsPart.firstIndex(of: ".") {
+            fraction = secondsPart[secondsPart.index(after: dot)...]
+            secondsPart = secondsPart[..<dot]
+            guard !fraction.isEmpty else { return nil }
+        }
+        func digits(_ s: Substring, _ range: ClosedRange<Int>) -> Int64? {
+            guard range.contains(s.count), s.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
+            return Int64(s)
+        }
+        guard let minutes = digits(parts[0], 1...3), let seconds = digits(secondsPart, 1...2), seconds < 60 else { return nil }
+        var ms = (minutes * 60 + seconds) * 1000
+        if !fraction.isEmpty {
+            guard let f = digits(fraction, 1...3) else { return nil }
+            ms += f * [100, 10, 1][fraction.count - 1]
+        }
+        return ms
+    }
+
+    /// `[key:value]` filling the whole line, the key a letter then letters, digits, `_` or `-`
+    /// (lower-cased); the value trimmed. nil for anything else.
+    static func tag(_ line: String) -> (key: String, value: String)? {
+        guard line.hasPrefix("["), line.hasSuffix("]"), line.count >= 3 else { return nil }
+        let inside = line.dropFirst().dropLast()
+        guard let colon = inside.firstIndex(of: ":") else { return nil }
+        let key = inside[..<colon].trimmingCharacters(in: .whitespaces)
+        guard let first = key.first, first.isASCII, first.isLetter,
+              key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else { return nil }
+        return (key.lowercased(), inside[inside.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Splits a line's text at its `<mm:ss.xx>` word stamps. Text before the first stamp becomes a
+    /// word at the line's time; the words joined give the text (stamps removed, trimmed). A stamp
+    /// earlier than the one before is raised to it (`unordered`), so words stay in time order.
+    static func wordsOf(_ text: String, lineTime: Int64) -> (text: String, words: [(ms: Int64, text: String)], unordered: Bool) {
+        var segments: [(ms: Int64?, text: String)] = [(nil, "")]
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            segments[segments.count - 1].text += rest[..<open]
+            let after = rest.index(after: open)
+            if let close = rest[after...].firstIndex(of: ">"), let ms = milliseconds(rest[after..<close]) {
+                segments.append((ms, ""))
+                rest = rest[rest.index(after: close)...]
+            } else {
+                segments[segments.count - 1].text += "<"
+                rest = rest[after...]
+            }
+        }
+        segments[segments.count - 1].text += rest
+        guard segments.count > 1 else { return (segments[0].text.trimmingCharacters(in: .whitespaces), [], false) }
+        if segments[0].text.allSatisfy(\.isWhitespace) { segments.removeFirst() }
+        var words: [(ms: Int64, text: String)] = []
+        var unordered = false
+        for s in segments {
+            var ms = s.ms ?? lineTime
+            if let previous = words.last?.ms, ms < previous { ms = previous; unordered = true }
+            words.append((ms, s.text))
+        }
+        // Trimmed at both ends as a line's text is, so that the words join to the text.
+        for k in words.indices {
+            words[k].text = String(words[k].text.drop(while: \.isWhitespace))
+            if !words[k].text.isEmpty { break }
+        }
+        for k in words.indices.reversed() {
+            while words[k].text.last?.isWhitespace == true { words[k].text.removeLast() }
+            if !words[k].text.isEmpty { break }
+        }
+        return (words.map(\.text).joined(), words, unordered)
+    }
+}

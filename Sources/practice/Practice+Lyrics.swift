@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+
+extension Practice {
+    /// `practice lyrics` (named so as not to hide PracticeCore's `Lyrics`).
+    struct LyricsCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lyrics",
+            abstract: "Show a track's lyrics (FILE.lrc beside it), or follow a playing track line by line.",
+            discussion: """
+                The lyrics are an LRC file beside the track: song.mp3.lrc, else song.lrc (or --lyrics PATH). \
+                Times include the file's [offset:] and the sidecar's settings.lyricsShift. \
+                With --follow, run it in a second terminal: it connects to a player started with \
+                '--control socket' (or '--control PATH' and the same PATH here) and prints each line \
+                as it is heard, and the current one again after a seek or a loop's turn; it ends \
+                when the player does. Lines can be places: --from "line 5", --loop "line 5" "line 8".
+
+                Examples:
+                  practice lyrics song.mp3
+                  practice lyrics song.mp3 --lyrics ~/Downloads/song.lrc --json
+                  practice song.mp3 --control socket            (then, in another terminal:)
+                  practice lyrics song.mp3 --follow
+                """)
+
+        @Argument(help: "The audio file whose lyrics these are.", completion: .file(extensions: audioExtensions))
+        var file: String
+
+        @Option(help: "Read this LRC file instead of FILE.lrc.", completion: .file(extensions: ["lrc"]))
+        var lyrics: String?
+
+        @Option(name: .customLong("markers"), help: "Take settings.lyricsShift from this sidecar instead of FILE.practice.json.",
+                completion: .file(extensions: ["json"]))
+        var sidecar: String?
+
+        @Flag(help: "Print JSON (keys sorted; pretty on a terminal) instead of lines.")
+        var json = false
+
+        @Flag(help: "Print each line as a running player reaches it.")
+        var follow = false
+
+        @Option(help: ArgumentHelp("With --follow: the player's control socket (default: $XDG_RUNTIME_DIR/practice/control.sock).",
+                                   valueName: "path"))
+        var control: String?
+
+        func validate() throws {
+            if control != nil, !follow { throw ValidationError("'--control' goes with '--follow'") }
+            if json, follow { throw ValidationError("'--json' does not go with '--follow'") }
+        }
+
+        func run() throws {
+            let track = try Track.open(file).track
+            guard let (lyrics, path, warnings) = try LyricsFile.forTrack(track, explicit: self.lyrics, sidecar: sidecar) else {
+                throw PracticeError(.noInput, LyricsFile.notFound(forAudio: file))
+            }
+            warn(warnings)
+            if follow { return try Self.follow(lyrics, path: path, track: track, socket: control ?? ControlSocket.defaultPath()) }
+            if json {
+                printJSON(Self.document(lyrics))
+                return
+            }
+            guard lyrics.isSynced else {
+                note(["\(path) has no time stamps (unsynced lyrics)"])
+                for line in lyrics.plain { say(line) }
+                return
+            }
+            // The markers table's alignment without its header: times right-aligned, two spaces, the text.
+            let rows = lyrics.lines.map { [Self.stamp($0.time), $0.text] }
+            for line in Table.render(header: ["", ""], rows: rows, rightAligned: [0]).dropFirst() { say(line) }
+        }
+
+        /// `0:12.00`: a line's time in hundredths, rounded as LRC writes it (via the millisecond).
+        static func stamp(_ seconds: Double) -> String {
+            let centiseconds = (Int64((max(seconds, 0) * 1000).rounded()) + 5) / 10
+            return Timecode.format(Double(centiseconds) / 100, decimals: 2)
+        }
+
+        /// `practice lyrics --json`, version 1 (Formats/README.md).
+        static func document(_ lyrics: Lyrics) -> JSONValue {
+            .object([
+                "version": .integer(1),
+                "synced": .bool(lyrics.isSynced),
+                "lines": .array(lyrics.lines.map { line in
+                    .object(["time": .seconds(line.time), "text": .string(line.text),
+                             "words": .array(line.words.map { .object(["time": .seconds($0.time), "text": .string($0.text)]) })])
+                }),
+                "plain": .array(lyrics.plain.map(JSONValue.string)),
+                "tags": .object(lyrics.tags.mapValues(JSONValue.string)),
+            ])
+        }
+
+        /// Prints `[0:12.00] Line one` as each line is heard by the player on `socket`, until it goes away.
+        static func follow(_ lyrics: Lyrics, path: String, track: Track, socket: String) throws {
+            guard lyrics.isSynced else { throw PracticeError(.dataError, "\(path) has no time stamps (unsynced lyrics); --follow needs synced ones") }
+            var client = try ControlClient(path: socket)
+            var follower = LyricsFollower(lyrics: lyrics)
+            var checkedDuration = false
+            func show(_ lines: [Int]) {
+                for k in lines {
+                    let line = lyrics.lines[k]
+                    Terminal.write("[\(stamp(line.time))]\(line.text.isEmpty ? "" : " " + line.text)\n", to: STDOUT_FILENO)
+                }
+            }
+            while true {
+                let now = monotonicSeconds()
+                // Wake for the next line (or loop turn); a report comes ten times a second while playing.
+                let wait = min(follower.nextDue(after: now).map { $0 - now } ?? 1, 1)
+                switch client.read(timeout: wait) {
+                case .line(let text):
+                    guard let event = StateEvent(line: text) else { continue }
+                    if !checkedDuration, event.duration > 0 {
+                        checkedDuration = true
+                        if abs(event.duration - track.duration) > 0.002 {
+                            warn(["the player on \(socket) plays a track of \(Timecode.format(event.duration, decimals: 3)), not \(track.path) (\(Timecode.format(track.duration, decimals: 3))); the lines may not match"])
+                        }
+                    }
+                    show(follower.receive(event, at: monotonicSeconds()))
+                case .timeout:
+                    show(follower.advance(to: monotonicSeconds()))
+                case .closed:
+                    return
+                }
+            }
+        }
+
+        /// CLOCK_MONOTONIC in seconds.
+        static func monotonicSeconds() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+    }
+}

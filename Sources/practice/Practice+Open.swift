@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+import PracticeTUI
+import Synchronization
+
+extension Practice {
+    struct Open: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch a FLO song (audio, cover, synced lyrics) into the cache and play it.",
+            discussion: """
+                SOURCE is a FLO song document, JSON with "singer", "album", "title", "duration" (seconds), \
+                "image" (the cover's URL), "file" (the audio's URL) and "lyrics" ("[mm:ss:SSS]text" lines), \
+                as a path or an http(s) URL; only "file" is required. Its audio and cover (links relative \
+                to the document) are fetched into $XDG_CACHE_HOME/practice/songs/KEY/ \
+                (~/.cache/practice/songs/KEY/), the lyrics are written beside the audio as AUDIO.lrc, and the \
+                song plays as with 'practice play' (every play option works), showing the document's title, \
+                singer and album. A second 'open' of the same SOURCE plays the cached copy without the \
+                network; --refresh fetches it again. Downloads show a progress bar on a terminal.
+
+                Exit codes: 65 a bad document, or audio that is not audio; 66 not found (a missing file, \
+                HTTP 404 or 410); 69 the network (no connection, a timeout, too many redirects, another \
+                HTTP error); 73 the cache cannot be written. A cover that cannot be fetched is only a warning.
+
+                Examples:
+                  practice open https://example.com/songs/warmup.json
+                  practice open warmup.json --rate 0.8 --loop 0:30 0:45
+                  practice open https://example.com/songs/warmup.json --refresh --timeout 10
+                """)
+
+        @Argument(help: "The song document: a path, or an http(s) URL.")
+        var source: String
+
+        @OptionGroup var options: PlayOptions
+
+        @Option(help: "Seconds to wait for a connection, or for more data, before giving up.")
+        var timeout: Double = 30
+
+        @Flag(help: "Fetch the song again even if it is cached.")
+        var refresh = false
+
+        func validate() throws {
+            guard timeout.isFinite, timeout > 0, timeout <= 3600 else {
+                throw ValidationError("'--timeout' must be more than 0 and at most 3600 seconds (got '\(SoundOptions.show(timeout))')")
+            }
+            guard SongLocation(source: source) != nil else {
+                throw ValidationError("SOURCE must be a path or an http(s) URL (got '\(source)')")
+            }
+        }
+
+        func run() async throws {
+            let location = SongLocation(source: source)!
+            let progress = DownloadProgress(shown: Terminal.isTTY(STDERR_FILENO))
+            let (fetcher, refresh, source) = (Fetcher(timeout: timeout), refresh, source)
+            let fetch = Task {
+                try await SongCache.open(location, name: source, refresh: refresh, fetcher: fetcher, progress: progress.show)
+            }
+            // A signal cancels the fetch, which removes what it wrote; then we exit 128 + N. The
+            // handlers stay for the whole run (a released source would call a freed handler).
+            let signals = SignalHandlers { _ in fetch.cancel() }
+            defer { withExtendedLifetime(signals) {} }
+            let result = await fetch.result
+            progress.finish()
+            if let signal = signals.received { Glibc.exit(128 + signal) }
+            let song = try result.get()
+            warn(song.warnings)
+            if song.fromCache {
+                Terminal.write("practice: playing the cached copy of \(source) (--refresh fetches it again)\n", to: STDERR_FILENO)
+            }
+            try await options.play(song.audio, tags: song.document.tags)
+        }
+    }
+}
+
+/// The downloads' progress bars on stderr: one line a file, redrawn at most 10 times a second.
+final class DownloadProgress: Sendable {
+    private struct Line {
+        var name: String
+        var bytes: Int64
+        var total: Int64?
+        /// When and how far it was drawn last.
+        var drawn: ContinuousClock.Instant
+        var drawnBytes: Int64
+    }
+    private let shown: Bool
+    private let line = Mutex<Line?>(nil)
+
+    init(shown: Bool) { self.shown = shown }
+
+    func show(_ name: String, _ bytes: Int64, _ total: Int64?) {
+        guard shown else { return }
+        line.withLock { line in
+            if let previous = line, previous.name != name { end(previous) }
+            let now = ContinuousClock.now
+            if let previous = line, previous.name == name, now - previous.drawn < .milliseconds(100), bytes != total {
+                line?.bytes = bytes
+                return
+            }
+            draw(name, bytes, total)
+            line = Line(name: name, bytes: bytes, total: total, drawn: now, drawnBytes: bytes)
+        }
+    }
+
+    /// Ends the last file's line, showing how far it got.
+    func finish() {
+        line.withLock { line in
+            if let last = line { end(last) }
+            line = nil
+        }
+    }
+
+    private func end(_ line: Line) {
+        if line.bytes != line.drawnBytes { draw(line.name, line.bytes, line.total) }
+        Terminal.write("\n", to: STDERR_FILENO)
+    }
+
+    private func draw(_ name: String, _ bytes: Int64, _ total: Int64?) {
+        let width = min(Terminal.width(STDERR_FILENO) - 1, 80)
+        Terminal.write(Terminal.redraw(ProgressBar.render(name: name, bytes: bytes, of: total, width: width)), to: STDERR_FILENO)
+    }
+}

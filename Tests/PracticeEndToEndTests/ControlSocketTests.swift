@@ -28,6 +28,9 @@ import PracticeTestSupport
                 usleep(20_000)
             }
         }
+        /// Reads the lines of a descriptor it now owns (a child's stdout, say).
+        init(reading fd: Int32) { self.fd = fd }
+
         deinit { close(fd) }
 
         func send(_ line: String) { _ = (line + "\n").withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }

@@ -132,24 +132,7 @@ import PracticeAudio
         let times = Dictionary(uniqueKeysWithValues: (sidecar["markers"] as! [[String: Any]]).map { ($0["name"] as! String, $0["time"] as! Double) })
         let marker = try #require(times["Marker 2"])
 
-        // Each captured frame → the source frame it holds (mod 65,536), if it is an untouched counter frame.
-        func sourceFrame(_ k: Int) -> Int? {
-            let l = Double(captured[2 * k]) * 32_768, r = Double(captured[2 * k + 1]) * 32_768
-            guard l == l.rounded(), r == r.rounded() else { return nil }
-            let i = ((Int(l) + 32_768) * 28_087) & 0xFFFF   // 28,087 = 7⁻¹ mod 65,536
-            return (i * 7 + 13_001) % 65_536 - 32_768 == Int(r) ? i : nil
-        }
-        // Runs of frames that follow the source one by one: (first capture frame, last, source frame at the first).
-        var runs: [(first: Int, last: Int, source: Int)] = []
-        var k = 0
-        let frames = captured.count / 2
-        while k < frames {
-            guard let i = sourceFrame(k) else { k += 1; continue }
-            var j = k + 1
-            while j < frames, let n = sourceFrame(j), n == (i + j - k) & 0xFFFF { j += 1 }
-            if j - k >= 2_205 { runs.append((k, j - 1, i)) }
-            k = j
-        }
+        let runs = Self.counterRuns(captured)
         func error(_ frame: Int, _ seconds: Double) -> Double {   // ms between a frame (mod 65,536) and a time
             var d = (frame - Int((seconds * 44_100).rounded())) % 65_536
             if d >= 32_768 { d -= 65_536 } else if d < -32_768 { d += 65_536 }
@@ -227,6 +210,98 @@ import PracticeAudio
         #expect(live.map { $0["time"] as! Double } == [0, 2.12])
         let bpm = try #require((sidecar["settings"] as? [String: Any])?["bpm"] as? Double)
         #expect(abs(bpm - 120) < 6, "tapped \(bpm) bpm")
+    }
+
+    /// Runs of captured frames that follow `Signals.counter` frame by frame, 50 ms or longer:
+    /// (first capture frame, last, source frame at the first, mod 65,536). A run that goes on
+    /// exactly where the one before stopped (an underrun under load put silence between them, the
+    /// source skipped nothing) is the same run.
+    static func counterRuns(_ captured: [Float]) -> [(first: Int, last: Int, source: Int)] {
+        func sourceFrame(_ k: Int) -> Int? {
+            let l = Double(captured[2 * k]) * 32_768, r = Double(captured[2 * k + 1]) * 32_768
+            guard l == l.rounded(), r == r.rounded() else { return nil }
+            let i = ((Int(l) + 32_768) * 28_087) & 0xFFFF   // 28,087 = 7⁻¹ mod 65,536
+            return (i * 7 + 13_001) % 65_536 - 32_768 == Int(r) ? i : nil
+        }
+        var runs: [(first: Int, last: Int, source: Int)] = []
+        var k = 0
+        let frames = captured.count / 2
+        while k < frames {
+            guard let i = sourceFrame(k) else { k += 1; continue }
+            var j = k + 1
+            while j < frames, let n = sourceFrame(j), n == (i + j - k) & 0xFFFF { j += 1 }
+            if j - k >= 2_205 {
+                if let prev = runs.last, (prev.source + prev.last - prev.first + 1) & 0xFFFF == i {
+                    runs[runs.count - 1].last = j - 1
+                } else {
+                    runs.append((k, j - 1, i))
+                }
+            }
+            k = j
+        }
+        return runs
+    }
+
+    /// The full-lyrics view against the real-time sink: it follows the heard line, ↑↓ pick,
+    /// Enter jumps (seek mode) or closes (Tab), Esc closes; opening and closing leave playback
+    /// alone (the capture is one unbroken run of the source but for the one jump).
+    @Test func theLyricsViewFollowsJumpsAndClosesWithoutTouchingPlayback() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("tui-lyrics")
+        try Signals.write(Signals.counter(frames: 14 * 44_100), to: dir.file("song.wav"), format: .float)
+        try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
+        let names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+        try (1...12).map { "[00:\($0 < 10 ? "0" : "")\($0).00]line \(names[$0])" }.joined(separator: "\r\n")
+            .write(toFile: dir.file("song.lrc"), atomically: true, encoding: .utf8)
+        try rig.startRecording()
+        let session = try startShell("practice-lyrics-\(getpid())",
+                                     running: "NO_COLOR=1 XDG_CACHE_HOME=\(dir.path)/cache bash -c '\(practiceBinary) warm.wav --no-tui --device pulse >/dev/null; "
+                                        + "exec \(practiceBinary) song.wav --device pulse'",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        var screen = try waitFor("♪ line two", in: session)
+        #expect(screen.contains("▶ Playing   0:02.") && screen.contains("\n  line three\n"), "screen:\n\(screen)")
+
+        _ = try tmux(["send-keys", "-t", session, "y"])
+        screen = try waitFor("Lyrics (Enter jumps)", in: session)
+        #expect(screen.contains("▸› 0:02.00  line two") || screen.contains("▸› 0:03.00  line three"), "screen:\n\(screen)")
+        screen = try waitFor("▸› 0:04.00  line four", in: session)   // the highlight moves with the song
+        #expect(screen.contains("▸› 0:04.00  line four") && screen.contains("▶ Playing"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "Down"])
+        _ = try waitFor(" › 0:05.00  line five", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Down"])
+        screen = try waitFor(" › 0:06.00  line six", in: session)
+        #expect(screen.contains("▸  0:04.00  line four"), "the heard line stays marked:\n\(screen)")
+        let jumped = Double(monotonicNanoseconds())
+        _ = try tmux(["send-keys", "-t", session, "Enter"])   // seek mode: jump to line six and play
+        screen = try waitFor("▸› 0:06.00  line six", in: session)
+        #expect(screen.contains("Lyrics (Enter jumps)") && screen.contains("▶ Playing   0:06."), "screen:\n\(screen)")
+
+        _ = try tmux(["send-keys", "-t", session, "Tab"])
+        screen = try waitFor("Lyrics (Enter closes)", in: session)
+        #expect(screen.contains("Enter closes the lyrics"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        screen = try waitFor("Markers", in: session)
+        #expect(!screen.contains("Lyrics (") && screen.contains("▶ Playing   0:0") && screen.contains("♪ line "), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "y"])
+        screen = try waitFor("Lyrics (Enter closes)", in: session)   // the mode is kept
+        _ = try tmux(["send-keys", "-t", session, "Escape"])
+        screen = try waitFor("Markers", in: session)
+        #expect(screen.contains("▶ Playing") && screen.contains("speed 1.00×"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+
+        // The audio: one run from the start, one from line six (landing within 20 ms), nothing else.
+        let (captured, timeOfFrame) = rig.stopRecording()
+        let runs = Self.counterRuns(captured)
+        try #require(runs.count == 2, "runs: \(runs)")
+        let landing = (runs[1].source - (runs[1].first - runs[0].last - 1)) & 0xFFFF
+        var miss = (landing - 6 * 44_100) % 65_536
+        if miss >= 32_768 { miss -= 65_536 } else if miss < -32_768 { miss += 65_536 }
+        #expect(abs(miss) <= 882, "the jump landed \(Double(miss) / 44.1) ms from line six")
+        #expect(timeOfFrame(runs[0].last) > jumped, "the first run ended before Enter")
+        #expect(runs[0].source < 44_100 / 4, "the first run starts at the song's start (frame \(runs[0].source))")
     }
 
     /// The loop's ends on the screen's "Loop: 0:09.613 – 0:10.214 …" line.

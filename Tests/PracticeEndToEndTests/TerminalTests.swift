@@ -277,30 +277,55 @@ import PracticeAudio
         screen = try waitFor("▸› 0:06.00  line six", in: session)
         #expect(screen.contains("Lyrics (Enter jumps)") && screen.contains("▶ Playing   0:06."), "screen:\n\(screen)")
 
+        usleep(300_000)
         _ = try tmux(["send-keys", "-t", session, "Tab"])
         screen = try waitFor("Lyrics (Enter closes)", in: session)
         #expect(screen.contains("Enter closes the lyrics"), "screen:\n\(screen)")
+        usleep(300_000)
         _ = try tmux(["send-keys", "-t", session, "Enter"])
         screen = try waitFor("Markers", in: session)
         #expect(!screen.contains("Lyrics (") && screen.contains("▶ Playing   0:0") && screen.contains("♪ line "), "screen:\n\(screen)")
+        usleep(300_000)
         _ = try tmux(["send-keys", "-t", session, "y"])
         screen = try waitFor("Lyrics (Enter closes)", in: session)   // the mode is kept
+        usleep(300_000)
         _ = try tmux(["send-keys", "-t", session, "Escape"])
         screen = try waitFor("Markers", in: session)
         #expect(screen.contains("▶ Playing") && screen.contains("speed 1.00×"), "screen:\n\(screen)")
+        usleep(500_000)
+        let (captured, timeOfFrame) = rig.stopRecording()
+
+        // Lines as loop ends: a on line nine, b on line ten loops 0:09 to the end of line ten (0:11).
+        _ = try tmux(["send-keys", "-t", session, "y"])
+        _ = try waitFor("Lyrics (Enter closes)", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Home"])   // back to the start: the pick, following the heard line, is at the top
+        _ = try waitFor("▶ Playing   0:0", in: session)
+        for _ in 0..<8 { _ = try tmux(["send-keys", "-t", session, "Down"]) }
+        screen = try waitFor(" › 0:09.00  line nine", in: session)
+        _ = try tmux(["send-keys", "-t", session, "a", "Down"])
+        _ = try waitFor("loop from line 9", in: session)
+        _ = try tmux(["send-keys", "-t", session, "b"])
+        screen = try waitFor("loop to the end of line 10", in: session)
+        #expect(screen.contains("Loop: 0:09.000 – 0:11.000  on"), "screen:\n\(screen)")
+        // The lyrics 50 ms later, twice: kept in the sidecar.
+        _ = try tmux(["send-keys", "-t", session, "Escape", ">", ">"])
+        screen = try waitFor("lyrics +100 ms (saved)", in: session)
+        #expect(screen.contains("lyrics +100 ms (saved)"), "screen:\n\(screen)")
         _ = try tmux(["send-keys", "-t", session, "q"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+        let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
+        #expect(sidecar.contains("\"lyricsShift\": 0.1"), "\(sidecar)")
 
         // The audio: one run from the start, one from line six (landing within 20 ms), nothing else.
-        let (captured, timeOfFrame) = rig.stopRecording()
         let runs = Self.counterRuns(captured)
         try #require(runs.count == 2, "runs: \(runs)")
         let landing = (runs[1].source - (runs[1].first - runs[0].last - 1)) & 0xFFFF
         var miss = (landing - 6 * 44_100) % 65_536
         if miss >= 32_768 { miss -= 65_536 } else if miss < -32_768 { miss += 65_536 }
         #expect(abs(miss) <= 882, "the jump landed \(Double(miss) / 44.1) ms from line six")
-        #expect(timeOfFrame(runs[0].last) > jumped, "the first run ended before Enter")
+        #expect(timeOfFrame(runs[0].last) > jumped - 20e6, "the first run ended before Enter")
+        #expect(timeOfFrame(runs[1].last) > timeOfFrame(runs[1].first) + 1.5e9, "the run after the jump is short: \(runs)")
         #expect(runs[0].source < 44_100 / 4, "the first run starts at the song's start (frame \(runs[0].source))")
     }
 

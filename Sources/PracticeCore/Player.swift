@@ -175,15 +175,18 @@ public final class Player: Sendable {
 
     public func togglePause() { control.withLock { $0.playing } ? pause() : play() }
 
-    /// Jumps to `seconds` on the source timeline (clamped to the playing range). With a loop, a
+    /// Jumps to `seconds` on the source timeline (anywhere before the range's end: `--from` is not a fence). With a loop, a
     /// seek before it plays into it, and one past its end lands on its last moment.
     public func seek(to seconds: Double) {
-        let range = decoder.range
-        var frame = min(max(track.frame(clamping: seconds), range.lowerBound), range.upperBound - 1)
+        // `--from` is where playing starts, not a fence: a seek may go before it (Home, a marker).
+        var frame = min(track.frame(clamping: seconds), decoder.range.upperBound - 1)
         if let loop = control.withLock({ $0.loop }) { frame = min(track.frame(clamping: seconds), track.frame(clamping: loop.end) - 1) }
         let (settings, playing) = control.withLock { ($0.settings, $0.playing) }
         restart(at: frame, settings: settings, playing: playing)
     }
+
+    /// Where playing started (`--from`), in seconds: where the end of the range sends a session back to.
+    public var startPosition: Double { Double(decoder.range.lowerBound) / Double(track.info.sampleRate) }
 
     /// Sets the tempo (clamped to `PlaybackSettings.rateRange`), pitch unchanged.
     public func setRate(_ rate: Double) {

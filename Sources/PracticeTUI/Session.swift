@@ -116,7 +116,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             if s.isFinished, s.loop == nil {
                 // The end of the track: back to the start, paused, ready to play again.
                 player.pause()
-                player.seek(to: 0)
+                player.seek(to: player.startPosition)
                 message = "the end: back to the start (space plays)"
             }
         }

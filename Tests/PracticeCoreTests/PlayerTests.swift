@@ -53,6 +53,17 @@ import PracticeTestSupport
         #expect(player.state.position == 5)
     }
 
+    /// `--from` is where playing starts, not a fence: a seek may land before it; `--to` still ends it.
+    @Test func aSeekMayGoBeforeFromButNotPastTo() throws {
+        let player = try Player(path: try track(), options: options(playing: false, from: 2, to: 2.5))
+        defer { player.stop() }
+        #expect(player.state.position == 2 && player.startPosition == 2)
+        player.seek(to: 0.5)
+        #expect(player.state.position == 0.5)
+        player.seek(to: 2.9)
+        #expect(player.state.position < 2.5 && player.state.position > 2.49)
+    }
+
     @Test func pausedPlayerHoldsItsPositionAndSeeksExactly() throws {
         let player = try Player(path: try track(), options: options(playing: false))
         defer { player.stop() }

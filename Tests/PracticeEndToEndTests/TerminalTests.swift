@@ -261,6 +261,13 @@ import PracticeAudio
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         var screen = try waitFor("♪ line two", in: session)
         #expect(screen.contains("▶ Playing   0:02.") && screen.contains("\n  line three\n"), "screen:\n\(screen)")
+        // When does "line three" (0:03.00) show? Polled as fast as tmux answers (a few ms a call).
+        var shown = 0.0
+        let deadline = Date().addingTimeInterval(5)
+        while shown == 0 && Date() < deadline {
+            if try tmux(["capture-pane", "-p", "-t", session]).contains("♪ line three") { shown = Double(monotonicNanoseconds()) }
+        }
+        try #require(shown > 0, "line three never showed")
 
         _ = try tmux(["send-keys", "-t", session, "y"])
         screen = try waitFor("Lyrics (Enter jumps)", in: session)
@@ -320,6 +327,12 @@ import PracticeAudio
         // The audio: one run from the start, one from line six (landing within 20 ms), nothing else.
         let runs = Self.counterRuns(captured)
         try #require(runs.count == 2, "runs: \(runs)")
+        // The line showed when its time was heard: within 50 ms after (the screen wakes at the
+        // stamp; tmux is polled every few ms), and not before it (less the clock's 5 ms).
+        let heardThree = timeOfFrame(runs[0].first + 3 * 44_100 - runs[0].source)
+        let lag = (shown - heardThree) / 1e6
+        #expect(lag > -10 && lag < 50, "line three showed \(lag) ms after it was heard")
+        print("lyrics: line three showed \(lag) ms after it was heard")
         let landing = (runs[1].source - (runs[1].first - runs[0].last - 1)) & 0xFFFF
         var miss = (landing - 6 * 44_100) % 65_536
         if miss >= 32_768 { miss -= 65_536 } else if miss < -32_768 { miss += 65_536 }

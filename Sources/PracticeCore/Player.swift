@@ -167,7 +167,12 @@ public final class Player: Sendable {
         guard control.withLock({ $0.playing }) else { return }
         // Remember where we are, then stop: resuming restarts from here.
         let at = heardFrame()
-        control.withLock { $0.playing = false; $0.startFrame = at }
+        let heardPasses = currentPass().map { $0 - 1 }   // kept while paused, and counted on from on resume
+        control.withLock { c in
+            c.playing = false
+            c.startFrame = at
+            if let heardPasses { c.passesBefore = heardPasses }
+        }
         audio.transport.store(.paused, ordering: .releasing)
         audio.wake()
         notify()
@@ -203,8 +208,9 @@ public final class Player: Sendable {
     }
 
     /// Repeats `loop` (nil: stop looping and play on). Playback goes on from the heard position
-    /// if it lies before the loop's end, else from the loop's start; the pass count starts again.
-    public func setLoop(_ loop: LoopRange?) throws(PracticeError) {
+    /// if it lies before the loop's end, else from the loop's start; the pass count starts again
+    /// unless `keepingCount` (the same loop, its ends moved a little).
+    public func setLoop(_ loop: LoopRange?, keepingCount: Bool = false) throws(PracticeError) {
         if let loop { try Self.check(loop, in: track) }
         let at = heardFrame()
         let (settings, playing) = control.withLock { c in
@@ -212,7 +218,7 @@ public final class Player: Sendable {
             return (c.settings, c.playing)
         }
         let start = loop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
-        restart(at: start, settings: settings, playing: playing, passesBefore: 0)
+        restart(at: start, settings: settings, playing: playing, passesBefore: keepingCount ? nil : 0)
     }
 
     static func check(_ loop: LoopRange, in track: Track) throws(PracticeError) {

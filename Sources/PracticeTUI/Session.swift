@@ -252,7 +252,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         message = "\(m.name) (\(Timecode.format(m.time, decimals: 3)))"
     }
 
-    private func applyLoop() {
+    private func applyLoop(keepingCount: Bool = false) {
         guard looping else {
             if player.state.loop != nil { try? player.setLoop(nil) }
             return
@@ -261,7 +261,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             message = "set the loop's start with a and its end with b"
             return
         }
-        do { try player.setLoop(LoopRange(start: a, end: b, name: loopName, rehearsal: loopRehearsal)) } catch {
+        do { try player.setLoop(LoopRange(start: a, end: b, name: loopName, rehearsal: loopRehearsal), keepingCount: keepingCount) } catch {
             message = error.message
             looping = false
         }
@@ -292,7 +292,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         }
         loopName = nil
         guard looping else { return }
-        applyLoop()
+        applyLoop(keepingCount: true)
         // Hear the new start at once, or the last 1.5 s into the new end and the turn.
         player.seek(to: selectedEnd == .start ? loopStart! : max(loopStart!, loopEnd! - 1.5))
     }

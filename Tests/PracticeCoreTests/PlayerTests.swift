@@ -64,6 +64,26 @@ import PracticeTestSupport
         #expect(player.state.position < 2.5 && player.state.position > 2.49)
     }
 
+    /// A paused loop keeps its pass count; moving its ends a little (the screen's nudges) keeps
+    /// counting, a new loop starts again at pass 1.
+    @Test func aLoopsPassCountSurvivesPauseAndNudges() throws {
+        var o = options()
+        o.loop = LoopRange(start: 1, end: 1.5)
+        let player = try Player(path: try track(), options: o)   // on `null`, passes fly by
+        defer { player.stop() }
+        let deadline = Date().addingTimeInterval(5)
+        while (player.state.loop?.pass ?? 0) < 4 && Date() < deadline { usleep(1_000) }
+        player.pause()
+        let pass = try #require(player.state.loop?.pass)
+        #expect(pass >= 4)
+        usleep(20_000)
+        #expect(player.state.loop?.pass == pass)
+        try player.setLoop(LoopRange(start: 1, end: 1.51), keepingCount: true)
+        #expect(player.state.loop?.pass == pass)
+        try player.setLoop(LoopRange(start: 1, end: 1.6))
+        #expect(player.state.loop?.pass == 1)
+    }
+
     @Test func pausedPlayerHoldsItsPositionAndSeeksExactly() throws {
         let player = try Player(path: try track(), options: options(playing: false))
         defer { player.stop() }

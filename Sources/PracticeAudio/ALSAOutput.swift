@@ -112,34 +112,38 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     public func writableFrames() -> Int {
         let n = snd_pcm_avail_update(pcm)
         if n < 0 {
-            // An underrun shows here first; recover so the next write can go on.
+            // An underrun shows here first; recover so the next write can go on, and count it
+            // with that write's.
+            if n == -Int(EPIPE) { pendingUnderruns += 1 }
             snd_pcm_recover(pcm, Int32(n), 1)
             return periodFrames
         }
         return Int(n)
     }
 
+    /// Underruns recovered by `writableFrames`, reported by the next `write` (audio thread only).
+    private var pendingUnderruns = 0
+
     /// Polls the device's descriptors and `wakeFD` together, so that a command wakes the audio
     /// thread at once while it waits for room (as miniaudio's `ma_device_wait__alsa` does).
     /// The corresponding C functions are `snd_pcm_poll_descriptors` and `snd_pcm_poll_descriptors_revents`.
     public func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool {
         let count = Int32(pollCount)
-        guard snd_pcm_poll_descriptors(pcm, pollFDs, UInt32(count)) == count else {
+        guard count > 0, snd_pcm_poll_descriptors(pcm, pollFDs, UInt32(count)) == count else {
             _ = snd_pcm_wait(pcm, min(timeoutMs, 10))
             return false
         }
         pollFDs[pollCount] = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
         guard poll(pollFDs, nfds_t(pollCount + 1), timeoutMs) > 0 else { return false }
-        var revents: UInt16 = 0
-        if snd_pcm_poll_descriptors_revents(pcm, pollFDs, UInt32(count), &revents) < 0 {
-            snd_pcm_recover(pcm, -EPIPE, 1)   // the device reported an error through poll
-        }
+        // A device error reported through poll is left to the next `writableFrames` or `write`,
+        // which see its real code, recover it and count an underrun.
         return pollFDs[pollCount].revents & Int16(POLLIN) != 0
     }
 
     /// The corresponding C function is `snd_pcm_writei`.
     public func write(_ frames: UnsafePointer<Float>, count: Int) -> WriteResult {
-        var underruns = 0
+        var underruns = pendingUnderruns
+        pendingUnderruns = 0
         var done = 0
         let channels = format.channels
         while done < count {

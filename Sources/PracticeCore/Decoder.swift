@@ -42,7 +42,13 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
         private func travelled(atRing ring: Double) -> Double {
             let out = ring - Double(ringFrame)
             guard out > 0 else { return 0 }
-            // The lead builds up over the first sequence, while the first sequence plays straight.
+            return Self.travelled(out, sourcePerOutput: sourcePerOutput, lead: lead)
+        }
+
+        /// Source frames a stretched stream has travelled after `out` output frames: the straight
+        /// line plus the stretcher's lead, which builds up over the first sequence while that
+        /// sequence plays at its own speed.
+        static func travelled(_ out: Double, sourcePerOutput: Double, lead: Double) -> Double {
             let cap = out * (1 - sourcePerOutput).magnitude
             return out * sourcePerOutput + max(-cap, min(cap, lead))
         }
@@ -51,8 +57,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
         func sourceFrame(atRing ring: Double) -> Int {
             if let (p, into) = piece(atRing: ring) {
                 guard p.isAudio else { return p.source }
-                let cap = into * (1 - p.sourcePerOutput).magnitude
-                return min(Int((Double(p.source) + into * p.sourcePerOutput + max(-cap, min(cap, p.lead))).rounded()), p.sourceEnd)
+                return min(Int((Double(p.source) + Self.travelled(into, sourcePerOutput: p.sourcePerOutput, lead: p.lead)).rounded()), p.sourceEnd)
             }
             if !pieces.isEmpty { return startFrame }
             let linear = Double(startFrame) + travelled(atRing: ring)
@@ -97,7 +102,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     /// Whether the audio thread is paused (nothing takes audio from the ring).
     private let isIdle: @Sendable () -> Bool
 
-    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, isIdle: @escaping @Sendable () -> Bool = { false },
+    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, isIdle: @escaping @Sendable () -> Bool,
          onGeneration: @escaping @Sendable () -> Void) {
         self.isIdle = isIdle
         self.program = program
@@ -167,9 +172,11 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             if ring.freeFrames >= ring.capacity / 2 { refilling = true }
             while !quit && pending == nil && (!streaming || !canWrite(carryPending: carryOffset < carry.count / channels)) {
                 if streaming {
+                    // Paused, nothing drains the ring: wait long, but not untimed. A command signals,
+                    // yet the transport may turn to playing just after the audio thread took the new
+                    // generation; 0.25 s is well within the ring's 0.74 s, so that costs no underrun.
                     let missing = ring.capacity / 2 - ring.freeFrames
-                    // Paused, nothing drains the ring: wait long (a command signals the condition).
-                    let wait = !ring.consumerInCurrentGeneration ? 0.002 : isIdle() ? 1 : max(0.01, Double(missing) / Double(outputRate))
+                    let wait = !ring.consumerInCurrentGeneration ? 0.002 : isIdle() ? 0.25 : max(0.01, Double(missing) / Double(outputRate))
                     _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
                     if ring.freeFrames >= ring.capacity / 2 { refilling = true }
                 } else {

@@ -89,7 +89,6 @@ final class Program {
     private var insertLeft = 0
     private var insertDone = 0
     private var clickSpacing = 0
-    private var clicksLeft = 0
     private var scratch: [Float] = []
     private let click: [Float]
     private let accent: [Float]
@@ -147,7 +146,6 @@ final class Program {
         let r = pipeline.outputRate
         let bpm = (rehearsal.bpm ?? 120) * rate(forPass: k)
         clickSpacing = Int((60 / bpm * Double(r)).rounded())
-        clicksLeft = clicks
         let gapFrames = Int((gap * Double(r)).rounded())
         insertLeft = gapFrames + clicks * clickSpacing
         insertDone = -gapFrames   // the gap comes first; clicks from 0 on

@@ -98,7 +98,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         while !quitRequested.load(ordering: .acquiring) {
             draw()
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-            // Playing: at most ten redraws a second. Paused: only when something happens.
+            // Playing: ten redraws a second, plus one at each lyric line or word. Paused: only when something happens.
             let s0 = player.state
             _ = poll(&fds, 2, s0.isPlaying && !s0.isFinished ? msUntilNextLyric(s0) : 2_000)
             if fds[1].revents != 0 { wake.drain() }
@@ -107,7 +107,15 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                 let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
                 if n <= 0 { break }   // the terminal went away
                 keys = decoder.feed(Array(buffer[0..<n]))
-                if keys.isEmpty { usleep(20_000); keys = decoder.feed([]) + decoder.flush() }
+                if keys.isEmpty {
+                    // A lone ESC: the rest of a sequence may follow within 20 ms; if not, it is Esc.
+                    var more = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                    if poll(&more, 1, 20) > 0 {
+                        let m = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                        if m > 0 { keys = decoder.feed(Array(buffer[0..<m])) }
+                    }
+                    if keys.isEmpty { keys = decoder.flush() }
+                }
             }
             for key in keys where handle(key) == false { return }
             let s = player.state

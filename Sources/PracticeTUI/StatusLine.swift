@@ -27,6 +27,7 @@ public enum StatusLine {
         if v == v.rounded() { return String(Int(v)) }
         var text = String(format: "%.2f", v)
         while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }   // 2.001 → "2"
         return text
     }
 }

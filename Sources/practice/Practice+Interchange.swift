@@ -16,12 +16,12 @@ extension Practice.Markers {
             commandName: "import",
             abstract: "Add markers and loops from another program's file.",
             discussion: """
-                Reads Audacity labels (.txt), CUE sheets (.cue), ffmpeg FFMETADATA chapters,
-                WebVTT chapters (.vtt), LRC lyrics (.lrc: a marker per line, named by its text),
-                and the cue points, labels and loops of a WAV file.
-                Points become markers and regions become loops; WebVTT and FFMETADATA chapters
-                become markers at their starts, except chapters named 'Loop: NAME', which become
-                loops. A name already taken gets a number; an entry that is already there (same
+                Reads Audacity labels (.txt), CUE sheets (.cue), ffmpeg FFMETADATA chapters, \
+                WebVTT chapters (.vtt), LRC lyrics (.lrc: a marker per line, named by its text), \
+                and the cue points, labels and loops of a WAV file. \
+                Points become markers and regions become loops; WebVTT and FFMETADATA chapters \
+                become markers at their starts, except chapters named 'Loop: NAME', which become \
+                loops. A name already taken gets a number; an entry that is already there (same \
                 name, same time) is skipped.
 
                 Examples:
@@ -69,10 +69,10 @@ extension Practice.Markers {
             commandName: "export",
             abstract: "Write a track's markers and loops for another program.",
             discussion: """
-                Markers become points and loops become regions where the format has them: CUE
-                sheets and LRC lyrics hold points only, and in WebVTT and FFMETADATA chapters, where everything
-                is a region, markers tile the track and loops are chapters named 'Loop: NAME'. Written to standard output unless -o is given; the
-                format comes from OUT's extension or --format. To put cue points in a WAV file,
+                Markers become points and loops become regions where the format has them: CUE \
+                sheets and LRC lyrics hold points only, and in WebVTT and FFMETADATA chapters, where everything \
+                is a region, markers tile the track and loops are chapters named 'Loop: NAME'. Written to standard output unless -o is given; the \
+                format comes from OUT's extension or --format. To put cue points in a WAV file, \
                 render it: 'practice render song.mp3 -o song.wav' writes the markers in.
 
                 Examples:

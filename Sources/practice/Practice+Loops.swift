@@ -8,7 +8,7 @@ extension Practice {
         static let configuration = CommandConfiguration(
             abstract: "List and edit a track's named loops (kept in FILE.practice.json beside it).",
             discussion: """
-                A loop's ends are marker names or times; a loop that starts at a marker follows it
+                A loop's ends are marker names or times; a loop that starts at a marker follows it \
                 when the marker moves. Play one with 'practice FILE --loop NAME'.
 
                 Examples:

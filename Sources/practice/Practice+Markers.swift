@@ -61,7 +61,7 @@ extension Practice {
         static let configuration = CommandConfiguration(
             abstract: "List and edit a track's markers (kept in FILE.practice.json beside it).",
             discussion: """
-                Marker names are any text that is not a time; case is ignored when matching them.
+                Marker names are any text that is not a time; case is ignored when matching them. \
                 Times are seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.25) on the decoded track.
 
                 Examples:
@@ -196,8 +196,8 @@ extension Practice.Markers {
         static let configuration = CommandConfiguration(
             abstract: "Merge another copy of a sidecar (a friend's, say) into this track's.",
             discussion: """
-                Markers and loops are matched by id: what only one side has is kept, and where both
-                edited the same one, the newer edit wins. Two different markers with the same name
+                Markers and loops are matched by id: what only one side has is kept, and where both \
+                edited the same one, the newer edit wins. Two different markers with the same name \
                 are both kept and reported. Prints what changed.
 
                 Example:

@@ -26,6 +26,8 @@ extension Practice {
                   practice song.mp3 --rate 0.8 --loop Chorus "Verse 3" --times 4
                   practice song.mp3 --loop "shine turn" --from 1:04
                   practice song.wav --device pulse
+                  practice song.mp3 --control socket   # the keyboard, and scripts on the socket
+                  printf '{"cmd":"seek","to":30}\n{"cmd":"quit"}\n' | practice song.mp3 --control stdin
                 """)
 
         @Argument(help: "The audio file to play (WAV, FLAC, Ogg Vorbis, Opus, MP3, AIFF).",
@@ -79,7 +81,8 @@ extension Practice {
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
             let player = try Player(path: file, options: options)
             if screen {
-                try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(), bindings: bindings)
+                // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
+                try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings)
                 return
             }
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)

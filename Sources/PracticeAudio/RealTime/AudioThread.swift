@@ -177,8 +177,8 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 return
             }
             holding = true
-            // Queued-but-unstarted frames also count as delay; the start threshold is one period, so
-            // treating "delay > 0" as running errs by at most one period, once per stream.
+            // Queued-but-unstarted frames also count as delay; the start threshold is 20 ms, so
+            // treating "delay > 0" as running errs by at most that, once per stream.
             let delay = output.delay()
             clock.publish(heardFrame: ring.consumerIndex - delay, running: delay > 0)
         }

@@ -33,7 +33,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             }
         }
         var address = try Self.address(path)
-        if FileManager.default.fileExists(atPath: path) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            // Only a socket may be replaced: never a file that happens to be at PATH.
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw PracticeError(.cannotCreate, "\(path): exists and is not a socket; give another path to '--control'")
+            }
             if let fd = Self.connect(&address) {
                 close(fd)
                 throw PracticeError(.cannotCreate, "\(path): another practice is listening there (give '--control PATH' for a second one)")

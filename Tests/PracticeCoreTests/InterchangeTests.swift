@@ -5,6 +5,14 @@ import Testing
 /// Other programs' marker files: round trips, files as other tools write them, WAV chunks, and
 /// bad input that must be an error with a line, never a crash.
 @Suite struct InterchangeTests {
+    /// What a chapter format (FFMETADATA, WebVTT) gives back for the sample markers and loop: each
+    /// marker runs to the next marker (the loop's region laid over it does not cut it short).
+    static let chaptersReadBack = [
+        InterchangeEntry(name: "Verse 1", start: 12.5, end: 3725.125),
+        InterchangeEntry(name: "Shine turn ✨", start: 30.25, end: 45),
+        InterchangeEntry(name: "Coda", start: 3725.125, end: 3800),
+    ]
+
     /// A point, a region and a point past an hour, with a non-ASCII name.
     static let entries = [
         InterchangeEntry(name: "Verse 1", start: 12.5),
@@ -316,11 +324,7 @@ import Testing
             """)
         #expect(notes == ["chapters are regions: 2 markers end at the next marker or the track end"])
         let (back, readNotes) = try read(text, .ffmetadata)
-        #expect(back == [
-            InterchangeEntry(name: "Verse 1", start: 12.5, end: 3725.125),   // to the next marker: the region laid over it does not cut it short
-            InterchangeEntry(name: "Shine turn ✨", start: 30.25, end: 45),
-            InterchangeEntry(name: "Coda", start: 3725.125, end: 3800),
-        ])
+        #expect(back == Self.chaptersReadBack)
         #expect(readNotes.isEmpty)
 
         let fine = [InterchangeEntry(name: #"a=b;c#d\e"#, start: 1.234, end: 5.678)]
@@ -412,11 +416,7 @@ import Testing
             """)
         #expect(notes == ["WebVTT cues are regions: 2 markers end at the next marker or the track end"])
         let (back, readNotes) = try read(text, .webvtt)
-        #expect(back == [
-            InterchangeEntry(name: "Verse 1", start: 12.5, end: 3725.125),   // to the next marker: the region laid over it does not cut it short
-            InterchangeEntry(name: "Shine turn ✨", start: 30.25, end: 45),
-            InterchangeEntry(name: "Coda", start: 3725.125, end: 3800),
-        ])
+        #expect(back == Self.chaptersReadBack)
         #expect(readNotes.isEmpty)
 
         let odd = [InterchangeEntry(name: "Rock & <Roll> -->", start: 1.234, end: 5.678)]

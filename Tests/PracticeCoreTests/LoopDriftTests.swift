@@ -93,11 +93,16 @@ import PracticeTestSupport
         #expect(out.count == 100 * perPass, "\(out.count) frames, expected \(100 * perPass)")
         guard out.count == 100 * perPass else { return }
         for d in offsets {
-            let errors = (1...100).map { k in
+            let found = (1...100).map { k in
                 let expected = (Double((k - 1) * length + d) / 0.8).rounded()
-                return Self.locate(out, around: Int(expected), reach: 2_000).frame - Int(expected)
+                let f = Self.locate(out, around: Int(expected), reach: 2_000)
+                return (error: f.frame - Int(expected), match: f.match)
             }
+            let errors = found.map(\.error)
             #expect(Set(errors).count == 1, "marker at A + \(d) frames: offsets from k·(B − A)/0.8 \(errors)")
+            // The marker is really there (not silence matching nowhere), near the stretcher's lead.
+            #expect(found.allSatisfy { $0.match > 0.9 }, "weakest match \(found.map(\.match).min()!)")
+            #expect(errors.allSatisfy { abs($0 + 523) <= 265 }, "offsets \(Set(errors)) are not the stretcher's lead")
         }
         let differing = (2..<100).filter { k in
             !(0..<perPass).allSatisfy { out[k * perPass + $0] == out[perPass + $0] }

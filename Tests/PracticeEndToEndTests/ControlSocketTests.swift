@@ -133,4 +133,14 @@ import PracticeTestSupport
         c.send(#"{"cmd":"quit"}"#)
         #expect(second.wait() == 0)
     }
+
+    /// A file that is not a socket is never replaced: `--control ./notes.txt` refuses, the notes stay.
+    @Test func aFileAtThePathIsLeftAlone() throws {
+        let dir = ScratchDirectory("socket-file")
+        try "keep me\n".write(toFile: dir.file("notes.txt"), atomically: true, encoding: .utf8)
+        let r = try run(practiceBinary, [tone, "--device", "null", "--no-tui", "--control", dir.file("notes.txt")])
+        #expect(r.status == 73)
+        #expect(r.stderr == "practice: \(dir.file("notes.txt")): exists and is not a socket; give another path to '--control'\n")
+        #expect(try String(contentsOfFile: dir.file("notes.txt"), encoding: .utf8) == "keep me\n")
+    }
 }

@@ -22,6 +22,15 @@ import PracticeAudio
         return session
     }
 
+    /// Starts the rig's recorder, then in tmux plays a short warm-up clip (a fresh server's first
+    /// stream loses its head: audio-testing.md) and opens `song.wav` of `dir` on the practice screen.
+    func startRecordedScreen(_ session: String, in dir: ScratchDirectory, rig: PulseRig, environment: String = "") throws -> String {
+        try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
+        try rig.startRecording()
+        return try startShell(session, running: "\(environment) XDG_CACHE_HOME=\(dir.path)/cache bash -c '\(practiceBinary) warm.wav --no-tui --device pulse >/dev/null; "
+                                + "exec \(practiceBinary) song.wav --device pulse'", in: dir.path, rig: rig)
+    }
+
     /// Waits until the pane shows `text`; returns the screen.
     func waitFor(_ text: String, in session: String, seconds: Double = 10) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
@@ -92,13 +101,8 @@ import PracticeAudio
         let dir = ScratchDirectory("tui-jumps")
         let env = ["XDG_CACHE_HOME": dir.path + "/cache"]
         try Signals.write(Signals.counter(frames: 12 * 44_100), to: dir.file("song.wav"), format: .float)
-        try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
         _ = try run(practiceBinary, ["markers", "add", "song.wav", "Far", "9"], environment: env, currentDirectory: dir.path)
-        try rig.startRecording()
-        let session = try startShell("practice-jumps-\(getpid())",
-                                     running: "XDG_CACHE_HOME=\(dir.path)/cache bash -c '\(practiceBinary) warm.wav --no-tui --device pulse >/dev/null; "
-                                        + "exec \(practiceBinary) song.wav --device pulse'",
-                                     in: dir.path, rig: rig)
+        let session = try startRecordedScreen("practice-jumps-\(getpid())", in: dir, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         var screen = try waitFor("▶ Playing   0:01", in: session)
         usleep(500_000)
@@ -123,6 +127,7 @@ import PracticeAudio
         _ = try tmux(["send-keys", "-t", session, "Tab", "S-Down"])
         let after = try loopEnds(try waitFor("loop start", in: session))
         #expect(abs(after.a - (before.a - 0.1)) < 0.0005 && abs(after.b - (before.b + 0.02)) < 0.0005, "loop \(before) → \(after)")
+        usleep(1_800_000)   // two passes or more of the nudged loop
         _ = try tmux(["send-keys", "-t", session, "q"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
@@ -147,6 +152,13 @@ import PracticeAudio
         let heard = try #require((runs[0].first...runs[0].last).first { timeOfFrame($0) >= pressedM })
         let offset = error((runs[0].source + heard - runs[0].first) & 0xFFFF, marker)
         #expect(abs(offset) <= 20, "the marker is \(-offset) ms from what was heard when m was pressed")
+        // The loop turns in the audio: the last pass begins at the nudged A, and the pass before it
+        // runs from its 10 ms seam to B.
+        let last = runs.count - 1
+        try #require(last >= 4, "runs: \(runs)")
+        #expect(abs(error(landing(last), after.a)) <= 20, "the last pass began \(error(landing(last), after.a)) ms from A")
+        let pass = Double(runs[last - 1].last - runs[last - 1].first + 1 + 441) / 44.1
+        #expect(abs(pass - (after.b - after.a) * 1000) <= 20, "a pass lasted \(pass) ms, the loop \((after.b - after.a) * 1000)")
         print("jumps: \(error(landing(1), marker)) ms, \(error(landing(2), 9)) ms; marker vs heard: \(-offset) ms")
     }
 
@@ -201,7 +213,8 @@ import PracticeAudio
             usleep(500_000)
         }
         screen = try waitFor("from 5 taps (saved)", in: session)
-        _ = try keys("c", then: "count-in: 4 clicks at ")
+        let tapped = try #require(screen.split(separator: "\n").first { $0.hasPrefix("tempo ") }.map { String($0.dropFirst(6).prefix { $0 != " " }) })
+        _ = try keys("c", then: "count-in: 4 clicks at \(tapped) bpm before each pass")
         _ = try keys("q", then: "EXIT=0")
 
         let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("song.wav.practice.json")))) as! [String: Any]
@@ -210,6 +223,7 @@ import PracticeAudio
         #expect(live.map { $0["time"] as! Double } == [0, 2.12])
         let bpm = try #require((sidecar["settings"] as? [String: Any])?["bpm"] as? Double)
         #expect(abs(bpm - 120) < 6, "tapped \(bpm) bpm")
+        #expect(Double(tapped) == bpm, "the screen said \(tapped) bpm, the sidecar \(bpm)")
     }
 
     /// Runs of captured frames that follow `Signals.counter` frame by frame, 50 ms or longer:
@@ -249,15 +263,10 @@ import PracticeAudio
         let rig = try PulseRig()
         let dir = ScratchDirectory("tui-lyrics")
         try Signals.write(Signals.counter(frames: 14 * 44_100), to: dir.file("song.wav"), format: .float)
-        try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
         let names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
         try (1...12).map { "[00:\($0 < 10 ? "0" : "")\($0).00]line \(names[$0])" }.joined(separator: "\r\n")
             .write(toFile: dir.file("song.lrc"), atomically: true, encoding: .utf8)
-        try rig.startRecording()
-        let session = try startShell("practice-lyrics-\(getpid())",
-                                     running: "NO_COLOR=1 XDG_CACHE_HOME=\(dir.path)/cache bash -c '\(practiceBinary) warm.wav --no-tui --device pulse >/dev/null; "
-                                        + "exec \(practiceBinary) song.wav --device pulse'",
-                                     in: dir.path, rig: rig)
+        let session = try startRecordedScreen("practice-lyrics-\(getpid())", in: dir, rig: rig, environment: "NO_COLOR=1")
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         var screen = try waitFor("♪ line two", in: session)
         #expect(screen.contains("▶ Playing   0:02.") && screen.contains("\n  line three\n"), "screen:\n\(screen)")
@@ -321,8 +330,8 @@ import PracticeAudio
         _ = try tmux(["send-keys", "-t", session, "q"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
-        let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
-        #expect(sidecar.contains("\"lyricsShift\": 0.1"), "\(sidecar)")
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("song.wav.practice.json")))) as? [String: Any]
+        #expect((saved?["settings"] as? [String: Any])?["lyricsShift"] as? Double == 0.1, "\(String(describing: saved))")
 
         // The audio: one run from the start, one from line six (landing within 20 ms), nothing else.
         let runs = Self.counterRuns(captured)

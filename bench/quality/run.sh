@@ -11,7 +11,7 @@
 #             run as: $PRACTICE render IN -o OUT --rate T --force
 #   TEMPOS    tempos to test, 0.8 = slower (default "0.8")
 #   OUT       work folder (default /tmp/practice-quality); inputs go to OUT/in
-#   PYTHON    python3 with numpy (default: python3 on PATH)
+#   PYTHON    python3 with numpy (default: python3 on PATH, else /usr/bin/python3: see ../numpy-python.sh)
 #   HARNESS   0 to skip the SoundTouch harness rows (default 1: built with gcc
 #             from st_harness.c when libsoundtouch-dev and libsndfile1-dev are
 #             installed)
@@ -20,7 +20,6 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PRACTICE="${PRACTICE:-.build/release/practice}"
 TEMPOS="${TEMPOS:-0.8}"
 OUT="${OUT:-/tmp/practice-quality}"
-PYTHON="${PYTHON:-python3}"
 HARNESS="${HARNESS:-1}"
 ANALYZE="$HERE/analyze.py"
 
@@ -33,7 +32,7 @@ PROFILE_DEFAULTS="0 0 8 0 1"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "run.sh: $1 not found, skipping $2" >&2; return 1; }; }
 need sox "everything" || exit 1
-"$PYTHON" -c 'import numpy' 2>/dev/null || { echo "run.sh: $PYTHON has no numpy" >&2; exit 1; }
+. "$HERE/../numpy-python.sh"
 
 mkdir -p "$OUT/in" "$OUT/out"
 IN="$OUT/in"

@@ -8,15 +8,12 @@
 #
 # Environment:
 #   PRACTICE  our player (default: .build/release/practice of this repository)
-#   PYTHON    python3 with numpy (default: /root/.pyenv/shims/python3 if present, else python3)
+#   PYTHON    python3 with numpy (default: python3 on PATH, else /usr/bin/python3: see ../numpy-python.sh)
 #   OUT       work folder (default /tmp/practice-session)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PRACTICE="${PRACTICE:-$ROOT/.build/release/practice}"
 OUT="${OUT:-/tmp/practice-session}"
-if [ -z "${PYTHON:-}" ]; then
-    if [ -x /root/.pyenv/shims/python3 ]; then PYTHON=/root/.pyenv/shims/python3; else PYTHON=python3; fi
-fi
-"$PYTHON" -c 'import numpy' 2>/dev/null || { echo "run.sh: $PYTHON has no numpy" >&2; exit 1; }
+. "$HERE/../numpy-python.sh"
 exec "$PYTHON" "$HERE/run.py" --practice "$PRACTICE" --out "$OUT" "$@"

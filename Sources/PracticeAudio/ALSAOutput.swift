@@ -11,6 +11,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     private let pcm: OpaquePointer
     public let device: String
+    public var name: String { device }
     public let format: OutputFormat
     /// Frames per period and in the whole device buffer, as negotiated.
     public let periodFrames: Int
@@ -182,17 +183,28 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 
     /// The corresponding C function is `snd_pcm_delay`.
-    public func delay() -> Int {
+    public func delay() -> DeviceDelay {
         var d = snd_pcm_sframes_t(0)
-        return snd_pcm_delay(pcm, &d) == 0 ? max(0, Int(d)) : 0
+        let frames = snd_pcm_delay(pcm, &d) == 0 ? max(0, Int(d)) : 0
+        return DeviceDelay(frames: frames, atNanoseconds: monotonicNanoseconds())
     }
 
-    /// The corresponding C function is `snd_pcm_state`.
-    public var isRunning: Bool { snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING }
+    public var nowNanoseconds: Int64 { monotonicNanoseconds() }
+
+    /// `the device is gone (the sound server stopped or the card was unplugged)`, from ALSA's code.
+    /// The corresponding C function is `snd_strerror`.
+    public func describe(failure code: Int32) -> String {
+        switch code {
+        case -ENODEV, -EBADFD, -ENOTCONN, -ECONNRESET, -EPIPE, -EIO, -ESHUTDOWN, -EHOSTDOWN:
+            return "the device went away (\(String(cString: snd_strerror(code))), ALSA error \(code)): the sound server stopped or the card was unplugged"
+        default:
+            return "\(String(cString: snd_strerror(code))) (ALSA error \(code))"
+        }
+    }
 
     /// The corresponding C function is `snd_pcm_drain`.
     public func drain() {
-        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay() > 0 {
+        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay().frames > 0 {
             // Fewer frames than the start threshold were written: start explicitly so they play.
             snd_pcm_start(pcm)
         }

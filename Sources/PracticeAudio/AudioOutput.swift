@@ -1,8 +1,10 @@
 /// The sample rate and channel count an output was opened with.
-public struct OutputFormat: Sendable, Equatable {
+public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
     public var sampleRate: Int
     public var channels: Int
     public init(sampleRate: Int, channels: Int) { self.sampleRate = sampleRate; self.channels = channels }
+    /// `44100 Hz, 2 channels`
+    public var description: String { "\(sampleRate) Hz, \(channels) channel\(channels == 1 ? "" : "s")" }
 }
 
 /// What the audio thread learns from one `write`.
@@ -13,12 +15,28 @@ public enum WriteResult: Equatable {
     case failed(code: Int32)
 }
 
+/// Frames written to a device but not heard yet, and the device clock's time of that reading.
+public struct DeviceDelay: Sendable, Equatable {
+    public var frames: Int
+    /// Nanoseconds on the output's clock (`AudioOutput.nowNanoseconds`).
+    public var atNanoseconds: Int64
+    public init(frames: Int, atNanoseconds: Int64) { self.frames = frames; self.atNanoseconds = atNanoseconds }
+}
+
 /// A sound device as the audio thread drives it. The device is opened (and its format negotiated)
 /// by the conforming type's initialiser on the control thread, before the audio thread starts;
-/// every method here is then called on the audio thread only, so none may allocate, lock or log.
+/// every method here is then called on the audio thread only, so none may allocate, lock or log,
+/// except `name`, `describe(failure:)` and `nowNanoseconds`, which any thread may call.
+///
+/// Two outputs conform: `ALSAOutput` (a real device) and `VirtualOutput` (a device whose clock a
+/// test advances by hand, for exact engine tests).
 public protocol AudioOutput: AnyObject, Sendable {
     /// The negotiated format.
     var format: OutputFormat { get }
+    /// The device's name as the user gave it (`default`, `pulse`, `hw:0`…), for messages.
+    var name: String { get }
+    /// Frames per period: the audio thread keeps two in the ring before it starts a stream.
+    var periodFrames: Int { get }
     /// Frames the device can take now without blocking.
     func writableFrames() -> Int
     /// Blocks until the device can take frames, `wakeFD` (an eventfd) becomes readable, or
@@ -26,12 +44,15 @@ public protocol AudioOutput: AnyObject, Sendable {
     func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool
     /// Writes interleaved frames, blocking until the device has taken them all; recovers underruns.
     func write(_ frames: UnsafePointer<Float>, count: Int) -> WriteResult
-    /// Frames written but not heard yet (the device's delay).
-    func delay() -> Int
-    /// Whether the device is playing (its clock advances).
-    var isRunning: Bool { get }
+    /// Frames written but not heard yet (the device's delay), with the clock's time of the reading.
+    func delay() -> DeviceDelay
+    /// The device clock now (any thread): CLOCK_MONOTONIC for a real device, the frames played
+    /// so far for a virtual one. The heard position is extrapolated on it between readings.
+    var nowNanoseconds: Int64 { get }
     /// Plays what the device holds to the end, then readies it for more.
     func drain()
     /// Discards what the device holds at once, then readies it for more.
     func drop()
+    /// What a failure code returned by `write` means, in words (any thread).
+    func describe(failure code: Int32) -> String
 }

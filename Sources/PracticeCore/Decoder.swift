@@ -89,6 +89,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     let range: Range<Int>
     private let condition = NSCondition()
     private var pending: Request?          // under `condition`
+    private var latestGeneration: UInt64 = 0   // the newest request taken (under `condition`)
     private var quit = false               // under `condition`
     private var thread: Thread?
     private let finishedThread = DispatchSemaphore(value: 0)
@@ -133,10 +134,14 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
         if wasRunning { finishedThread.wait() }
     }
 
+    /// Asks for a new stream. Requests carry their generation; one older than a request already
+    /// taken or waiting is dropped, so the newest command always wins.
     func request(_ r: Request) {
         condition.lock()
-        pending = r
-        condition.signal()
+        if r.generation > max(pending?.generation ?? 0, latestGeneration) {
+            pending = r
+            condition.signal()
+        }
         condition.unlock()
     }
 
@@ -186,6 +191,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             if quit { condition.unlock(); return }
             let request = pending
             pending = nil
+            if let request { latestGeneration = request.generation }
             condition.unlock()
 
             if let request {

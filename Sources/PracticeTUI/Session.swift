@@ -87,7 +87,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         var buffer = [UInt8](repeating: 0, count: 256)
         let wake = self.wake
         let watcher = Task.detached { [player] in
-            for await _ in player.updates(every: .milliseconds(100)) { wake.ring() }
+            for await _ in player.events(keepingNewest: 1) { wake.ring() }
         }
         defer { watcher.cancel() }
         signal(SIGWINCH, SIG_IGN)
@@ -587,37 +587,5 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         guard frame != lastFrame else { return }
         lastFrame = frame
         Terminal.write("\u{1B}[H" + frame.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J", to: STDOUT_FILENO)
-    }
-}
-
-/// A self-pipe: `ring()` from any thread makes its read end readable until `drain()`.
-final class WakePipe: Sendable {
-    let readEnd: Int32
-    private let writeEnd: Int32
-
-    init() {
-        var ends: [Int32] = [-1, -1]
-        _ = pipe(&ends)
-        for e in ends {
-            _ = fcntl(e, F_SETFL, fcntl(e, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(e, F_SETFD, FD_CLOEXEC)
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
-    }
-
-    deinit {
-        close(readEnd)
-        close(writeEnd)
-    }
-
-    func ring() {
-        var one: UInt8 = 1
-        _ = write(writeEnd, &one, 1)   // a full pipe is already awake
-    }
-
-    func drain() {
-        var sink = [UInt8](repeating: 0, count: 64)
-        while sink.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 }

@@ -94,11 +94,12 @@ extension Practice {
             defer { withExtendedLifetime(signals) {} }
 
             var last: PlayerState?
-            for await state in player.updates(every: .milliseconds(100)) {
-                if controlled && state != last { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
+            for await event in player.events(keepingNewest: 64) {
+                let state = event.state
+                if controlled && state != last && event.kind != .stopped { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
                 if showStatus { Terminal.write(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
                 last = state
-                if state.isFinished || state.failure != nil { break }
+                if state.isFinished || state.failure != nil || event.kind == .stopped { break }
             }
             player.stop()
             if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }

@@ -97,9 +97,9 @@ func renderLoop(_ input: String, loop: LoopRange, from: Double? = nil, rate: Dou
         o.loop = LoopRange(start: 1, end: 1.5, passes: 3, name: "drill")
         let player = try Player(path: path, options: o)
         var passes = Set<Int>()
-        for await s in player.updates(every: .milliseconds(2)) {
-            if let l = s.loop { passes.insert(l.pass) }
-            if s.isFinished { break }
+        for await e in player.events() {
+            if let l = e.state.loop { passes.insert(l.pass) }
+            if e.state.isFinished { break }
         }
         let end = player.state
         player.stop()

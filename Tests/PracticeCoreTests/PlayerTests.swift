@@ -100,13 +100,14 @@ import PracticeTestSupport
 
     @Test func observersSeeEveryCommand() async throws {
         let player = try Player(path: try track(), options: options(playing: false))
-        let updates = player.updates(every: .seconds(10))
-        var iterator = updates.makeAsyncIterator()
-        _ = await iterator.next()            // the current state
+        var iterator = player.events().makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.kind == .snapshot && first?.state.rate == 1)
         player.setRate(0.5)
-        let s = await iterator.next()
-        #expect(s?.rate == 0.5)
+        let e = await iterator.next()
+        #expect(e?.kind == .rateChanged && e?.state.rate == 0.5 && e?.sequence == first.map { $0.sequence + 1 })
         player.stop()
+        #expect(await iterator.next()?.kind == .stopped)
         #expect(await iterator.next() == nil) // stopping ends every stream
     }
 

@@ -29,6 +29,16 @@ public enum Signals {
         return out
     }
 
+    /// The frame of `Signals.counter` (stereo) that the pair (`left`, `right`) holds, mod 65,536,
+    /// or nil when the pair is not one of its frames (silence, a fade, a mix).
+    /// 28,087 = 7⁻¹ mod 65,536.
+    public static func counterFrame(left: Float, right: Float) -> Int? {
+        let l = Double(left) * 32_768, r = Double(right) * 32_768
+        guard l == l.rounded(), r == r.rounded() else { return nil }
+        let i = ((Int(l) + 32_768) * 28_087) & 0xFFFF
+        return (i * 7 + 13_001) % 65_536 - 32_768 == Int(r) ? i : nil
+    }
+
     /// Writes interleaved frames to `path` with libsndfile.
     public static func write(_ samples: [Float], to path: String, container: SoundFileWriter.Container = .wav,
                              format: SoundFileWriter.SampleFormat = .s16, sampleRate: Int = 44_100, channels: Int = 2,

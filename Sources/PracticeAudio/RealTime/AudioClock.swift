@@ -8,6 +8,7 @@ import Glibc
 public final class AudioClock: @unchecked Sendable {
     private let sequence = Atomic<UInt64>(0)
     private let heardFrame = Atomic<Int>(0)
+    private let queuedFrames = Atomic<Int>(0)
     private let timeNs = Atomic<Int64>(0)
     private let running = Atomic<Bool>(false)
 
@@ -16,19 +17,23 @@ public final class AudioClock: @unchecked Sendable {
     public struct Reading: Sendable {
         /// The ring frame index being heard at `timeNs`.
         public var heardFrame: Int
-        /// CLOCK_MONOTONIC nanoseconds of the measurement.
+        /// Frames written after `heardFrame` (the device's delay): the position cannot pass them.
+        public var queuedFrames: Int
+        /// The output's clock (`AudioOutput.nowNanoseconds`) at the measurement.
         public var timeNs: Int64
         /// Whether the device was playing (so the position advances in real time after `timeNs`).
         public var running: Bool
     }
 
-    /// Audio thread: records a measurement.
-    public func publish(heardFrame frame: Int, running isRunning: Bool) {
+    /// Audio thread: records a measurement: `frame` heard at `time` on the output's clock, with
+    /// `queued` frames written after it.
+    public func publish(heardFrame frame: Int, queued: Int = 0, at time: Int64, running isRunning: Bool) {
         let s = sequence.load(ordering: .relaxed)
         sequence.store(s &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
         heardFrame.store(frame, ordering: .relaxed)
-        timeNs.store(monotonicNanoseconds(), ordering: .relaxed)
+        queuedFrames.store(queued, ordering: .relaxed)
+        timeNs.store(time, ordering: .relaxed)
         running.store(isRunning, ordering: .relaxed)
         sequence.store(s &+ 2, ordering: .releasing)
     }
@@ -38,11 +43,21 @@ public final class AudioClock: @unchecked Sendable {
         while true {
             let s1 = sequence.load(ordering: .acquiring)
             if s1 & 1 != 0 { sched_yield(); continue }
-            let r = Reading(heardFrame: heardFrame.load(ordering: .relaxed), timeNs: timeNs.load(ordering: .relaxed),
+            let r = Reading(heardFrame: heardFrame.load(ordering: .relaxed), queuedFrames: queuedFrames.load(ordering: .relaxed),
+                            timeNs: timeNs.load(ordering: .relaxed),
                             running: running.load(ordering: .relaxed))
             atomicMemoryFence(ordering: .acquiring)
             if sequence.load(ordering: .relaxed) == s1 { return r }
         }
+    }
+
+    /// Any thread: the frame heard at `now` on the output's clock, extrapolated from the latest
+    /// measurement at `sampleRate` while the device runs, never past the frames written.
+    public func heardFrame(at now: Int64, sampleRate: Int) -> Double {
+        let r = read()
+        guard r.running else { return Double(r.heardFrame) }
+        let elapsed = Double(max(now - r.timeNs, 0)) / 1e9 * Double(sampleRate)
+        return Double(r.heardFrame) + min(elapsed, Double(r.queuedFrames))
     }
 }
 

@@ -23,6 +23,9 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     public let clock = AudioClock()
 
     public let transport = Atomic<Transport>(.paused)
+    /// The generation the control side wants heard: the thread plays nothing of an older one
+    /// (the decoder may still be writing it when a command has already asked to play).
+    public let wantedGeneration = Atomic<UInt64>(0)
     /// Underruns recovered so far.
     public let underruns = Atomic<Int>(0)
     /// The last generation whose stream played to its end (0: none).
@@ -39,11 +42,15 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     private var started = false
     /// Whether the thread got SCHED_FIFO.
     public private(set) var isRealTime = false
+    /// The thread's `pthread_t`, once started (for tests that watch what it does).
+    public var threadID: UInt { UInt(thread) }
 
-    public init(ring: RingBuffer, output: Output, primeFrames: Int) {
+    /// `primeFrames`: frames the ring must hold before a new stream starts (default: two of the
+    /// output's periods).
+    public init(ring: RingBuffer, output: Output, primeFrames: Int? = nil) {
         self.ring = ring
         self.output = output
-        self.primeFrames = primeFrames
+        self.primeFrames = primeFrames ?? 2 * output.periodFrames
         chunkFrames = 4096   // 93 ms at 44.1 kHz: one pass can top up the whole device buffer
         scratch = .allocate(capacity: chunkFrames * ring.channels)
         scratch.initialize(repeating: 0, count: chunkFrames * ring.channels)
@@ -120,21 +127,21 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 let start = ring.skipToGeneration()
                 generation = producer
                 primed = false
-                clock.publish(heardFrame: start, running: false)
+                clock.publish(heardFrame: start, at: output.nowNanoseconds, running: false)
                 continue
             }
             if generation == 0 {
                 sleep(timeoutMs: 5)   // nothing decoded yet; the decoder wakes us when it starts
                 continue
             }
-            if transport.load(ordering: .acquiring) != .playing {
+            if transport.load(ordering: .acquiring) != .playing || wantedGeneration.load(ordering: .acquiring) > generation {
                 if holding {
                     // Pausing drops what the device holds: the pause is heard at once, and the
                     // control side resumes from the heard position.
-                    let heard = ring.consumerIndex - output.delay()
+                    let delay = output.delay()
                     output.drop()
                     holding = false
-                    clock.publish(heardFrame: heard, running: false)
+                    clock.publish(heardFrame: ring.consumerIndex - delay.frames, at: delay.atNanoseconds, running: false)
                 }
                 sleep(timeoutMs: 1_000)   // every command wakes us (`wake()`); paused means idle
                 continue
@@ -148,7 +155,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 if ring.isAtEnd {
                     output.drain()
                     holding = false
-                    clock.publish(heardFrame: ring.consumerIndex, running: false)
+                    clock.publish(heardFrame: ring.consumerIndex, at: output.nowNanoseconds, running: false)
                     endedGeneration.store(generation, ordering: .releasing)
                 } else {
                     sleep(timeoutMs: 2)   // the decoder is filling the ring
@@ -180,10 +187,42 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
             // Queued-but-unstarted frames also count as delay; the start threshold is 20 ms, so
             // treating "delay > 0" as running errs by at most that, once per stream.
             let delay = output.delay()
-            clock.publish(heardFrame: ring.consumerIndex - delay, running: delay > 0)
+            clock.publish(heardFrame: ring.consumerIndex - delay.frames, queued: delay.frames, at: delay.atNanoseconds, running: delay.frames > 0)
         }
         if holding { output.drop() }
     }
+}
+
+/// The audio thread as the control side drives it, whatever its output: the player holds one of
+/// these, so a real device and a virtual one go through the same engine code.
+public protocol AudioThreadControl: AnyObject, Sendable {
+    var clock: AudioClock { get }
+    var audioOutput: any AudioOutput { get }
+    var isRealTime: Bool { get }
+    @discardableResult func start() -> Bool
+    func stop()
+    func wake()
+    /// Plays or pauses generation `generation` (nothing older is heard).
+    func setTransport(_ t: Transport, generation: UInt64)
+    var isPlaying: Bool { get }
+    /// Underruns recovered so far.
+    var underrunCount: Int { get }
+    /// The last generation whose stream played to its end (0: none).
+    var lastEndedGeneration: UInt64 { get }
+    /// A negative C error code if the device failed for good, else 0.
+    var failureCode: Int32 { get }
+}
+
+extension AudioThread: AudioThreadControl {
+    public var audioOutput: any AudioOutput { output }
+    public func setTransport(_ t: Transport, generation: UInt64) {
+        wantedGeneration.store(generation, ordering: .releasing)
+        transport.store(t, ordering: .releasing)
+    }
+    public var isPlaying: Bool { transport.load(ordering: .relaxed) == .playing }
+    public var underrunCount: Int { underruns.load(ordering: .relaxed) }
+    public var lastEndedGeneration: UInt64 { endedGeneration.load(ordering: .acquiring) }
+    public var failureCode: Int32 { failure.load(ordering: .acquiring) }
 }
 
 /// Names the calling thread for `top -H`, `perf` and debuggers (at most 15 bytes).

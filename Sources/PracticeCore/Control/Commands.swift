@@ -68,8 +68,7 @@ extension Player {
         case .loop(let l): try setLoop(l)
         case .jump(let name):
             var places = Places(track: track, explicit: sidecar)
-            seek(to: try places.time(name, option: "jump"))
-            play()
+            jump(to: try places.time(name, option: "jump"))
         case .quit: break
         }
     }

@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A controller on a Unix socket: any number of clients send the JSON-lines commands of
 /// `PlayerCommand` and receive the player's state events (NDJSON), as `--control stdin` does on
 /// stdin and stdout. A client hears the current state as soon as it connects, then every change
-/// (checked ten times a second); a command that cannot be carried out gets
-/// `{"event":"error","message":"…"}` back. A client that stops reading is dropped.
+/// the player publishes (`Player.events`); a command that cannot be carried out gets
+/// `{"event":"error","message":"…"}` back. A client that stops reading is dropped. With no
+/// client and no change the server thread sleeps.
 public final class ControlSocket: @unchecked Sendable {  // fds are owned by the server thread after init
     public let path: String
     private let player: Player
@@ -13,6 +15,10 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     /// A pipe whose write end `stop()` closes, waking the server thread.
     private let wake: (read: Int32, write: Int32)
     private var thread: Thread?
+    /// Event lines from the player's stream, waiting for the server thread; `events` wakes it.
+    private let outbox = Mutex<[String]>([])
+    private let events = WakePipe()
+    private var subscription: Task<Void, Never>?
 
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -63,6 +69,14 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         }
         for e in ends { _ = fcntl(e, F_SETFD, FD_CLOEXEC) }
         wake = (ends[0], ends[1])
+        let stream = player.events(keepingNewest: 256)
+        subscription = Task.detached { [weak self] in
+            for await event in stream where event.kind != .snapshot {
+                guard let self else { return }
+                self.outbox.withLock { $0.append(event.state.eventLine) }
+                self.events.ring()
+            }
+        }
         let t = Thread { [self] in serve() }
         t.name = "practice-control"
         thread = t
@@ -71,6 +85,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
 
     /// Stops serving, closes the clients and removes the socket file.
     public func stop() {
+        subscription?.cancel()
         close(wake.write)
         while thread?.isFinished == false { usleep(1_000) }
     }
@@ -108,7 +123,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
 
     private func serve() {
         var clients: [Client] = []
-        var last: PlayerState?
+        var last: String?
         defer {
             for c in clients { close(c.fd) }
             close(listener)
@@ -116,13 +131,21 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             unlink(path)
         }
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: events.readEnd, events: Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&fds, nfds_t(fds.count), 100)
+            _ = poll(&fds, nfds_t(fds.count), -1)
             if fds[1].revents != 0 { return }
             var dropped = Set<Int32>()
-            for (k, p) in fds.dropFirst(2).enumerated() where p.revents != 0 {
+            for (k, p) in fds.dropFirst(3).enumerated() where p.revents != 0 {
                 if !receive(&clients[k]) { dropped.insert(clients[k].fd) }
+            }
+            if fds[2].revents != 0 {
+                events.drain()
+                for line in outbox.withLock({ o in defer { o.removeAll() }; return o }) where line != last {
+                    for c in clients where !send(line, to: c.fd) { dropped.insert(c.fd) }
+                    last = line
+                }
             }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 let fd = accept(listener, nil, nil)
@@ -132,11 +155,6 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                     clients.append(Client(fd: fd))
                     if !send(player.state.eventLine, to: fd) { dropped.insert(fd) }
                 }
-            }
-            let state = player.state
-            if state != last {
-                for c in clients where !send(state.eventLine, to: c.fd) { dropped.insert(c.fd) }
-                last = state
             }
             for fd in dropped { close(fd) }
             clients.removeAll { dropped.contains($0.fd) }

@@ -1,0 +1,205 @@
+internal import CALSA   // eventfd
+import Glibc
+import Synchronization
+
+/// A sound device whose clock the caller advances by hand: the engine's twin of ALSA's `null`
+/// (mpv's `ao_null`), for engine tests that are exact and need no sound server.
+///
+/// The audio thread writes into a device buffer of `bufferFrames`, as into a real card; time
+/// passes only when a test calls `play(frames:)`, which hears the frames the device holds, in
+/// order, and hands them back. A device that holds nothing waits for the audio thread instead of
+/// underrunning (an ideal device), so positions and heard samples are exact to the frame.
+///
+/// `@unchecked Sendable`: a single-producer, single-consumer ring. The audio thread is the only
+/// writer of `written` and `discardedTo` and of slots in [written, played + capacity); the
+/// consumer (`play`) is the only writer of `played` and `clockFrames` (published together under a
+/// sequence count, so the audio thread reads a consistent pair) and reads only [played, written).
+public final class VirtualOutput: AudioOutput, @unchecked Sendable {
+    public let format: OutputFormat
+    public let name = "virtual"
+    public let periodFrames: Int
+    public let bufferFrames: Int
+    private let storage: UnsafeMutablePointer<Float>
+
+    private let written = Atomic<Int>(0)
+    /// Frames before this index were dropped (`drop()`): never heard.
+    private let discardedTo = Atomic<Int>(0)
+    private let sequence = Atomic<UInt64>(0)
+    /// Frames taken from the device, heard or discarded.
+    private let played = Atomic<Int>(0)
+    /// Frames heard: the device's clock.
+    private let clockFrames = Atomic<Int>(0)
+    /// Once unplugged, the device swallows everything at once (as `null` does).
+    private let unplugged = Atomic<Bool>(false)
+    /// Readable when the consumer took frames (wakes a full writer) and when the writer wrote.
+    private let consumedFD: Int32
+    private let writtenFD: Int32
+
+    /// `periodFrames` 1764 and `bufferFrames` 5292: 40 ms and 120 ms at 44.1 kHz, as `ALSAOutput` asks of a card.
+    public init(sampleRate: Int, channels: Int, periodFrames: Int? = nil, bufferFrames: Int? = nil) {
+        format = OutputFormat(sampleRate: sampleRate, channels: channels)
+        self.periodFrames = periodFrames ?? sampleRate * 40 / 1000
+        self.bufferFrames = bufferFrames ?? 3 * self.periodFrames
+        storage = .allocate(capacity: self.bufferFrames * channels)
+        storage.initialize(repeating: 0, count: self.bufferFrames * channels)
+        consumedFD = eventfd(0, Int32(EFD_NONBLOCK))
+        writtenFD = eventfd(0, Int32(EFD_NONBLOCK))
+    }
+
+    deinit {
+        storage.deallocate()
+        close(consumedFD)
+        close(writtenFD)
+    }
+
+    // MARK: The test's side
+
+    /// Frames heard so far (the device clock).
+    public var heardFrames: Int { clockFrames.load(ordering: .acquiring) }
+
+    /// How many times the audio thread dropped what the device held (every command while playing does).
+    public var drops: Int { dropCount.load(ordering: .acquiring) }
+    private let dropCount = Atomic<Int>(0)
+
+    /// Frames the device holds that have not been heard.
+    public var queuedFrames: Int { written.load(ordering: .acquiring) - max(played.load(ordering: .acquiring), discardedTo.load(ordering: .acquiring)) }
+
+    /// Lets `frames` frames of time pass: hears what the device holds, in order, and returns those
+    /// samples (interleaved). While the device holds nothing it waits for the audio thread, until
+    /// `stopWaiting()` says nothing more will come (a paused or finished player) or `timeout`
+    /// seconds pass without a frame; then it returns what was heard.
+    public func play(frames: Int, timeout: Double = 5, stopWaiting: () -> Bool = { false }) -> [Float] {
+        let ch = format.channels
+        var heard: [Float] = []
+        heard.reserveCapacity(frames * ch)
+        var idleSince = monotonicNanoseconds()
+        while heard.count < frames * ch {
+            var p = played.load(ordering: .relaxed)
+            let w = written.load(ordering: .acquiring)
+            let skipTo = discardedTo.load(ordering: .acquiring)
+            if skipTo > p { p = skipTo }
+            let n = min(w - p, frames - heard.count / ch)
+            if n > 0 {
+                for i in 0..<n {
+                    let slot = (p + i) % bufferFrames
+                    for c in 0..<ch { heard.append(storage[slot * ch + c]) }
+                }
+                publish(played: p + n, clock: clockFrames.load(ordering: .relaxed) + n)
+                signal(consumedFD)
+                idleSince = monotonicNanoseconds()
+                continue
+            }
+            if p != played.load(ordering: .relaxed) { publish(played: p, clock: clockFrames.load(ordering: .relaxed)); signal(consumedFD) }
+            if stopWaiting() { break }
+            if Double(monotonicNanoseconds() - idleSince) / 1e9 > timeout { break }
+            wait(writtenFD, timeoutMs: 2)
+        }
+        return heard
+    }
+
+    /// From now on the device takes everything at once and hears nothing (so a player can stop
+    /// without a test playing out its drain).
+    public func unplug() {
+        unplugged.store(true, ordering: .releasing)
+        signal(consumedFD)
+    }
+
+    private func publish(played p: Int, clock: Int) {
+        let s = sequence.load(ordering: .relaxed)
+        sequence.store(s &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        played.store(p, ordering: .relaxed)
+        clockFrames.store(clock, ordering: .relaxed)
+        sequence.store(s &+ 2, ordering: .releasing)
+    }
+
+    /// A consistent (played, clock) pair (audio thread).
+    private func consumerSnapshot() -> (played: Int, clock: Int) {
+        while true {
+            let s1 = sequence.load(ordering: .acquiring)
+            if s1 & 1 != 0 { continue }
+            let r = (played.load(ordering: .relaxed), clockFrames.load(ordering: .relaxed))
+            atomicMemoryFence(ordering: .acquiring)
+            if sequence.load(ordering: .relaxed) == s1 { return r }
+        }
+    }
+
+    private func nanoseconds(_ frames: Int) -> Int64 { Int64(frames) * 1_000_000_000 / Int64(format.sampleRate) }
+
+    // MARK: AudioOutput (the audio thread's side)
+
+    public func writableFrames() -> Int {
+        if unplugged.load(ordering: .acquiring) { return bufferFrames }
+        return bufferFrames - (written.load(ordering: .relaxed) - played.load(ordering: .acquiring))
+    }
+
+    public func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool {
+        var fds = (pollfd(fd: consumedFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+        let woke = withUnsafeMutablePointer(to: &fds) { p in
+            p.withMemoryRebound(to: pollfd.self, capacity: 2) { fds in
+                guard poll(fds, 2, timeoutMs) > 0 else { return false }
+                return fds[1].revents & Int16(POLLIN) != 0
+            }
+        }
+        drainEvent(consumedFD)
+        return woke
+    }
+
+    public func write(_ frames: UnsafePointer<Float>, count: Int) -> WriteResult {
+        let ch = format.channels
+        var done = 0
+        while done < count {
+            if unplugged.load(ordering: .acquiring) { return .written(underruns: 0) }
+            let w = written.load(ordering: .relaxed)
+            let n = min(count - done, bufferFrames - (w - played.load(ordering: .acquiring)))
+            if n <= 0 { wait(consumedFD, timeoutMs: 10); continue }
+            for i in 0..<n {
+                let slot = (w + i) % bufferFrames
+                for c in 0..<ch { storage[slot * ch + c] = frames[(done + i) * ch + c] }
+            }
+            written.store(w + n, ordering: .releasing)
+            done += n
+        }
+        signal(writtenFD)
+        return .written(underruns: 0)
+    }
+
+    public func delay() -> DeviceDelay {
+        let (p, clock) = consumerSnapshot()
+        let w = written.load(ordering: .relaxed)
+        let frames = unplugged.load(ordering: .acquiring) ? 0 : w - max(p, discardedTo.load(ordering: .relaxed))
+        return DeviceDelay(frames: frames, atNanoseconds: nanoseconds(clock))
+    }
+
+    public var nowNanoseconds: Int64 { nanoseconds(clockFrames.load(ordering: .acquiring)) }
+
+    /// Waits until the test has heard everything the device holds (or unplugged it).
+    public func drain() {
+        while !unplugged.load(ordering: .acquiring) && delay().frames > 0 { wait(consumedFD, timeoutMs: 10) }
+    }
+
+    public func drop() {
+        discardedTo.store(written.load(ordering: .relaxed), ordering: .releasing)
+        dropCount.add(1, ordering: .releasing)
+        signal(writtenFD)
+    }
+
+    public func describe(failure code: Int32) -> String { "virtual device error \(code)" }
+
+    // MARK: eventfds
+
+    private func signal(_ fd: Int32) {
+        var one: UInt64 = 1
+        _ = Glibc.write(fd, &one, 8)
+    }
+
+    private func drainEvent(_ fd: Int32) {
+        var value: UInt64 = 0
+        _ = Glibc.read(fd, &value, 8)
+    }
+
+    private func wait(_ fd: Int32, timeoutMs: Int32) {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if poll(&p, 1, timeoutMs) > 0 { drainEvent(fd) }
+    }
+}

@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio"], path: "Tests/PracticeTestSupport"),
         .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeAudio", "PracticeTestSupport"]),
         .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI"]),
+        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -50,7 +50,7 @@ public struct LoopRange: Sendable, Equatable {
     public static let minimumSeconds = 0.05
 }
 
-/// The loop being played, for views.
+/// The player's loop, for views: being played (`isOn`), or set and switched off.
 public struct LoopState: Sendable, Equatable {
     public var start: Double
     public var end: Double
@@ -58,8 +58,12 @@ public struct LoopState: Sendable, Equatable {
     /// The pass being heard, from 1.
     public var pass: Int
     public var passes: Int?
-    public init(start: Double, end: Double, name: String?, pass: Int, passes: Int?) {
+    public var isOn: Bool
+    /// Count-in, gaps, pre-roll and trainer around its passes.
+    public var rehearsal: Rehearsal
+    public init(start: Double, end: Double, name: String?, pass: Int, passes: Int?, isOn: Bool = true, rehearsal: Rehearsal = Rehearsal()) {
         self.start = start; self.end = end; self.name = name; self.pass = pass; self.passes = passes
+        self.isOn = isOn; self.rehearsal = rehearsal
     }
 }
 
@@ -164,7 +168,10 @@ public final class Player: Sendable {
         var playing: Bool
         /// Where the latest generation starts (source frame), for the moments before it is heard.
         var startFrame: Int
+        /// The loop, and whether it is played (a loop switched off keeps its ends for switching on).
         var loop: LoopRange?
+        var loopOn = true
+        var activeLoop: LoopRange? { loopOn ? loop : nil }
         /// Passes of the loop heard before the latest generation started (a pause or a rate change
         /// restarts the stream without restarting the count).
         var passesBefore = 0
@@ -241,7 +248,7 @@ public final class Player: Sendable {
         let finished = audio.lastEndedGeneration == c.generation
         if c.playing && !finished { return }
         if finished {
-            restart(&c, at: c.loop.map { track.frame(clamping: $0.start) } ?? decoder.range.lowerBound, settings: c.settings, playing: true, passesBefore: 0)
+            restart(&c, at: c.activeLoop.map { track.frame(clamping: $0.start) } ?? decoder.range.lowerBound, settings: c.settings, playing: true, passesBefore: 0)
         } else {
             restart(&c, at: heardFrame(c), settings: c.settings, playing: true)
         }
@@ -282,7 +289,7 @@ public final class Player: Sendable {
 
     private func seekFrame(_ seconds: Double, _ c: Engine) -> Int {
         // `--from` is where playing starts, not a fence: a seek may go before it (Home, a marker).
-        let end = c.loop.map { track.frame(clamping: $0.end) } ?? decoder.range.upperBound
+        let end = c.activeLoop.map { track.frame(clamping: $0.end) } ?? decoder.range.upperBound
         return min(track.frame(clamping: seconds), end - 1)
     }
 
@@ -313,17 +320,41 @@ public final class Player: Sendable {
         }
     }
 
-    /// Repeats `loop` (nil: stop looping and play on). Playback goes on from the heard position
-    /// if it lies before the loop's end, else from the loop's start; the pass count starts again
-    /// unless `keepingCount` (the same loop, its ends moved a little).
-    public func setLoop(_ loop: LoopRange?, keepingCount: Bool = false) throws(PracticeError) {
+    /// Repeats `loop` (nil: forget the loop and play on); `on: false` sets its ends without
+    /// playing it. Playback goes on from the heard position if it lies before the loop's end, else
+    /// from the loop's start; the pass count starts again unless `keepingCount` (the same loop, its
+    /// ends moved a little). Changing only the name changes nothing that is heard.
+    public func setLoop(_ loop: LoopRange?, keepingCount: Bool = false, on: Bool = true) throws(PracticeError) {
         if let loop { try Self.check(loop, in: track) }
         engine.withLock { c in
             guard !c.stopped else { return }
+            if var renamed = c.loop, let loop, c.loopOn == on {
+                renamed.name = loop.name
+                if renamed == loop {
+                    c.loop = loop
+                    publish(&c, .loopChanged)
+                    return
+                }
+            }
             let at = heardFrame(c)
+            let wasOn = c.activeLoop != nil
             c.loop = loop
-            let start = loop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
+            c.loopOn = on
+            guard on || wasOn else { publish(&c, .loopChanged); return }   // nothing heard changes
+            let start = c.activeLoop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
             restart(&c, at: start, settings: c.settings, playing: c.playing, passesBefore: keepingCount ? nil : 0)
+            publish(&c, .loopChanged)
+        }
+    }
+
+    /// Switches the loop on or off, keeping its ends (nothing happens without a loop).
+    public func setLooping(_ on: Bool) {
+        engine.withLock { c in
+            guard !c.stopped, c.loop != nil, c.loopOn != on else { return }
+            let at = heardFrame(c)
+            c.loopOn = on
+            let start = c.activeLoop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
+            restart(&c, at: start, settings: c.settings, playing: c.playing, passesBefore: 0)
             publish(&c, .loopChanged)
         }
     }
@@ -371,7 +402,7 @@ public final class Player: Sendable {
         c.playing = playing
         c.startFrame = frame
         c.passesBefore = heardPasses
-        let region = c.loop.map { l in
+        let region = c.activeLoop.map { l in
             LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),
                        passes: l.passes.map { max($0 - heardPasses, 1) }, rehearsal: l.rehearsal, firstPass: heardPasses)
         }
@@ -399,13 +430,13 @@ public final class Player: Sendable {
 
     /// The rate being heard: the trainer's for the pass playing, else the one asked for.
     private func heardRate(_ c: Engine) -> Double {
-        guard c.loop?.rehearsal.trainer != nil, c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.settings.rate }
+        guard c.activeLoop?.rehearsal.trainer != nil, c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.settings.rate }
         return segment.rate(atRing: heardRingFrame(from: segment.ringFrame)) ?? c.settings.rate
     }
 
     /// The pass of the loop being heard (from 1), counting passes before the latest restart.
     private func currentPass(_ c: Engine) -> Int? {
-        guard c.loop != nil else { return nil }
+        guard c.activeLoop != nil else { return nil }
         guard c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.passesBefore + 1 }
         return c.passesBefore + segment.pass(atRing: heardRingFrame(from: segment.ringFrame))
     }
@@ -424,7 +455,8 @@ public final class Player: Sendable {
                 "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
             },
             failure: failure == 0 ? nil : "audio device '\(deviceName)' stopped: \(audio.audioOutput.describe(failure: failure))",
-            loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes) })
+            loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
+                                         isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
         return s
     }
@@ -487,7 +519,7 @@ public final class Player: Sendable {
                         let kind: PlayerEvent.Kind =
                             s.failure != nil && before?.failure == nil ? .failed
                             : s.isFinished && before?.isFinished != true ? .finished
-                            : s.loop != nil && s.loop?.pass != before?.loop?.pass ? .passStarted
+                            : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
                             : .tick
                         self.publish(&c, kind, s)
                     }

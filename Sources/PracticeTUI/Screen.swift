@@ -6,10 +6,13 @@ public struct ScreenState: Sendable, Equatable {
     public var player: PlayerState
     /// Markers by time.
     public var markers: [MarkerRow]
-    /// The A–B the user set with `a` / `b` (either may be missing), and whether it loops.
-    public var loopStart: Double?
-    public var loopEnd: Double?
-    public var looping: Bool
+    /// A loop end set before the other one (the loop itself is `player.loop`).
+    public var pendingStart: Double?
+    public var pendingEnd: Double?
+    /// The loop's ends as shown: the player's loop, else what waits for its other end.
+    var loopStart: Double? { player.loop?.start ?? pendingStart }
+    var loopEnd: Double? { player.loop?.end ?? pendingEnd }
+    var looping: Bool { player.loop?.isOn == true }
     /// The loop end that the nudge keys move.
     public var selectedEnd = LoopEnd.end
     /// One line of feedback ("added marker 'Verse' at 0:12.500", or an error).
@@ -37,13 +40,32 @@ public struct ScreenState: Sendable, Equatable {
     public struct Prompt: Sendable, Equatable {
         public var label: String
         public var text: String
-        public init(label: String, text: String) { self.label = label; self.text = text }
+        /// The text is a suggestion: the first key typed replaces it, Enter alone keeps it, → or End
+        /// keeps it for editing.
+        public var isSuggestion: Bool
+        public init(label: String, text: String, isSuggestion: Bool = false) {
+            self.label = label; self.text = text; self.isSuggestion = isSuggestion
+        }
+
+        /// Applies one key to the text (Enter and Esc are the caller's).
+        mutating func edit(_ key: Key) {
+            switch key {
+            case .character(let c):
+                if isSuggestion { text = "" }
+                text.append(c)
+            case .backspace:
+                if isSuggestion { text = "" } else if !text.isEmpty { text.removeLast() }
+            case .right, .end: break
+            default: return
+            }
+            isSuggestion = false
+        }
     }
 
-    public init(player: PlayerState, markers: [MarkerRow] = [], loopStart: Double? = nil, loopEnd: Double? = nil,
-                looping: Bool = false, message: String? = nil, prompt: Prompt? = nil) {
-        self.player = player; self.markers = markers; self.loopStart = loopStart; self.loopEnd = loopEnd
-        self.looping = looping; self.message = message; self.prompt = prompt
+    public init(player: PlayerState, markers: [MarkerRow] = [], pendingStart: Double? = nil, pendingEnd: Double? = nil,
+                message: String? = nil, prompt: Prompt? = nil) {
+        self.player = player; self.markers = markers; self.pendingStart = pendingStart; self.pendingEnd = pendingEnd
+        self.message = message; self.prompt = prompt
     }
 }
 
@@ -162,7 +184,10 @@ public enum Screen {
             }
         }
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))
-        if let prompt = s.prompt { add("\(prompt.label): \(prompt.text)█") }
+        if let prompt = s.prompt {
+            let text = !prompt.isSuggestion ? prompt.text : color ? reverse(prompt.text) : "‹\(prompt.text)›"
+            add("\(prompt.label): \(text)█")
+        }
         add(s.message ?? "")
         let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
             ?? (s.markerList != nil ? markerListHint : hint(s.bindings))
@@ -196,15 +221,17 @@ public enum Screen {
     }
 
     static func loopLine(_ s: ScreenState) -> String {
-        guard s.loopStart != nil || s.loopEnd != nil || s.player.loop != nil else { return "Loop: none (a and b set its ends)" }
+        guard s.loopStart != nil || s.loopEnd != nil || s.player.loop != nil else { return "Loop: none (\(s.bindings.label(.loopStart)) and \(s.bindings.label(.loopEnd)) set its ends)" }
         let a = s.loopStart.map { Timecode.format($0, decimals: 3) } ?? "?"
         let b = s.loopEnd.map { Timecode.format($0, decimals: 3) } ?? "?"
         var line = "Loop: \(a) – \(b)"
         if let name = s.player.loop?.name { line += " (\(name))" }
         if s.looping, let l = s.player.loop {
             line += "  on, pass \(l.pass)\(l.passes.map { "/\($0)" } ?? "")"
+        } else if s.player.loop != nil {
+            line += "  off (\(s.bindings.label(.loopToggle)) turns it on)"
         } else {
-            line += s.looping ? "  on" : "  off (\(s.bindings.label(.loopToggle)) turns it on)"
+            line += "  (\(s.bindings.label(s.pendingStart == nil ? .loopStart : .loopEnd)) sets the other end)"
         }
         if s.loopStart != nil && s.loopEnd != nil {
             line += "  \(s.bindings.label(.nudgeEarlier))\(s.bindings.label(.nudgeLater)) nudge \(s.selectedEnd == .start ? "A" : "B")"

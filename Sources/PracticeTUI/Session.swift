@@ -14,11 +14,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     let bindings: KeyBindings
 
     private var markers: [ScreenState.MarkerRow] = []
-    private var loopStart: Double?
-    private var loopEnd: Double?
-    /// The saved loop's name while A–B is one, for the screen.
-    private var loopName: String?
-    private var looping = false
+    /// A loop end set before the other one: sent to the player once both are known. The loop
+    /// itself (its ends, name, on or off, pass) is the player's: the screen shows `player.state.loop`.
+    private var pendingStart: Double?
+    private var pendingEnd: Double?
     private var selectedEnd = ScreenState.LoopEnd.end
     private var message: String?
     private var prompt: ScreenState.Prompt?
@@ -59,12 +58,6 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         self.rehearsal = rehearsal
         self.countInClicks = rehearsal.countIn
         self.bindings = bindings
-        if let loop = player.state.loop {
-            loopStart = loop.start
-            loopEnd = loop.end
-            loopName = loop.name
-            looping = true
-        }
     }
 
     /// Asks the session to end (from a signal handler's queue, for instance).
@@ -120,8 +113,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             for key in keys where handle(key) == false { return }
             let s = player.state
             if s.failure != nil { return }
-            if s.isFinished, s.loop?.passes != nil { return }   // `--times N` ran out
-            if s.isFinished, s.loop == nil {
+            if s.isFinished, s.loop?.isOn == true, s.loop?.passes != nil { return }   // `--times N` ran out
+            if s.isFinished, s.loop?.isOn != true {
                 // The end of the track: back to the start, paused, ready to play again.
                 player.pause()
                 player.seek(to: player.startPosition)
@@ -169,7 +162,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .addMarker:
             promptTime = Sidecar.milliseconds(s.position)
             promptPurpose = .markerName
-            prompt = .init(label: "Marker at \(Timecode.format(promptTime, decimals: 3)), name", text: nextMarkerName())
+            prompt = .init(label: "Marker at \(Timecode.format(promptTime, decimals: 3)), name", text: nextMarkerName(), isSuggestion: true)
         case .jump1, .jump2, .jump3, .jump4, .jump5, .jump6, .jump7, .jump8, .jump9:
             let k = action.jumpNumber! - 1
             if k < markers.count { jump(to: markers[k]) } else { message = "no marker \(k + 1)" }
@@ -181,32 +174,18 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .markerList:
             guard !markers.isEmpty else { message = "no markers yet (\(bindings.label(.addMarker)) drops one)"; break }
             markerList = markers.lastIndex { $0.time <= s.position + 0.0005 } ?? 0
-        case .loopStart:
-            loopStart = Sidecar.milliseconds(s.position)
-            if let b = loopEnd, b <= loopStart! { loopEnd = nil }
-            loopName = nil
-            selectedEnd = .start
-            applyLoop()
-        case .loopEnd:
-            let t = Sidecar.milliseconds(s.position)
-            if let a = loopStart, t <= a { message = "the loop's end must come after its start (\(Timecode.format(a, decimals: 3)))" } else {
-                loopEnd = t
-                loopName = nil
-                selectedEnd = .end
-                if loopStart != nil && !looping { looping = true }
-                applyLoop()
-            }
+        case .loopStart: setLoopStart(Sidecar.milliseconds(s.position))
+        case .loopEnd: setLoopEnd(Sidecar.milliseconds(s.position))
         case .loopToggle:
-            looping.toggle()
-            applyLoop()
+            if let l = s.loop { player.setLooping(!l.isOn) } else { message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first" }
         case .nextLoop: nextNamedLoop()
         case .saveLoop:
-            guard loopStart != nil, loopEnd != nil else {
+            guard s.loop != nil else {
                 message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
                 break
             }
             promptPurpose = .loopName
-            prompt = .init(label: "Save the loop as", text: nextLoopName())
+            prompt = .init(label: "Save the loop as", text: nextLoopName(), isSuggestion: true)
         case .switchEnd:
             selectedEnd = selectedEnd == .start ? .end : .start
             message = "the nudge keys move the loop's \(selectedEnd == .start ? "start (A)" : "end (B)")"
@@ -238,7 +217,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         case .enter: jump(to: markers[k])
         case .character("r"):
             promptPurpose = .rename(markers[k].name)
-            prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name)
+            prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name, isSuggestion: true)
         case .character("d"), .character("x"):
             confirmDelete = markers[k].name
             message = "Delete the marker '\(markers[k].name)'? y deletes it, any other key keeps it"
@@ -260,18 +239,41 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         message = "\(m.name) (\(Timecode.format(m.time, decimals: 3)))"
     }
 
-    private func applyLoop(keepingCount: Bool = false) {
-        guard looping else {
-            if player.state.loop != nil { try? player.setLoop(nil) }
+    /// `a`: the loop's start here. With an end after it (the loop's, or one waiting), the loop is
+    /// set (on, or still off if it was off); otherwise the start waits for an end.
+    private func setLoopStart(_ t: Double) {
+        selectedEnd = .start
+        let current = player.state.loop
+        if let b = current?.end ?? pendingEnd, b > t {
+            setLoop(start: t, end: b, on: current?.isOn ?? true)
+        } else {
+            if current != nil { try? player.setLoop(nil) }
+            pendingStart = t
+            pendingEnd = nil
+            message = "loop from \(Timecode.format(t, decimals: 3)); \(bindings.label(.loopEnd)) sets its end"
+        }
+    }
+
+    /// `b`: the loop's end here, after its start (the loop's, or one waiting); the loop plays.
+    private func setLoopEnd(_ t: Double) {
+        selectedEnd = .end
+        guard let a = player.state.loop?.start ?? pendingStart else {
+            pendingEnd = t
+            message = "loop to \(Timecode.format(t, decimals: 3)); \(bindings.label(.loopStart)) sets its start"
             return
         }
-        guard let a = loopStart, let b = loopEnd else {
-            message = "set the loop's start with a and its end with b"
-            return
-        }
-        do { try player.setLoop(LoopRange(start: a, end: b, name: loopName, rehearsal: loopRehearsal), keepingCount: keepingCount) } catch {
+        guard t > a else { message = "the loop's end must come after its start (\(Timecode.format(a, decimals: 3)))"; return }
+        setLoop(start: a, end: t, on: true)
+    }
+
+    /// Sends the loop to the player with this session's rehearsal; nothing waits any more.
+    private func setLoop(start a: Double, end b: Double, name: String? = nil, on: Bool, keepingCount: Bool = false) {
+        do {
+            try player.setLoop(LoopRange(start: a, end: b, name: name, rehearsal: loopRehearsal), keepingCount: keepingCount, on: on)
+            pendingStart = nil
+            pendingEnd = nil
+        } catch {
             message = error.message
-            looping = false
         }
     }
 
@@ -284,25 +286,22 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     /// Moves the picked loop end; when looping, plays from just before the change so it is heard.
     private func nudgeLoop(by seconds: Double) {
-        guard let a = loopStart, let b = loopEnd else {
+        guard let l = player.state.loop else {
             message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
             return
         }
-        let d = player.track.duration
+        var (a, b) = (l.start, l.end)
         if selectedEnd == .start {
-            let t = Sidecar.milliseconds(min(max(a + seconds, 0), b - LoopRange.minimumSeconds))
-            loopStart = t
-            message = "loop start \(Timecode.format(t, decimals: 3))"
+            a = Sidecar.milliseconds(min(max(a + seconds, 0), b - LoopRange.minimumSeconds))
+            message = "loop start \(Timecode.format(a, decimals: 3))"
         } else {
-            let t = Sidecar.milliseconds(max(min(b + seconds, d), a + LoopRange.minimumSeconds))
-            loopEnd = t
-            message = "loop end \(Timecode.format(t, decimals: 3))"
+            b = Sidecar.milliseconds(max(min(b + seconds, player.track.duration), a + LoopRange.minimumSeconds))
+            message = "loop end \(Timecode.format(b, decimals: 3))"
         }
-        loopName = nil
-        guard looping else { return }
-        applyLoop(keepingCount: true)
+        setLoop(start: a, end: b, on: l.isOn, keepingCount: true)
+        guard l.isOn else { return }
         // Hear the new start at once, or the last 1.5 s into the new end and the turn.
-        player.seek(to: selectedEnd == .start ? loopStart! : max(loopStart!, loopEnd! - 1.5))
+        player.seek(to: selectedEnd == .start ? a : max(a, b - 1.5))
     }
 
     private func editPrompt(_ key: Key) {
@@ -317,9 +316,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             }
             return
         case .escape, .ctrlC: prompt = nil; message = "cancelled"; return
-        case .backspace: if !p.text.isEmpty { p.text.removeLast() }
-        case .character(let c): p.text.append(c)
-        default: break
+        default: p.edit(key)
         }
         prompt = p
     }
@@ -433,27 +430,14 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             v.following = true
             message = "line \(v.selected + 1) (\(Timecode.format(line.time, decimals: 2)))"
         case .escape: lyricsView = nil; return true
-        case .character("a") where lyrics.isSynced:
-            loopStart = Sidecar.milliseconds(lyrics.lines[v.selected].time)
-            if let b = loopEnd, b <= loopStart! { loopEnd = nil }
-            loopName = nil
-            selectedEnd = .start
-            message = "loop from line \(v.selected + 1)"
-            applyLoop()
-        case .character("b") where lyrics.isSynced:
+        case _ where bindings[key] == .loopStart && lyrics.isSynced:
+            setLoopStart(Sidecar.milliseconds(lyrics.lines[v.selected].time))
+            if message?.hasPrefix("the loop") != true { message = "loop from line \(v.selected + 1)" }
+        case _ where bindings[key] == .loopEnd && lyrics.isSynced:
             // The end of the picked line: where the next begins (or the track ends).
             let end = v.selected + 1 < lyrics.lines.count ? lyrics.lines[v.selected + 1].time : player.track.duration
-            let t = Sidecar.milliseconds(end)
-            if let a = loopStart, t <= a {
-                message = "the loop's end must come after its start (\(Timecode.format(a, decimals: 3)))"
-            } else {
-                loopEnd = t
-                loopName = nil
-                selectedEnd = .end
-                if loopStart != nil && !looping { looping = true }
-                message = "loop to the end of line \(v.selected + 1)"
-                applyLoop()
-            }
+            setLoopEnd(Sidecar.milliseconds(end))
+            if message?.hasPrefix("the loop") != true { message = "loop to the end of line \(v.selected + 1)" }
         default:
             if bindings[key] == .lyricsView || key == .character("q") { lyricsView = nil; return true }
             return false
@@ -511,7 +495,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             rehearsal.countInEvery = true
             message = "count-in: \(rehearsal.countIn) clicks at \(StatusLine.formatNumber(bpm)) bpm before each pass"
         }
-        if looping, loopStart != nil, loopEnd != nil { applyLoop() }
+        if let l = player.state.loop { setLoop(start: l.start, end: l.end, name: l.name, on: l.isOn, keepingCount: true) }
     }
 
     private func nextLoopName() -> String {
@@ -522,24 +506,24 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     }
 
     private func saveLoop(named name: String) {
-        guard let a = loopStart, let b = loopEnd else { return }
+        guard let l = player.state.loop else { return }
+        var saved: String?
         edit({ (s: inout Sidecar) throws(PracticeError) in
-            try s.addLoop(name: name, from: Timecode.format(a, decimals: 3), to: Timecode.format(b, decimals: 3), duration: player.track.duration)
-        }) { l, loaded in "saved loop '\(l.name)' (\(loaded.writePath))" }
-        loopName = name.trimmingCharacters(in: .whitespaces)
+            try s.addLoop(name: name, from: Timecode.format(l.start, decimals: 3), to: Timecode.format(l.end, decimals: 3), duration: player.track.duration)
+        }) { added, loaded in
+            saved = added.name
+            return "saved loop '\(added.name)' (\(loaded.writePath))"
+        }
+        if let saved { setLoop(start: l.start, end: l.end, name: saved, on: l.isOn, keepingCount: true) }
     }
 
     /// `L`: the next named loop from the sidecar, looping at once.
     private func nextNamedLoop() {
-        guard !namedLoops.isEmpty else { message = "no named loops yet (s saves the current one)"; return }
+        guard !namedLoops.isEmpty else { message = "no named loops yet (\(bindings.label(.saveLoop)) saves the current one)"; return }
         loopIndex = (loopIndex + 1) % namedLoops.count
         let l = namedLoops[loopIndex]
-        loopStart = l.start
-        loopEnd = l.end
-        loopName = l.name
-        looping = true
-        do { try player.setLoop(LoopRange(start: l.start, end: l.end, name: l.name, rehearsal: loopRehearsal)) } catch { message = error.message; return }
         message = "loop '\(l.name)'"
+        setLoop(start: l.start, end: l.end, name: l.name, on: true)
     }
 
     private func reloadMarkers() {
@@ -557,17 +541,18 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     // MARK: Drawing
 
     var screenState: ScreenState {
-        var st = ScreenState(player: player.state, markers: markers, loopStart: loopStart, loopEnd: loopEnd,
-                             looping: looping, message: message, prompt: prompt)
+        let playerState = player.state
+        var st = ScreenState(player: playerState, markers: markers, pendingStart: pendingStart, pendingEnd: pendingEnd,
+                             message: message, prompt: prompt)
         st.showHelp = showHelp
         st.selectedEnd = selectedEnd
         st.markerList = markerList
-        st.rehearsal = rehearsal
+        st.rehearsal = playerState.loop?.rehearsal ?? rehearsal
         st.bpm = rehearsal.bpm ?? sidecarBPM
         st.bindings = bindings
         st.lyrics = lyrics
         if var v = lyricsView, let lyrics, v.following, lyrics.isSynced {
-            v.selected = lyrics.lineIndex(at: player.state.position) ?? 0
+            v.selected = lyrics.lineIndex(at: playerState.position) ?? 0
             st.lyricsView = v
         } else {
             st.lyricsView = lyricsView

@@ -13,7 +13,7 @@ import PracticeCore
     ]
 
     @Test func at80x24() {
-        let s = ScreenState(player: Self.player, markers: Self.markers, loopStart: 29.3, loopEnd: 38.9, looping: true,
+        let s = ScreenState(player: Self.player, markers: Self.markers,
                             message: "added marker 'Chorus' at 0:29.300 (demo.flac.practice.json)")
         let lines = Screen.render(s, width: 80, height: 24)
         #expect(lines.count == 24)
@@ -95,7 +95,7 @@ import PracticeCore
 
     /// `M` opens the marker list: the picked row, its own key hint; the tempo, count-in and trainer show.
     @Test func theMarkerListAndTheRehearsal() {
-        var s = ScreenState(player: Self.player, markers: Self.markers, loopStart: 29.3, loopEnd: 38.9, looping: true)
+        var s = ScreenState(player: Self.player, markers: Self.markers)
         s.markerList = 1
         s.bpm = 96
         s.selectedEnd = .start

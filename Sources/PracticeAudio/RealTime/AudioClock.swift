@@ -56,7 +56,8 @@ public final class AudioClock: @unchecked Sendable {
     public func heardFrame(at now: Int64, sampleRate: Int) -> Double {
         let r = read()
         guard r.running else { return Double(r.heardFrame) }
-        let elapsed = Double(max(now - r.timeNs, 0)) / 1e9 * Double(sampleRate)
+        // Whole frames: a device plays whole frames, and a virtual clock's nanoseconds then map back exactly.
+        let elapsed = (Double(max(now - r.timeNs, 0)) / 1e9 * Double(sampleRate)).rounded()
         return Double(r.heardFrame) + min(elapsed, Double(r.queuedFrames))
     }
 }

@@ -82,7 +82,7 @@ extension PlayerState {
             "duration": (duration * 1000).rounded() / 1000, "rate": rate, "pitch": pitch,
             "playing": isPlaying, "finished": isFinished, "underruns": underruns,
         ]
-        if let loop {
+        if let loop, loop.isOn {
             var l: [String: Any] = ["start": loop.start, "end": loop.end, "pass": loop.pass]
             if let n = loop.passes { l["times"] = n }
             if let name = loop.name { l["name"] = name }

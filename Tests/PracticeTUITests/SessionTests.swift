@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import PracticeAudio
+import PracticeCore
+import PracticeTestSupport
+@testable import PracticeTUI
+
+/// The practice session's keys against a player on the virtual device, without a terminal: what
+/// each key makes the player do, and what the screen then shows.
+@Suite struct SessionTests {
+    let dir = ScratchDirectory("session")
+
+    func session() throws -> (Session, Player, VirtualOutput) {
+        let path = dir.file("tone.wav")
+        try Signals.write(Signals.sine(440, seconds: 4), to: path)
+        let output = VirtualOutput(sampleRate: 44_100, channels: 2)
+        var o = PlayerOptions()
+        o.output = .virtual(output)
+        o.startPlaying = false
+        let player = try Player(path: path, options: o)
+        return (Session(player: player, sidecar: nil, color: false), player, output)
+    }
+
+    /// The loop is the player's: one set by another controller (the socket) shows at once, and
+    /// `l` switches it off and on again with one press each, keeping its ends.
+    @Test func aLoopFromAnotherControllerShowsAndTogglesInOnePress() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        try player.perform(try PlayerCommand.parse(#"{"cmd":"loop","start":1,"end":2.5}"#))
+        #expect(Screen.loopLine(session.screenState) == "Loop: 0:01.000 – 0:02.500  on, pass 1  ↓↑ nudge B")
+        _ = session.handle(.character("l"))
+        #expect(player.state.loop?.isOn == false && player.state.loop?.start == 1 && player.state.loop?.end == 2.5)
+        #expect(Screen.loopLine(session.screenState) == "Loop: 0:01.000 – 0:02.500  off (l turns it on)  ↓↑ nudge B")
+        _ = session.handle(.character("l"))
+        #expect(player.state.loop?.isOn == true)
+        try player.perform(.loop(nil))
+        #expect(Screen.loopLine(session.screenState) == "Loop: none (a and b set its ends)")
+    }
+
+    /// `a` then `b` make the player's loop; `a` alone waits for its end (shown, not sent).
+    @Test func aWaitsForBThenThePlayerLoops() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        player.seek(to: 0.5)
+        _ = session.handle(.character("a"))
+        #expect(player.state.loop == nil)
+        #expect(Screen.loopLine(session.screenState) == "Loop: 0:00.500 – ?  (b sets the other end)")
+        player.seek(to: 1.75)
+        _ = session.handle(.character("b"))
+        #expect(player.state.loop.map { [$0.start, $0.end] } == [0.5, 1.75] && player.state.loop?.isOn == true)
+    }
+
+    /// The marker prompt suggests a name: typing replaces it (not "Marker 1Intro riff"), Enter
+    /// alone keeps it, → keeps it for editing.
+    @Test func typingReplacesTheSuggestedName() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        func type(_ text: String) { for c in text { _ = session.handle(.character(c)) } }
+        player.seek(to: 0.5)
+        _ = session.handle(.character("m"))
+        #expect(session.screenState.prompt == .init(label: "Marker at 0:00.500, name", text: "Marker 1", isSuggestion: true))
+        type("Intro riff")
+        _ = session.handle(.enter)
+        player.seek(to: 1)
+        _ = session.handle(.character("m"))
+        _ = session.handle(.enter)
+        player.seek(to: 2)
+        _ = session.handle(.character("m"))
+        _ = session.handle(.right)
+        type(" bis")
+        _ = session.handle(.enter)
+        let saved = try SidecarStore.load(for: player.track, explicit: nil).sidecar.liveMarkers.map { "\($0.name)@\($0.time)" }
+        #expect(saved == ["Intro riff@0.5", "Marker 2@1.0", "Marker 3 bis@2.0"])
+    }
+}

@@ -29,6 +29,8 @@ public enum Timecode {
 
     /// Formats seconds as `m:ss.d` (or `h:mm:ss.d` from an hour on), truncating to tenths.
     public static func format(_ seconds: Double, decimals: Int = 1) -> String {
+        // Past 100,000 hours (or not a number at all) there is nothing useful to show, and Int would overflow.
+        guard seconds.isFinite, seconds < 360_000_000 else { return seconds.isNaN ? "?" : "≥ 100000:00:00" }
         let s = max(0, seconds)
         let scale = decimals == 0 ? 1.0 : decimals == 1 ? 10.0 : decimals == 2 ? 100.0 : 1000.0
         let units = Int((s * scale + 1e-6).rounded(.down))   // 2.01 s is 2009.999… ms in binary

@@ -210,3 +210,33 @@ import PracticeTestSupport
     @Test(arguments: [("+0.1", TimeChange.by(0.1)), ("-0.25", .by(-0.25)), ("1:12.5", .to(72.5)), ("-1:00", .by(-60))] as [(String, TimeChange)])
     func nudgesAndTimes(text: String, change: TimeChange) { #expect(TimeChange(text) == change) }
 }
+
+/// The JSON writer writes only numbers it can read back: every finite value, from the smallest to
+/// the largest, comes back finite and within half a millisecond (or exactly, past 10¹² s).
+@Suite struct JSONNumberTests {
+    @Test func everyNumberWrittenReadsBack() throws {
+        var values: [Double] = [0, -0.0, 0.0005, 0.0004999, 1e-300, .leastNonzeroMagnitude, .leastNormalMagnitude, 1, 12.5, 83.123456,
+                                999_999_999_999.999, 1e12, 1e15, 1e16, 1e300, 1e308, .greatestFiniteMagnitude]
+        values += values.map { -$0 }
+        var rng = SplitMix(seed: 42)
+        for _ in 0..<20_000 {
+            let d = Double(bitPattern: rng.next())
+            if d.isFinite { values.append(d) }
+        }
+        for v in values {
+            for written in [JSONValue.seconds(v), .double(v)] {
+                let text = JSONValue.object(["t": written]).compact()
+                let back = try #require(try JSONValue.parse(text).object?["t"]?.double, "\(v) wrote \(text)")
+                #expect(back.isFinite, "\(v) wrote \(text)")
+                #expect(abs(back - v) <= (v.magnitude < 1e12 ? 0.0005 : 0), "\(v) wrote \(text)")
+            }
+        }
+    }
+
+    @Test func timecodesOfAnyNumberAreText() {
+        #expect(Timecode.format(1e308, decimals: 3) == "≥ 100000:00:00")
+        #expect(Timecode.format(.infinity) == "≥ 100000:00:00")
+        #expect(Timecode.format(.nan) == "?")
+        #expect(Timecode.format(359_999_999.5) == "99999:59:59.5")
+    }
+}

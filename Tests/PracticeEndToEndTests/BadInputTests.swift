@@ -90,3 +90,39 @@ import PracticeTestSupport
         #expect(p.stderr.hasSuffix(" of 0:10.000; played what was there\n"))
     }
 }
+
+/// A sidecar whose time is a number no track holds (`1e308`): every command that reads it stops
+/// with the file, line and column, and nothing writes over it.
+@Suite struct BadSidecarNumberTests {
+    let fx = Fixtures.shared
+
+    @Test(arguments: [
+        ("1e308", "markers[1].time is 1e308 s: longer than any recording"),
+        ("500", "markers[1].time is 500 s, past the end of tone.wav (0:10.000)"),
+    ])
+    func aTimePastTheTrackIsAnErrorAtItsLineAndTheFileIsKept(time: String, problem: String) throws {
+        let dir = ScratchDirectory("huge-time")
+        try FileManager.default.copyItem(atPath: fx.dir.file("tone.wav"), toPath: dir.file("tone.wav"))
+        let text = """
+            {
+              "format": "practice-markers",
+              "markers": [
+                {"name": "Intro", "time": 1},
+                {"name": "Far", "time": \(time)}
+              ],
+              "version": 1
+            }
+
+            """
+        let path = dir.file("tone.wav.practice.json")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        for arguments in [["markers", "tone.wav"], ["markers", "add", "tone.wav", "Verse", "2"], ["loops", "tone.wav"],
+                          ["tone.wav", "--device", "null", "--from", "Intro"]] {
+            let r = try practice(arguments, in: dir)
+            #expect(r.status == 65, "\(arguments)")
+            #expect(r.stderr == "practice: tone.wav.practice.json:5:29: \(problem)\n", "\(arguments)")
+            #expect(r.stdout == "")
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "the file is as it was")
+    }
+}

@@ -18,14 +18,13 @@ public enum PlayerCommand: Equatable, Sendable {
 
     /// Parses one line; the error says what is wrong with it.
     public static func parse(_ line: String) throws(PracticeError) -> PlayerCommand {
-        guard let data = line.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let object = (try? JSONValue.parse(line))?.object else {
             throw PracticeError(.dataError, "control: not a JSON object: \(line)")
         }
-        guard let cmd = object["cmd"] as? String else { throw PracticeError(.dataError, "control: missing \"cmd\": \(line)") }
+        guard let cmd = object["cmd"]?.string else { throw PracticeError(.dataError, "control: missing \"cmd\": \(line)") }
         func number(_ key: String) throws(PracticeError) -> Double {
-            if let v = object[key] as? Double, v.isFinite { return v }
-            if ["to", "start", "end"].contains(key), let s = object[key] as? String, let v = Timecode.parse(s) { return v }
+            if let v = object[key]?.double, v.isFinite { return v }
+            if ["to", "start", "end"].contains(key), let s = object[key]?.string, let v = Timecode.parse(s) { return v }
             throw PracticeError(.dataError, "control: \"\(cmd)\" needs a number in \"\(key)\": \(line)")
         }
         switch cmd {
@@ -37,7 +36,7 @@ public enum PlayerCommand: Equatable, Sendable {
         case "rate": return .rate(try number("value"))
         case "pitch": return .pitch(try number("value"))
         case "jump":
-            guard let name = object["marker"] as? String, !name.isEmpty else {
+            guard let name = object["marker"]?.string, !name.isEmpty else {
                 throw PracticeError(.dataError, "control: \"jump\" needs a marker's name in \"marker\": \(line)")
             }
             return .jump(name)
@@ -45,7 +44,7 @@ public enum PlayerCommand: Equatable, Sendable {
             if object["start"] == nil && object["end"] == nil { return .loop(nil) }
             var times: Int?
             if let t = object["times"] {
-                guard let n = t as? Int, n >= 1 else { throw PracticeError(.dataError, "control: \"loop\" needs a whole number of 1 or more in \"times\": \(line)") }
+                guard let n = t.int, n >= 1 else { throw PracticeError(.dataError, "control: \"loop\" needs a whole number of 1 or more in \"times\": \(line)") }
                 times = n
             }
             return .loop(LoopRange(start: try number("start"), end: try number("end"), passes: times))
@@ -77,18 +76,22 @@ extension Player {
 extension PlayerState {
     /// One NDJSON event line for scripts: sorted keys, a `version`, no pretty-printing.
     public var eventLine: String {
-        var object: [String: Any] = [
-            "event": "state", "version": 1, "position": (position * 1000).rounded() / 1000,
-            "duration": (duration * 1000).rounded() / 1000, "rate": rate, "pitch": pitch,
-            "playing": isPlaying, "finished": isFinished, "underruns": underruns,
+        var object: [String: JSONValue] = [
+            "event": .string("state"), "version": .integer(1), "position": .seconds(position),
+            "duration": .seconds(duration), "rate": .double(rate), "pitch": .double(pitch),
+            "playing": .bool(isPlaying), "finished": .bool(isFinished), "underruns": .integer(underruns),
         ]
         if let loop, loop.isOn {
-            var l: [String: Any] = ["start": loop.start, "end": loop.end, "pass": loop.pass]
-            if let n = loop.passes { l["times"] = n }
-            if let name = loop.name { l["name"] = name }
-            object["loop"] = l
+            var l: [String: JSONValue] = ["start": .seconds(loop.start), "end": .seconds(loop.end), "pass": .integer(loop.pass)]
+            if let n = loop.passes { l["times"] = .integer(n) }
+            if let name = loop.name { l["name"] = .string(name) }
+            object["loop"] = .object(l)
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return JSONValue.object(object).compact()
+    }
+
+    /// `{"event":"error","message":"…"}`: a command that could not be carried out.
+    public static func errorLine(_ message: String) -> String {
+        JSONValue.object(["event": .string("error"), "message": .string(message)]).compact()
     }
 }

@@ -177,8 +177,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                 if command == .quit { onQuit(); continue }
                 try player.perform(command)
             } catch {
-                let reply = (try? JSONSerialization.data(withJSONObject: ["event": "error", "message": error.message], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-                if !send(String(decoding: reply, as: UTF8.self), to: client.fd) { return false }
+                if !send(PlayerState.errorLine(error.message), to: client.fd) { return false }
             }
         }
         if client.pending.count > 65_536 { return false }   // not a line-based client

@@ -19,11 +19,16 @@ public enum JSONValue: Sendable, Equatable {
     public static func integer(_ i: Int) -> JSONValue { .number(String(i)) }
     public static func double(_ d: Double) -> JSONValue { .number(JSONValue.formatMilliseconds(d)) }
 
-    /// Seconds as written in our files: at most 3 decimals, no trailing zeros (`12`, `12.5`, `0.001`).
+    /// Seconds as written in our files: at most 3 decimals, no trailing zeros (`12`, `12.5`, `0.001`);
+    /// from 10¹² s on, as Swift writes the number (`1e+308`). Always a JSON number: a non-finite
+    /// value has none, so asking for one is a bug that stops here rather than writing a file that
+    /// nobody can read (readers reject non-finite numbers before they get this far).
     public static func formatMilliseconds(_ s: Double) -> String {
+        precondition(s.isFinite, "JSON has no number for \(s)")
         let ms = (s * 1000).rounded()
         if ms == 0 { return "0" }
-        if ms.magnitude < 1e15, ms == (ms / 1000).rounded() * 1000 { return String(Int(ms / 1000)) }
+        guard ms.magnitude < 1e15 else { return String(s) }
+        if ms == (ms / 1000).rounded() * 1000 { return String(Int(ms / 1000)) }
         return String(ms / 1000)
     }
 
@@ -69,6 +74,17 @@ extension JSONValue {
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(Data(text.utf8)) }
+
+    /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)
+    /// starts in `data`: its line and column, for an error about a value that parsed.
+    public static func location(of path: String, in data: Data) -> (line: Int, column: Int)? {
+        var reader = JSONReader(bytes: [UInt8](data))
+        reader.target = path
+        _ = try? reader.document()
+        guard let found = reader.found else { return nil }
+        let e = reader.error("", at: found)
+        return (e.line, e.column)
+    }
 }
 
 private struct JSONReader {
@@ -76,6 +92,10 @@ private struct JSONReader {
     var i = 0
     /// Nesting depth, bounded so that hostile input cannot exhaust the stack.
     var depth = 0
+    /// `location(of:in:)`: the path of the value being read, the one looked for, and where it starts.
+    var path = ""
+    var target: String?
+    var found: Int?
     static let maxDepth = 256
 
     init(bytes: [UInt8]) {
@@ -159,7 +179,15 @@ private struct JSONReader {
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe(i)); expected ':'") }
             i += 1
             skipSpace()
-            members[key] = try value()
+            if target == nil {
+                members[key] = try value()
+            } else {
+                let parent = path
+                path = parent.isEmpty ? key : parent + "." + key
+                if path == target { found = i }
+                members[key] = try value()
+                path = parent
+            }
             skipSpace()
             guard i < bytes.count else { throw error("unexpected end of file; expected ',' or '}'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -177,7 +205,15 @@ private struct JSONReader {
         if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
         while true {
             skipSpace()
-            items.append(try value())
+            if target == nil {
+                items.append(try value())
+            } else {
+                let parent = path
+                path = parent + "[\(items.count)]"
+                if path == target { found = i }
+                items.append(try value())
+                path = parent
+            }
             skipSpace()
             guard i < bytes.count else { throw error("unexpected end of file; expected ',' or ']'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }

@@ -134,10 +134,15 @@ struct Members {
         return d
     }
     mutating func seconds(_ key: String) throws(SidecarFormatError) -> Double? {
+        let literal = rest[key].flatMap { if case .number(let n) = $0 { n } else { nil } }
         guard let d = try number(key, "a number of seconds") else { return nil }
         guard d >= 0 else { throw fail(key, "is negative (\(JSONValue.formatMilliseconds(d)) s)") }
+        guard d <= Self.longestSeconds else { throw fail(key, "is \(literal ?? String(d)) s: longer than any recording") }
         return d
     }
+
+    /// 10⁹ s (31 years): more than any recording, and times to the millisecond stay exact.
+    static let longestSeconds = 1e9
     mutating func int(_ key: String) throws(SidecarFormatError) -> Int {
         guard let v = rest.removeValue(forKey: key) else { throw fail(key, "missing") }
         guard let i = v.int, i >= 0 else { throw fail(key, "expected a whole number, found \(v.kindName == "a number" ? "\(v)" : v.kindName)") }
@@ -209,7 +214,7 @@ extension Loop {
             }
             switch v {
             case .number:
-                guard let d = v.double, d.isFinite, d >= 0 else { throw m.fail(key, "expected a time of 0 s or more") }
+                guard let d = v.double, d.isFinite, d >= 0, d <= Members.longestSeconds else { throw m.fail(key, "expected a time of 0 s or more") }
                 return .time(Sidecar.milliseconds(d))
             case .object(let o):
                 guard o.count == 1, let ref = o["marker"]?.string else { throw m.fail(key, "expected {\"marker\": id}") }

@@ -112,9 +112,29 @@ public enum SidecarStore {
         do {
             return try Sidecar.decode(data)
         } catch {
-            let place = error.line.map { ":\($0):\(error.column ?? 1)" } ?? ""
-            let field = error.field.isEmpty ? "" : " \(error.field)"
-            throw PracticeError(.dataError, "\(path)\(place):\(field) \(error.message)")
+            throw located(error, in: data, path: path)
+        }
+    }
+
+    /// `path:12:15: markers[3].time is …`: the error at the line and column of the field it is about.
+    static func located(_ error: SidecarFormatError, in data: Data, path: String) -> PracticeError {
+        var e = error
+        if e.line == nil, !e.field.isEmpty, let at = JSONValue.location(of: e.field, in: data) { (e.line, e.column) = (at.line, at.column) }
+        let place = e.line.map { ":\($0):\(e.column ?? 1)" } ?? ""
+        let field = e.field.isEmpty ? "" : " \(e.field)"
+        return PracticeError(.dataError, "\(path)\(place):\(field) \(e.message)")
+    }
+
+    /// Marker times past the track's end by more than `slack` (another copy of the song may be a
+    /// little shorter) are an error at their line and column: the file is not used, nor rewritten.
+    static let slack = 1.0
+
+    static func checkTimes(_ sidecar: Sidecar, for track: Track, path: String) throws(PracticeError) {
+        for (k, m) in sidecar.markers.enumerated() where !m.deleted && m.time > track.duration + slack {
+            let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            throw located(SidecarFormatError(field: "markers[\(k)].time",
+                                             message: "is \(JSONValue.formatMilliseconds(m.time)) s, past the end of \(track.path) (\(Timecode.format(track.duration, decimals: 3)))"),
+                          in: data, path: path)
         }
     }
 
@@ -133,6 +153,7 @@ public enum SidecarStore {
         }
         guard let readPath else { return LoadedSidecar(readPath: nil, writePath: writePath, sidecar: Sidecar()) }
         let sidecar = try read(readPath)
+        try checkTimes(sidecar, for: track, path: readPath)
         var loaded = LoadedSidecar(readPath: readPath, writePath: writePath, sidecar: sidecar)
         if sidecar.version > Sidecar.currentVersion {
             loaded.warnings.append("\(readPath) was written by a newer practice (format version \(sidecar.version)); showing what this version understands, read-only")
@@ -170,7 +191,12 @@ public enum SidecarStore {
         if sidecar.audio == nil || loaded.readPath != loaded.writePath && explicit == nil { sidecar.audio = identity }
         let result = try edit(&sidecar)
         if sidecar != before || loaded.readPath == nil || loaded.readPath != writePath {
-            try AtomicFile.write(sidecar.encoded(), to: writePath)
+            // Never write what we could not read back.
+            let data = sidecar.encoded()
+            do { _ = try Sidecar.decode(data) } catch {
+                throw PracticeError(.software, "\(writePath): not changed: the new version would not read back (\(error.field) \(error.message))")
+            }
+            try AtomicFile.write(data, to: writePath)
         }
         loaded.sidecar = sidecar
         return (result, loaded)

@@ -20,7 +20,7 @@ endef
 
 DEMO_OUT := demo-0.8x.flac
 
-.PHONY: demo test build release bench deps clean
+.PHONY: demo test check-threads build release bench deps clean
 demo: release
 	@echo "Playing Samples/demo.flac at 0.8x (Ctrl-C stops)..."
 	@.build/release/practice play Samples/demo.flac --rate 0.8; status=$$?; \
@@ -37,6 +37,14 @@ test:
 	@# The real-time suites measure milliseconds against a live sound server: run them alone, one after the other.
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter RealTimeTests
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter TerminalTests
+	$(MAKE) check-threads
+
+# The engine's suites under ThreadSanitizer (its own build folder): any report fails the run.
+# The stress test (four controllers, 2,000 commands each) is among them.
+CORE_SUITES := EngineTests|PlayerTests|LoopTests|RingBufferTests|ALSAOutputTests|ControlTests|SessionTests
+check-threads:
+	$(call install,$(BUILD_DEPS))
+	SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'
 
 build:
 	$(call install,$(BUILD_DEPS))
@@ -54,4 +62,4 @@ deps:
 	$(call install,$(BENCH_DEPS))
 
 clean:
-	rm -rf .build $(DEMO_OUT)
+	rm -rf .build .build-tsan $(DEMO_OUT)

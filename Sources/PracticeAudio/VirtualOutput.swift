@@ -108,7 +108,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         let s = sequence.load(ordering: .relaxed)
         sequence.store(s &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        played.store(p, ordering: .relaxed)
+        played.store(p, ordering: .releasing)   // hands the slots read back to the writer
         clockFrames.store(clock, ordering: .relaxed)
         sequence.store(s &+ 2, ordering: .releasing)
     }

@@ -93,8 +93,8 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     private var quit = false               // under `condition`
     private var thread: Thread?
     private let finishedThread = DispatchSemaphore(value: 0)
-    private let segments = Mutex<[Segment]>([])
-    private let earlyEnds = Mutex<[UInt64: (frame: Int, reason: String)]>([:])
+    private let segments = Locked<[Segment]>([])
+    private let earlyEnds = Locked<[UInt64: (frame: Int, reason: String)]>([:])
 
     private let outputRate: Int
     /// Called on the decoder thread when a new generation's first frames are in the ring.

@@ -155,8 +155,8 @@ public final class Player: Sendable {
     public let deviceName: String
     private let audio: any AudioThreadControl
     private let decoder: Decoder
-    private let engine: Mutex<Engine>
-    private let subscribers = Mutex<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])
+    private let engine: Locked<Engine>
+    private let subscribers = Locked<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])
     private let tickInterval: Duration
     /// Signalled by commands so the ticker notices a change of transport at once.
     private let tickWake = DispatchSemaphore(value: 0)
@@ -219,7 +219,7 @@ public final class Player: Sendable {
         }
         decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate,
                           isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
-        engine = Mutex(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
+        engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
         isRealTime = audio.start()
         decoder.start()
         engine.withLock { c in

@@ -148,7 +148,7 @@ final class VirtualRig: Sendable {
             while clockRunning.load(ordering: .acquiring) { _ = rig.output.play(frames: 441, timeout: 0.005) }
         }
         clock.start()
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         for k in 0..<4 {
             Thread {
                 var rng = SplitMix(seed: UInt64(k + 1))
@@ -222,7 +222,7 @@ final class VirtualRig: Sendable {
 
 /// What one view received.
 final class EventLog: Sendable {
-    private let log = Mutex<[PlayerEvent]>([])
+    private let log = Locked<[PlayerEvent]>([])
     func append(_ e: PlayerEvent) { log.withLock { $0.append(e) } }
     var events: [PlayerEvent] { log.withLock { $0 } }
 }

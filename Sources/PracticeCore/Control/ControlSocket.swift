@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PracticeAudio
 
 /// A controller on a Unix socket: any number of clients send the JSON-lines commands of
 /// `PlayerCommand` and receive the player's state events (NDJSON), as `--control stdin` does on
@@ -16,7 +17,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let wake: (read: Int32, write: Int32)
     private var thread: Thread?
     /// Event lines from the player's stream, waiting for the server thread; `events` wakes it.
-    private let outbox = Mutex<[String]>([])
+    private let outbox = Locked<[String]>([])
     private let events = WakePipe()
     private var subscription: Task<Void, Never>?
 

@@ -1,0 +1,33 @@
+import Glibc
+
+/// A value behind a `pthread_mutex_t`, for the control side (never the audio thread).
+///
+/// The standard library's `Mutex` waits on futexes directly, which ThreadSanitizer cannot see on
+/// Linux: every access under it is reported as a race, so `make check-threads` could find nothing.
+/// A pthread mutex is intercepted by the sanitizer, so accesses under this lock are checked for real.
+///
+/// `@unchecked Sendable`: `value` is read and written only between `pthread_mutex_lock` and
+/// `pthread_mutex_unlock` on `mutex`.
+public final class Locked<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value, holding the lock.
+    public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}

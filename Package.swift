@@ -33,8 +33,10 @@ let package = Package(
         ]),
 
         .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio"], path: "Tests/PracticeTestSupport"),
+        // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeAudio", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore", "PracticeTestSupport", "CAllocationCounter"]),
         .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"]),
     ],

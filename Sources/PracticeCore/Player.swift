@@ -154,6 +154,8 @@ public final class Player: Sendable {
     /// The output's name (`default`, `pulse`, `virtual`…), for messages.
     public let deviceName: String
     private let audio: any AudioThreadControl
+    /// The real-time thread's `pthread_t` (for tests that watch what it does).
+    var audioThreadID: UInt { audio.threadID }
     private let decoder: Decoder
     private let engine: Locked<Engine>
     private let subscribers = Locked<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])

@@ -35,7 +35,7 @@ import PracticeTestSupport
         let tone = Signals.sine(440, seconds: 0.5)
         #expect(tone.withUnsafeBufferPointer { ring.write($0.baseAddress!, frames: 22_050) } == 22_050)
         ring.markEnd()
-        thread.transport.store(.playing, ordering: .releasing)
+        thread.setTransport(.playing, generation: 1)
         thread.wake()
         let deadline = Date().addingTimeInterval(5)
         while thread.endedGeneration.load(ordering: .acquiring) != 1 && Date() < deadline { usleep(1_000) }

@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// Whether the audio thread should be sending frames to the device.
-public enum Transport: UInt8, AtomicRepresentable, Sendable {
+public enum Transport: UInt8, Sendable {
     case paused = 0
     case playing = 1
 }
@@ -22,7 +22,9 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     public let output: Output
     public let clock = AudioClock()
 
-    public let transport = Atomic<Transport>(.paused)
+    /// A `Transport`'s raw value. (An `Atomic<Transport>` decodes through generic code that, in a
+    /// debug build, looks up type metadata and allocates on every load: RealTimeRulesTests caught it.)
+    private let transportValue = Atomic<UInt8>(Transport.paused.rawValue)
     /// The generation the control side wants heard: the thread plays nothing of an older one
     /// (the decoder may still be writing it when a command has already asked to play).
     public let wantedGeneration = Atomic<UInt64>(0)
@@ -134,7 +136,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 sleep(timeoutMs: 5)   // nothing decoded yet; the decoder wakes us when it starts
                 continue
             }
-            if transport.load(ordering: .acquiring) != .playing || wantedGeneration.load(ordering: .acquiring) > generation {
+            if transportValue.load(ordering: .acquiring) != Transport.playing.rawValue || wantedGeneration.load(ordering: .acquiring) > generation {
                 if holding {
                     // Pausing drops what the device holds: the pause is heard at once, and the
                     // control side resumes from the heard position.
@@ -199,6 +201,8 @@ public protocol AudioThreadControl: AnyObject, Sendable {
     var clock: AudioClock { get }
     var audioOutput: any AudioOutput { get }
     var isRealTime: Bool { get }
+    /// The thread's `pthread_t`, once started.
+    var threadID: UInt { get }
     @discardableResult func start() -> Bool
     func stop()
     func wake()
@@ -217,9 +221,9 @@ extension AudioThread: AudioThreadControl {
     public var audioOutput: any AudioOutput { output }
     public func setTransport(_ t: Transport, generation: UInt64) {
         wantedGeneration.store(generation, ordering: .releasing)
-        transport.store(t, ordering: .releasing)
+        transportValue.store(t.rawValue, ordering: .releasing)
     }
-    public var isPlaying: Bool { transport.load(ordering: .relaxed) == .playing }
+    public var isPlaying: Bool { transportValue.load(ordering: .relaxed) == Transport.playing.rawValue }
     public var underrunCount: Int { underruns.load(ordering: .relaxed) }
     public var lastEndedGeneration: UInt64 { endedGeneration.load(ordering: .acquiring) }
     public var failureCode: Int32 { failure.load(ordering: .acquiring) }

@@ -34,6 +34,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// Readable when the consumer took frames (wakes a full writer) and when the writer wrote.
     private let consumedFD: Int32
     private let writtenFD: Int32
+    private let pollFDs: UnsafeMutablePointer<pollfd>
 
     /// `periodFrames` 1764 and `bufferFrames` 5292: 40 ms and 120 ms at 44.1 kHz, as `ALSAOutput` asks of a card.
     public init(sampleRate: Int, channels: Int, periodFrames: Int? = nil, bufferFrames: Int? = nil) {
@@ -44,10 +45,13 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         storage.initialize(repeating: 0, count: self.bufferFrames * channels)
         consumedFD = eventfd(0, Int32(EFD_NONBLOCK))
         writtenFD = eventfd(0, Int32(EFD_NONBLOCK))
+        pollFDs = .allocate(capacity: 2)
+        pollFDs.initialize(repeating: pollfd(), count: 2)
     }
 
     deinit {
         storage.deallocate()
+        pollFDs.deallocate()
         close(consumedFD)
         close(writtenFD)
     }
@@ -134,13 +138,10 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     }
 
     public func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool {
-        var fds = (pollfd(fd: consumedFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-        let woke = withUnsafeMutablePointer(to: &fds) { p in
-            p.withMemoryRebound(to: pollfd.self, capacity: 2) { fds in
-                guard poll(fds, 2, timeoutMs) > 0 else { return false }
-                return fds[1].revents & Int16(POLLIN) != 0
-            }
-        }
+        // Storage made once: a tuple here instantiated its type metadata, which allocates, on the audio thread.
+        pollFDs[0] = pollfd(fd: consumedFD, events: Int16(POLLIN), revents: 0)
+        pollFDs[1] = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        let woke = poll(pollFDs, 2, timeoutMs) > 0 && pollFDs[1].revents & Int16(POLLIN) != 0
         drainEvent(consumedFD)
         return woke
     }

@@ -94,6 +94,10 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
     var major: Int32 { rawValue & Int32(SF_FORMAT_TYPEMASK) }
     var subtype: Int32 { rawValue & Int32(SF_FORMAT_SUBMASK) }
 
+    /// Whether libsndfile's frame count is only an estimate from the header (MPEG: the decoder's
+    /// delay and padding, and VBR files without a frame count, make the decoded audio differ).
+    public var framesAreEstimated: Bool { container == "MP3" }
+
     /// The container, as a user would name it: "WAV", "FLAC", "Ogg", "MP3", "AIFF", …
     public var container: String {
         switch Int(major) {

@@ -35,7 +35,7 @@ extension Screen {
             out.append("♪ …")
         }
         if next < lyrics.lines.count {
-            let text = "  " + lyrics.lines[next].text
+            let text = "  " + lyrics.lines[next].text.terminalSafe
             out.append(color ? dim(text) : text)
         } else {
             out.append("")
@@ -46,15 +46,16 @@ extension Screen {
     /// Line `i` with its sung words bold (colour) or the current word in ‹ › (no colour).
     static func sung(_ lyrics: Lyrics, line i: Int, at t: Double, color: Bool) -> String {
         let line = lyrics.lines[i]
-        guard !line.words.isEmpty, let w = lyrics.wordIndex(inLine: i, at: t) else { return color ? bold(line.text) : line.text }
+        guard !line.words.isEmpty, let w = lyrics.wordIndex(inLine: i, at: t) else { return color ? bold(line.text.terminalSafe) : line.text.terminalSafe }
         if color {
-            let done = line.words[...w].map(\.text).joined(), rest = line.words[(w + 1)...].map(\.text).joined()
+            let done = line.words[...w].map(\.text.terminalSafe).joined(), rest = line.words[(w + 1)...].map(\.text.terminalSafe).joined()
             return bold(cyan(done)) + rest
         }
         return line.words.enumerated().map { k, word in
-            guard k == w else { return word.text }
-            let core = word.text.trimmingCharacters(in: .whitespaces)
-            return word.text.replacingOccurrences(of: core, with: "‹\(core)›")
+            let text = word.text.terminalSafe
+            guard k == w else { return text }
+            let core = text.trimmingCharacters(in: .whitespaces)
+            return text.replacingOccurrences(of: core, with: "‹\(core)›")
         }.joined()
     }
 
@@ -69,7 +70,7 @@ extension Screen {
         let shown = markerWindow(count: lyrics.lines.count, current: view.selected, room: room - 1)
         for k in shown {
             let l = lyrics.lines[k]
-            let row = "\(k == heard ? "▸" : " ")\(k == view.selected ? "›" : " ") \(Timecode.format(l.time, decimals: 2))  \(l.text)"
+            let row = "\(k == heard ? "▸" : " ")\(k == view.selected ? "›" : " ") \(Timecode.format(l.time, decimals: 2))  \(l.text.terminalSafe)"
             if color && k == view.selected { rows.append(reverse(row)) } else if color && k == heard { rows.append(bold(row)) } else { rows.append(row) }
         }
         return rows

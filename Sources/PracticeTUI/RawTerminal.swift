@@ -19,7 +19,7 @@ public final class RawTerminal: @unchecked Sendable {  // the saved state is wri
         cfmakeraw(&raw)
         raw.c_oflag = t.c_oflag   // keep output processing (\n → \r\n) as it was
         tcsetattr(fd, TCSANOW, &raw)
-        Terminal.write(Self.enter, to: STDOUT_FILENO)
+        Terminal.writeRaw(Self.enter, to: STDOUT_FILENO)
         installCrashHandlers()
     }
 
@@ -30,7 +30,7 @@ public final class RawTerminal: @unchecked Sendable {  // the saved state is wri
     public func restore() {
         guard !restored else { return }
         restored = true
-        Terminal.write(Self.leave, to: STDOUT_FILENO)
+        Terminal.writeRaw(Self.leave, to: STDOUT_FILENO)
         var t = savedTermios
         tcsetattr(fd, TCSANOW, &t)
         hasSaved = false

@@ -145,8 +145,8 @@ public enum Screen {
         var lines: [String] = []
         func add(_ line: String) { lines.append(fit(line, w)) }
         let p = s.player
-        add(color ? bold(p.title) : p.title)
-        let byline = [p.tags["artist"], p.tags["album"]].compactMap { $0 }.joined(separator: " · ")
+        add(color ? bold(p.title.terminalSafe) : p.title.terminalSafe)
+        let byline = [p.tags["artist"], p.tags["album"]].compactMap { $0?.terminalSafe }.joined(separator: " · ")
         add(byline)
         if s.showHelp {
             lines.append("")
@@ -179,16 +179,17 @@ public enum Screen {
                 let m = s.markers[k]
                 let key = k < 9 ? "\(k + 1)" : " "
                 let pointer = editing ? (k == s.markerList ? "›" : " ") : (k == current ? "▸" : " ")
-                let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name)"
+                let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name.terminalSafe)"
                 if editing { add(k == s.markerList && color ? reverse(row) : row) } else { add(k == current && color ? bold(row) : row) }
             }
         }
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))
         if let prompt = s.prompt {
-            let text = !prompt.isSuggestion ? prompt.text : color ? reverse(prompt.text) : "‹\(prompt.text)›"
-            add("\(prompt.label): \(text)█")
+            let safe = prompt.text.terminalSafe
+            let text = !prompt.isSuggestion ? safe : color ? reverse(safe) : "‹\(safe)›"
+            add("\(prompt.label.terminalSafe): \(text)█")
         }
-        add(s.message ?? "")
+        add((s.message ?? "").terminalSafe)
         let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
             ?? (s.markerList != nil ? markerListHint : hint(s.bindings))
         add(color ? dim(hintLine) : hintLine)
@@ -225,7 +226,7 @@ public enum Screen {
         let a = s.loopStart.map { Timecode.format($0, decimals: 3) } ?? "?"
         let b = s.loopEnd.map { Timecode.format($0, decimals: 3) } ?? "?"
         var line = "Loop: \(a) – \(b)"
-        if let name = s.player.loop?.name { line += " (\(name))" }
+        if let name = s.player.loop?.name { line += " (\(name.terminalSafe))" }
         if s.looping, let l = s.player.loop {
             line += "  on, pass \(l.pass)\(l.passes.map { "/\($0)" } ?? "")"
         } else if s.player.loop != nil {

@@ -571,6 +571,6 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         let frame = Screen.render(state, width: columns, height: rows, color: color)
         guard frame != lastFrame else { return }
         lastFrame = frame
-        Terminal.write("\u{1B}[H" + frame.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J", to: STDOUT_FILENO)
+        Terminal.writeRaw("\u{1B}[H" + frame.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J", to: STDOUT_FILENO)
     }
 }

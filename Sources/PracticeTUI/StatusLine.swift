@@ -10,7 +10,7 @@ public enum StatusLine {
         if state.pitch != 0 { right += "  \(state.pitch > 0 ? "+" : "")\(formatNumber(state.pitch)) st" }
         if state.underruns > 0 { right += "  \(state.underruns) underrun\(state.underruns == 1 ? "" : "s")" }
         let room = width - right.count - 4
-        var title = state.title
+        var title = state.title.terminalSafe
         if room < 1 { title = "" } else if title.count > room { title = String(title.prefix(max(room - 1, 0))) + "…" }
         let line = title.isEmpty ? "\(symbol) \(right)" : "\(symbol) \(title)  \(right)"
         return String(line.prefix(width))

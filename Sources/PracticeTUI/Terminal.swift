@@ -11,8 +11,19 @@ public enum Terminal {
         return 80
     }
 
-    /// Writes text to a file descriptor, unbuffered (C `stdout` is not usable from Swift 6).
+    /// Writes lines of text to a file descriptor: control characters and escape sequences in it
+    /// (from tags, names, lyrics, the network) are shown as `\u{1b}`, never obeyed; line breaks and
+    /// tabs stay.
     public static func write(_ text: String, to fd: Int32) {
+        writeRaw(text.terminalSafe(keepingLayout: true), to: fd)
+    }
+
+    /// `String.terminalSafe`, for building lines.
+    public static func safe(_ text: String) -> String { text.terminalSafe }
+
+    /// Writes bytes as they are, unbuffered (C `stdout` is not usable from Swift 6): for our own
+    /// escape sequences (the screen, a redrawn status line), whose data parts were made safe.
+    public static func writeRaw(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {

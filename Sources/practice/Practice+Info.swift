@@ -22,10 +22,15 @@ extension Practice {
         func run() throws {
             let track = try Track.open(file).track
             let info = track.info
+            // An MP3's header only estimates its length: decode it (the count is cached with the
+            // track's identity, which sidecars use too) and show what plays.
+            let frames = info.format.framesAreEstimated ? try TrackIdentity.of(track).pcm.frames : info.frames
+            let duration = Double(frames) / Double(info.sampleRate)
             if json {
                 let doc = TrackDocument(version: 1, path: track.path, container: info.format.container,
-                                        encoding: info.format.encoding, duration: (track.duration * 1000).rounded() / 1000,
-                                        frames: info.frames, sampleRate: info.sampleRate, channels: info.channels, tags: track.tags)
+                                        encoding: info.format.encoding, duration: (duration * 1000).rounded() / 1000,
+                                        frames: frames, headerFrames: frames == info.frames ? nil : info.frames,
+                                        sampleRate: info.sampleRate, channels: info.channels, tags: track.tags)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = Terminal.isTTY(STDOUT_FILENO) ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
                 let data = try encoder.encode(doc)
@@ -35,7 +40,8 @@ extension Practice {
             var rows: [(String, String)] = [
                 ("File", track.path),
                 ("Format", info.format.description),
-                ("Duration", "\(Timecode.format(track.duration, decimals: 3)) (\(info.frames) frames)"),
+                ("Duration", frames == info.frames ? "\(Timecode.format(duration, decimals: 3)) (\(frames) frames)"
+                    : "\(Timecode.format(duration, decimals: 3)) (\(frames) frames decoded; the header says \(Timecode.format(track.duration, decimals: 3)), \(info.frames) frames)"),
                 ("Sample rate", "\(info.sampleRate) Hz"),
                 ("Channels", "\(info.channels)"),
             ]
@@ -57,6 +63,8 @@ struct TrackDocument: Encodable {
     var encoding: String
     var duration: Double
     var frames: Int
+    /// What the header said, where it differs from the decoded count (MP3).
+    var headerFrames: Int?
     var sampleRate: Int
     var channels: Int
     var tags: [String: String]

@@ -114,7 +114,9 @@ extension Practice.Markers {
                 let points = entries.filter { $0.end == nil }.count, regions = entries.count - points
                 Terminal.write("practice: wrote \(points) marker\(points == 1 ? "" : "s") and \(regions) loop\(regions == 1 ? "" : "s") to \(output)\n", to: STDERR_FILENO)
             } else {
-                Terminal.write(String(decoding: written.data, as: UTF8.self), to: STDOUT_FILENO)
+                // A file's bytes: exact into a pipe or a file, made safe only for a terminal.
+                let text = String(decoding: written.data, as: UTF8.self)
+                if Terminal.isTTY(STDOUT_FILENO) { Terminal.write(text, to: STDOUT_FILENO) } else { Terminal.writeRaw(text, to: STDOUT_FILENO) }
             }
         }
     }

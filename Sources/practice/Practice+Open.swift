@@ -116,6 +116,6 @@ final class DownloadProgress: Sendable {
 
     private func draw(_ name: String, _ bytes: Int64, _ total: Int64?) {
         let width = min(Terminal.width(STDERR_FILENO) - 1, 80)
-        Terminal.write(Terminal.redraw(ProgressBar.render(name: name, bytes: bytes, of: total, width: width)), to: STDERR_FILENO)
+        Terminal.writeRaw(Terminal.redraw(ProgressBar.render(name: name, bytes: bytes, of: total, width: width)), to: STDERR_FILENO)
     }
 }

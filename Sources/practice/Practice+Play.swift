@@ -56,6 +56,9 @@ extension Practice {
         @Flag(help: "Show one status line instead of the practice screen.")
         var noTui = false
 
+        @Flag(name: .shortAndLong, help: "Say how playback runs: the device, and whether the audio thread got real-time priority.")
+        var verbose = false
+
         func validate() throws {
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
@@ -80,6 +83,7 @@ extension Practice {
             let screen = !controlled && !noTui && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
             let player = try Player(path: file, options: options)
+            if verbose { report(player) }
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
                 try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings)
@@ -97,7 +101,7 @@ extension Practice {
             for await event in player.events(keepingNewest: 64) {
                 let state = event.state
                 if controlled && state != last && event.kind != .stopped { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
-                if showStatus { Terminal.write(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
+                if showStatus { Terminal.writeRaw(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
                 last = state
                 if state.isFinished || state.failure != nil || event.kind == .stopped { break }
             }
@@ -111,6 +115,15 @@ extension Practice {
 }
 
 extension Practice.PlayOptions {
+    /// `--verbose`: the device and format, and once, a missing real-time priority (as cmus says it).
+    func report(_ player: Player) {
+        let f = player.outputFormat
+        Terminal.write("practice: playing through '\(Terminal.safe(player.deviceName))' at \(f.sampleRate) Hz, \(f.channels) channel\(f.channels == 1 ? "" : "s")\n", to: STDERR_FILENO)
+        if !player.isRealTime {
+            Terminal.write("practice: warning: no real-time priority for the audio thread (SCHED_FIFO was refused: raise 'ulimit -r' or use rtkit); playback may skip when the machine is busy\n", to: STDERR_FILENO)
+        }
+    }
+
     /// The full-screen session; a signal ends it like `q`, then exits 128 + N.
     func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings) throws {
         let env = ProcessInfo.processInfo.environment

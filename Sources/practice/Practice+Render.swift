@@ -82,7 +82,7 @@ extension Practice {
             let showProgress = !quiet && (progress || (Terminal.isTTY(STDOUT_FILENO) && Terminal.isTTY(STDERR_FILENO)))
             let result = try Renderer.render(job) { fraction in
                 guard showProgress else { return }
-                Terminal.write(Terminal.redraw(ProgressBar.render(fraction, width: min(Terminal.width(STDERR_FILENO) - 1, 60))), to: STDERR_FILENO)
+                Terminal.writeRaw(Terminal.redraw(ProgressBar.render(fraction, width: min(Terminal.width(STDERR_FILENO) - 1, 60))), to: STDERR_FILENO)
             }
             if showProgress { Terminal.write("\n", to: STDERR_FILENO) }
             if let early = result.earlyEnd { Terminal.write("practice: warning: \(early)\n", to: STDERR_FILENO) }

@@ -126,3 +126,26 @@ import PracticeTestSupport
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "the file is as it was")
     }
 }
+
+/// Text from tags, names and arguments reaches the terminal with its control characters shown,
+/// never obeyed: `ESC ] 0 ; … BEL` would retitle the terminal, `ESC [ 2 J` clear it.
+@Suite struct TerminalTextTests {
+    @Test func escapesInTagsAndNamesAreShownNotObeyed() throws {
+        let dir = ScratchDirectory("escapes")
+        try Signals.write(Signals.sine(440, seconds: 2), to: dir.file("evil.wav"),
+                          tags: ["title": "Evil\u{1B}]0;pwned\u{07}Title", "artist": "A\u{1B}[2JB"])
+        _ = try practice(["markers", "add", "evil.wav", "Verse\u{1B}[31m", "1"], in: dir)
+        let outputs = [
+            try practice(["info", "evil.wav"], in: dir),
+            try practice(["markers", "evil.wav"], in: dir),
+            try practice(["evil.wav", "--device", "null", "--from", "Coda\u{1B}[2J"], in: dir),
+        ]
+        for r in outputs {
+            #expect(!r.stdout.utf8.contains(0x1B) && !r.stderr.utf8.contains(0x1B) && !r.stdout.utf8.contains(0x07))
+        }
+        #expect(outputs[0].stdout.contains(#"Evil\u{1b}]0;pwned\u{7}Title"#), "\(outputs[0].stdout)")
+        #expect(outputs[0].stdout.contains(#"A\u{1b}[2JB"#))
+        #expect(outputs[1].stdout.contains(#"Verse\u{1b}[31m"#), "\(outputs[1].stdout)")
+        #expect(outputs[2].stderr == #"practice: --from: no marker named 'Coda\u{1b}[2J' (there are 'Verse\u{1b}[31m')"# + "\n")
+    }
+}

@@ -23,6 +23,31 @@ import PracticeTestSupport
         #expect(j.stdout == #"{"channels":2,"container":"MP3","duration":10,"encoding":"MPEG layer III","frames":441000,"path":"tone.mp3","sampleRate":44100,"tags":{},"version":1}"# + "\n")
     }
 
+    /// A VBR MP3 without its encoder's info frame: the header's length is a guess (here 2× too long);
+    /// `info` shows the decoded length, and says what the header claimed.
+    @Test func infoShowsAnMP3sDecodedLength() throws {
+        let dir = ScratchDirectory("mp3-length")
+        // A second of silence, then a noisy tone: the encoder's first frames are its smallest,
+        // so a length guessed from them and the file's size is far too long.
+        var rng = SystemRandomNumberGenerator()
+        let tone = Signals.sine(440, seconds: 10, amplitude: 0.35)
+        let samples = tone.indices.map { $0 < 88_200 ? Float(0) : tone[$0] + Float.random(in: -0.15...0.15, using: &rng) }
+        try Signals.write(samples, to: dir.file("full.mp3"), container: .mp3)
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir.file("full.mp3")))
+        // The first frame holds LAME's "Info" tag (frame count, delay, padding): cut it out.
+        let tag = try #require(data.range(of: Data("Info".utf8)) ?? data.range(of: Data("Xing".utf8)))
+        let start = try #require(data[..<tag.lowerBound].lastIndex(of: 0xFF))
+        let next = try #require(data[tag.upperBound...].firstRange(of: Data([0xFF, data[start + 1]]))).lowerBound
+        try (data[..<start] + data[next...]).write(to: URL(fileURLWithPath: dir.file("guess.mp3")))
+        let r = try practice(["info", "guess.mp3", "--json"], in: dir)
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let frames = try #require(doc["frames"] as? Int), header = try #require(doc["headerFrames"] as? Int)
+        #expect(abs(frames - 441_000) < 2_000, "decoded \(frames) frames of a 441,000-frame tone (plus the decoder's delay)")
+        #expect(header > frames * 3 / 2, "the header guessed \(header)")
+        let plain = try practice(["info", "guess.mp3"], in: dir).stdout.split(separator: "\n")[2]
+        #expect(plain.hasPrefix("Duration:     0:10.0") && plain.contains("frames decoded; the header says"), "\(plain)")
+    }
+
     @Test(arguments: [["play"], ["render"], ["info"], ["markers"], ["markers", "list"], ["markers", "add"], ["markers", "rm"],
                       ["markers", "rename"], ["markers", "move"], ["markers", "import"], ["markers", "export"],
                       ["markers", "merge"], ["markers", "merge-driver"], ["loops"], ["loops", "list"], ["loops", "add"], ["loops", "rm"],
@@ -89,5 +114,25 @@ import PracticeTestSupport
         #expect(events.allSatisfy { $0.hasPrefix(#"{"duration":10,"event":"state","#) && $0.hasSuffix(#","version":1}"#) })
         // Paused at 7.25 s, then the rate changed while paused: position and rate exact.
         #expect(events.contains(#"{"duration":10,"event":"state","finished":false,"pitch":0,"playing":false,"position":7.25,"rate":1.25,"underruns":0,"version":1}"#))
+    }
+}
+
+/// `--verbose` says how playback runs, and once, when the audio thread got no real-time priority
+/// (here: run without CAP_SYS_NICE and with `ulimit -r` at 0, as an ordinary user is).
+@Suite struct VerboseTests {
+    let fx = Fixtures.shared
+
+    @Test func aMissingRealTimePriorityIsReportedOnce() throws {
+        let normal = try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--verbose", "--to", "1"])
+        #expect(normal.status == 0)
+        #expect(normal.stderr == "practice: playing through 'null' at 44100 Hz, 2 channels\n")
+        let refused = try run("/usr/bin/setpriv", ["--bounding-set", "-sys_nice", "prlimit", "--rtprio=0", "--",
+                                                   practiceBinary, fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "-v", "--to", "1"])
+        #expect(refused.status == 0)
+        #expect(refused.stderr == """
+            practice: playing through 'null' at 44100 Hz, 2 channels
+            practice: warning: no real-time priority for the audio thread (SCHED_FIFO was refused: raise 'ulimit -r' or use rtkit); playback may skip when the machine is busy
+
+            """)
     }
 }

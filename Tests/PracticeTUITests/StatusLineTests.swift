@@ -28,3 +28,17 @@ import PracticeTUI
         #expect(ProgressBar.render(0.25, width: 30).count == 30)
     }
 }
+
+@Suite struct SafeTextTests {
+    /// The screen and the status line show a title's escape sequence as text.
+    @Test func theScreenShowsEscapesAsText() {
+        var p = PlayerState(title: "Evil\u{1B}]0;pwned\u{07}", path: "x.wav", tags: ["artist": "\u{202E}kcab"], position: 1, duration: 2, isPlaying: false)
+        p.loop = nil
+        let lines = Screen.render(ScreenState(player: p, markers: [.init(name: "A\u{1B}[2J", time: 0.5)], message: "bad\rline"), width: 80, height: 24)
+        #expect(lines[0] == #"Evil\u{1b}]0;pwned\u{7}"#)
+        #expect(lines[1] == #"\u{202e}kcab"#)
+        #expect(lines.contains(#"▸ 1  0:00.500  A\u{1b}[2J"#))
+        #expect(lines[22] == #"bad\u{d}line"#)
+        #expect(StatusLine.render(p, width: 60).hasPrefix(#"⏸ Evil\u{1b}]0;pwned\u{7}  "#))
+    }
+}

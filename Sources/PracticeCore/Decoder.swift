@@ -11,77 +11,21 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
         var settings: PlaybackSettings
         var loop: LoopRegion?
     }
-    /// A stretch of output: ring frames from `ringFrame` on hold source frames from `startFrame`,
-    /// advancing `sourcePerOutput` source frames per output frame, up to `endFrame`; the
-    /// stretcher's content runs up to `lead` source frames ahead of that line (see `Pipeline.stretchLead`).
-    /// With a `loop`, the line wraps from the loop's end to its start (each pass after the first
-    /// is exactly the loop's length, seam included).
+    /// A generation's stream: it starts at ring frame `ringFrame`, and `timeline` says which source
+    /// frames its output holds; it plays up to source frame `endFrame`.
     struct Segment: Sendable {
         var generation: UInt64
         var ringFrame: Int
-        var startFrame: Int
         var endFrame: Int
-        var sourcePerOutput: Double
-        var lead: Double
-        var loop: LoopRegion?
-        /// For a rehearsal (count-ins, gaps, trainer), what each stretch of output holds.
-        var pieces: [Program.Piece] = []
+        var timeline: Timeline
 
-        /// The piece playing at ring frame `ring`, for a rehearsal.
-        private func piece(atRing ring: Double) -> (Program.Piece, Double)? {
-            guard !pieces.isEmpty else { return nil }
-            let out = ring - Double(ringFrame)
-            guard let p = pieces.last(where: { Double($0.outStart) <= out }) else { return nil }
-            return (p, out - Double(p.outStart))
+        /// The source frame heard at ring frame `ring`, and the loop's pass (from 1) in this stream.
+        func place(atRing ring: Double) -> (frame: Int, pass: Int)? {
+            timeline.place(atOutput: ring - Double(ringFrame)).map { ($0.frame, $0.pass + 1) }
         }
 
-        /// The rate being heard (the trainer's for the pass), if a rehearsal says.
-        func rate(atRing ring: Double) -> Double? { piece(atRing: ring)?.0.rate }
-
-        /// Source frames travelled from `startFrame` by ring frame `ring` (before wrapping).
-        private func travelled(atRing ring: Double) -> Double {
-            let out = ring - Double(ringFrame)
-            guard out > 0 else { return 0 }
-            return Self.travelled(out, sourcePerOutput: sourcePerOutput, lead: lead)
-        }
-
-        /// Source frames a stretched stream has travelled after `out` output frames: the straight
-        /// line plus the stretcher's lead, which builds up over the first sequence while that
-        /// sequence plays at its own speed.
-        static func travelled(_ out: Double, sourcePerOutput: Double, lead: Double) -> Double {
-            let cap = out * (1 - sourcePerOutput).magnitude
-            return out * sourcePerOutput + max(-cap, min(cap, lead))
-        }
-
-        /// The source frame heard at ring frame `ring`.
-        func sourceFrame(atRing ring: Double) -> Int {
-            if let (p, into) = piece(atRing: ring) {
-                guard p.isAudio else { return p.source }
-                return min(Int((Double(p.source) + Self.travelled(into, sourcePerOutput: p.sourcePerOutput, lead: p.lead)).rounded()), p.sourceEnd)
-            }
-            if !pieces.isEmpty { return startFrame }
-            let linear = Double(startFrame) + travelled(atRing: ring)
-            guard let loop, loop.length > 0 else { return min(Int(linear.rounded()), endFrame) }
-            let (offset, done) = loopOffset(linear, loop)
-            if done { return loop.end }
-            if offset < 0 { return Int(linear.rounded()) }   // the lead-in before the loop
-            return loop.start + Int(offset.truncatingRemainder(dividingBy: Double(loop.length)).rounded(.down))
-        }
-
-        /// Which pass of the loop is heard at ring frame `ring` (1 during a lead-in).
-        func pass(atRing ring: Double) -> Int {
-            if !pieces.isEmpty { return (piece(atRing: ring)?.0.pass).map { $0 - (loop?.firstPass ?? 0) + 1 } ?? 1 }
-            guard let loop, loop.length > 0 else { return 1 }
-            let (offset, done) = loopOffset(Double(startFrame) + travelled(atRing: ring), loop)
-            if done, let passes = loop.passes { return passes }
-            return max(0, Int((offset / Double(loop.length)).rounded(.down))) + 1
-        }
-
-        private func loopOffset(_ linear: Double, _ loop: LoopRegion) -> (offset: Double, done: Bool) {
-            let offset = linear - Double(loop.start)
-            if let passes = loop.passes, offset >= Double(passes * loop.length) { return (offset, true) }
-            return (offset, false)
-        }
+        /// The rate being heard at ring frame `ring`.
+        func rate(atRing ring: Double) -> Double? { timeline.rate(atOutput: ring - Double(ringFrame)) }
     }
 
     private let program: Program
@@ -107,6 +51,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
          onGeneration: @escaping @Sendable () -> Void) {
         self.isIdle = isIdle
         self.program = program
+        program.pieceLimit = 16   // the heard position needs only the newest
         self.ring = ring
         self.range = range
         self.outputRate = outputRate
@@ -148,12 +93,11 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     func segment(forGeneration g: UInt64) -> Segment? { segments.withLock { $0.last { $0.generation == g } } }
     func earlyEnd(forGeneration g: UInt64) -> (frame: Int, reason: String)? { earlyEnds.withLock { $0[g] } }
 
-    /// Copies a rehearsal's pieces into the generation's segment, for the heard position.
-    private func publishPieces(of generation: UInt64) {
-        let pieces = program.pieces
-        guard !pieces.isEmpty else { return }
+    /// Copies a rehearsal's new pieces into the generation's segment, for the heard position.
+    private func publishTimeline(of generation: UInt64) {
+        let timeline = program.timeline
         segments.withLock { s in
-            if let k = s.lastIndex(where: { $0.generation == generation }), s[k].pieces != pieces { s[k].pieces = pieces }
+            if let k = s.lastIndex(where: { $0.generation == generation }), s[k].timeline != timeline { s[k].timeline = timeline }
         }
     }
 
@@ -202,10 +146,8 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                         ?? min(max(request.frame, 0), range.upperBound - 1)
                     try program.start(at: start, end: range.upperBound, loop: request.loop, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
-                    let segment = Segment(generation: request.generation, ringFrame: ringFrame, startFrame: start,
-                                          endFrame: request.loop?.end ?? range.upperBound,
-                                          sourcePerOutput: program.sourceFramesPerOutputFrame,
-                                          lead: program.stretchLead, loop: request.loop, pieces: program.pieces)
+                    let segment = Segment(generation: request.generation, ringFrame: ringFrame,
+                                          endFrame: request.loop?.end ?? range.upperBound, timeline: program.timeline)
                     segments.withLock { s in
                         s.append(segment)
                         if s.count > 64 { s.removeFirst(s.count - 64) }
@@ -235,7 +177,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                 carryOffset = 0
             }
             do {
-                defer { publishPieces(of: generation) }
+                defer { publishTimeline(of: generation) }
                 let more = try program.produce { p, n in
                     let written = ring.write(p, frames: n)
                     if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }

@@ -421,7 +421,7 @@ public final class Player: Sendable {
         guard c.playing else { return c.startFrame }
         guard let segment = decoder.segment(forGeneration: c.generation) else { return c.startFrame }
         if audio.lastEndedGeneration == c.generation { return segment.endFrame }
-        return segment.sourceFrame(atRing: heardRingFrame(from: segment.ringFrame))
+        return segment.place(atRing: heardRingFrame(from: segment.ringFrame))?.frame ?? c.startFrame
     }
 
     /// The ring frame being heard, for a generation that starts at ring frame `ringFrame` (never
@@ -440,7 +440,7 @@ public final class Player: Sendable {
     private func currentPass(_ c: Engine) -> Int? {
         guard c.activeLoop != nil else { return nil }
         guard c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.passesBefore + 1 }
-        return c.passesBefore + segment.pass(atRing: heardRingFrame(from: segment.ringFrame))
+        return c.passesBefore + (segment.place(atRing: heardRingFrame(from: segment.ringFrame))?.pass ?? 1)
     }
 
     private func snapshot(_ c: Engine) -> PlayerState {

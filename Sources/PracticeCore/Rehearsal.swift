@@ -54,27 +54,16 @@ public struct Trainer: Sendable, Equatable {
     }
 }
 
-/// Plays a loop pass by pass through the `Pipeline`, with count-ins and gaps between the passes
-/// and the trainer's rate for each, and records which output frames hold what (`pieces`), so the
-/// heard position can be mapped back. A plain loop goes straight to the pipeline (seamless).
+/// Plays a stream through the `Pipeline`: a range, a plain loop (seamless, the pipeline wraps it),
+/// or a loop pass by pass with count-ins and gaps between the passes and the trainer's rate for
+/// each. Either way it records which output frames hold what (`timeline`), so the heard position
+/// can be mapped back and a render's cue points placed.
 final class Program {
     let pipeline: Pipeline
 
-    /// A stretch of output: from output frame `outStart`, either the audio of source frames from
-    /// `source` (advancing `sourcePerOutput` per frame, up to `sourceEnd`), or silence and clicks
-    /// that stand still at `source`.
-    struct Piece: Sendable, Equatable {
-        var outStart: Int
-        var source: Int
-        var sourceEnd: Int
-        var sourcePerOutput: Double
-        var lead: Double
-        var pass: Int
-        var rate: Double
-        var isAudio: Bool
-    }
-
-    private(set) var pieces: [Piece] = []
+    private(set) var timeline = Timeline()
+    /// Keep only the newest pieces (an endless rehearsal would grow the map forever); nil keeps all (a render).
+    var pieceLimit: Int?
     /// Output frames produced since `start`.
     private(set) var outputFrames = 0
     private var loop: LoopRegion?
@@ -107,8 +96,6 @@ final class Program {
         accent = tone(1_500)
     }
 
-    var sourceFramesPerOutputFrame: Double { pipeline.sourceFramesPerOutputFrame }
-    var stretchLead: Double { pipeline.stretchLead }
     var earlyEnd: (frame: Int, reason: String)? { pipeline.earlyEnd }
     var sourceFrame: Int { pipeline.sourceFrame }
 
@@ -124,12 +111,15 @@ final class Program {
         self.settings = settings
         rehearsal = loop?.rehearsal ?? Rehearsal()
         segmented = loop != nil && !rehearsal.isPlain
-        pieces = []
+        timeline = Timeline()
         outputFrames = 0
         pass = 0
         finished = false
         guard let loop, segmented else {
             try pipeline.start(at: frame, end: end, loop: loop, settings: settings)
+            timeline.pieces = [Timeline.Piece(outStart: 0, source: frame, sourceEnd: loop?.end ?? end,
+                                              sourcePerOutput: pipeline.sourceFramesPerOutputFrame, lead: pipeline.stretchLead,
+                                              pass: 0, rate: settings.rate, isAudio: true, wrap: loop)]
             return
         }
         passStart = frame
@@ -151,8 +141,8 @@ final class Program {
         insertDone = -gapFrames   // the gap comes first; clicks from 0 on
         inPass = false
         if insertLeft > 0 {
-            pieces.append(Piece(outStart: outputFrames, source: passStartFor(k), sourceEnd: passStartFor(k),
-                                sourcePerOutput: 0, lead: 0, pass: k, rate: rate(forPass: k), isAudio: false))
+            append(Timeline.Piece(outStart: outputFrames, source: passStartFor(k), sourceEnd: passStartFor(k), sourcePerOutput: 0, lead: 0,
+                                  pass: k - (loop?.firstPass ?? 0), rate: rate(forPass: k), isAudio: false))
         }
     }
 
@@ -168,10 +158,14 @@ final class Program {
         s.rate = rate(forPass: pass + loop.firstPass)
         let from = passStartFor(pass + loop.firstPass)
         try pipeline.start(at: from, end: loop.end, edgeFades: true, settings: s)
-        pieces.append(Piece(outStart: outputFrames, source: from, sourceEnd: loop.end, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
-                            lead: pipeline.stretchLead, pass: pass + loop.firstPass, rate: s.rate, isAudio: true))
-        if pieces.count > 16 { pieces.removeFirst(pieces.count - 16) }
+        append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
+                              lead: pipeline.stretchLead, pass: pass, rate: s.rate, isAudio: true))
         inPass = true
+    }
+
+    private func append(_ piece: Timeline.Piece) {
+        timeline.pieces.append(piece)
+        if let limit = pieceLimit, timeline.pieces.count > limit { timeline.pieces.removeFirst(timeline.pieces.count - limit) }
     }
 
     /// Produces the next output; false once everything has been played.

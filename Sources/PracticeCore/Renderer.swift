@@ -12,7 +12,9 @@ public struct RenderJob: Sendable {
     /// A region to write `passes` times (nil passes: once), after a lead-in from `from` if given.
     public var loop: LoopRange?
     public var force = false
-    /// Cue points (and regions) for a WAV output, in seconds on the output's timeline.
+    /// Markers (points) and loops (regions) in seconds on the source's timeline, written into a
+    /// WAV output as cue points wherever the output plays them: once per pass of a loop, after
+    /// count-ins and gaps, at each pass's rate (placed by the stream's `Timeline`).
     public var cues: [InterchangeEntry] = []
     /// For lossless containers; nil = the input's own (16-bit for lossy inputs).
     public var sampleFormat: SoundFileWriter.SampleFormat?
@@ -88,7 +90,8 @@ public enum Renderer {
             }
             try writer.close()
             if container == .wav, !job.cues.isEmpty {
-                do { try Interchange.appendCues(toWAVAt: temporary, entries: job.cues, sampleRate: rate) } catch {
+                let entries = placed(job.cues, on: program.timeline, outputFrames: frames, outputRate: rate, track: track)
+                do { try Interchange.appendCues(toWAVAt: temporary, entries: entries, sampleRate: rate) } catch {
                     try? FileManager.default.removeItem(atPath: temporary)
                     throw PracticeError(.ioError, "\(job.output): cannot write cue points: \(error.message)")
                 }
@@ -108,6 +111,26 @@ public enum Renderer {
         }
         let early = program.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
         return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
+    }
+
+    /// Source-timeline entries as they fall in the output: a point at every output frame that plays
+    /// it; a region from each of its starts to the first end after it. Seconds on the output's timeline.
+    static func placed(_ entries: [InterchangeEntry], on timeline: Timeline, outputFrames: Int, outputRate: Int,
+                       track: Track) -> [InterchangeEntry] {
+        var out: [InterchangeEntry] = []
+        let seconds = { (frame: Int) in Double(frame) / Double(outputRate) }
+        for e in entries {
+            let starts = timeline.outputFrames(of: track.frame(clamping: e.start), before: outputFrames)
+            guard let end = e.end else {
+                out += starts.map { InterchangeEntry(name: e.name, start: seconds($0)) }
+                continue
+            }
+            let ends = timeline.outputFrames(of: track.frame(clamping: end), before: outputFrames, atEnd: true)
+            for s in starts {
+                if let e2 = ends.first(where: { $0 > s }) { out.append(InterchangeEntry(name: e.name, start: seconds(s), end: seconds(e2))) }
+            }
+        }
+        return out.sorted { ($0.start, $0.end ?? -1, $0.name) < ($1.start, $1.end ?? -1, $1.name) }
     }
 
     /// Keep the input's sample format where the container can store it; lossy inputs become 16-bit.

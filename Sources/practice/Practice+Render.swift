@@ -61,10 +61,7 @@ extension Practice {
                 let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
                 guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
                 warn(loaded.warnings)
-                var loop = job.loop
-                if loop != nil, loop?.passes == nil { loop?.passes = 1 }
-                return loaded.sidecar.renderedEntries(start: job.from ?? loop?.start ?? 0, end: job.to ?? track.duration,
-                                                      loop: loop, rate: job.settings.rate)
+                return loaded.sidecar.interchangeEntries(for: .wav)
             } catch {
                 warn(["\(error.message); rendering without cue points"])
                 return []

@@ -77,7 +77,9 @@ import PracticeTestSupport
     }
 
     /// `render` to WAV writes the markers that fall in the output as cue points (and labels),
-    /// placed on the output's timeline: at 0.8× a marker at 2 s lands at 2.5 s.
+    /// placed on the output's timeline where the marker's audio is: at 0.8× from 1 s, a marker at
+    /// 2.25 s lands at (2.25 − 1) ÷ 0.8 = 1.5625 s less the stretcher's lead (9 ms: its content
+    /// runs ahead of the straight line), as the player's position says.
     @Test func renderingToWAVWritesTheMarkersIn() throws {
         let w = try workspace()
         var r = try w.run(["render", "tone.wav", "-o", "slow.wav", "--rate", "0.8", "--from", "1", "-q"])
@@ -86,11 +88,12 @@ import PracticeTestSupport
         #expect(abs(try Signals.read(w.dir.file("slow.wav")).info.frames - 496_125) < 1_000)
         r = try w.run(["markers", "import", "slow.wav", "slow.wav"])
         #expect(r.stdout == "imported 2 markers and 1 loop from slow.wav into slow.wav.practice.json\n")
-        #expect(try w.run(["markers", "slow.wav"]).stdout == "TIME      NAME\n0:01.562  Verse 1\n0:06.250  Chorus ✨\n")
+        #expect(try w.run(["markers", "slow.wav"]).stdout == "TIME      NAME\n0:01.553  Verse 1\n0:06.241  Chorus ✨\n")
         // A loop rendered three times carries its markers on every pass.
         r = try w.run(["render", "tone.wav", "-o", "drill.wav", "--loop", "Verse 1", "Chorus ✨", "--times", "3", "-q"])
         #expect(r.status == 0)
-        _ = try w.run(["markers", "import", "drill.wav", "drill.wav"])
+        r = try w.run(["markers", "import", "drill.wav", "drill.wav"])
+        #expect(r.stdout == "imported 3 markers and 0 loops from drill.wav into drill.wav.practice.json\n", "the chorus loop lies past the drill")
         #expect(try w.run(["markers", "drill.wav"]).stdout == "TIME      NAME\n0:00.000  Verse 1\n0:03.750  Verse 1 (2)\n0:07.500  Verse 1 (3)\n")
     }
 }

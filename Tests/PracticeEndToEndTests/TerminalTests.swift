@@ -57,19 +57,20 @@ import PracticeAudio
         #expect(screen.contains("Markers: none yet (m drops one where you are)"))
 
         _ = try tmux(["send-keys", "-t", session, "m"])
-        screen = try waitFor(", name: Marker 1█", in: session)
-        #expect(screen.contains(", name: Marker 1█"), "screen:\n\(screen)")
-        _ = try tmux(["send-keys", "-t", session, "BSpace", "BSpace", "Enter"])   // "Marker 1" → "Marker" (trailing space trimmed)
-        screen = try waitFor("added marker 'Marker'", in: session)
-        #expect(screen.contains("added marker 'Marker' at 0:01."), "screen:\n\(screen)")
+        screen = try waitFor("Marker 1", in: session)
+        #expect(screen.contains(", name: Marker 1█") || screen.contains(", name: ‹Marker 1›█"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "-l", "Intro riff"])   // typing replaces the suggested name
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        screen = try waitFor("added marker 'Intro riff'", in: session)
+        #expect(screen.contains("added marker 'Intro riff' at 0:01."), "screen:\n\(screen)")
         #expect(screen.contains("▸ 1  0:01."))
 
         _ = try tmux(["send-keys", "-t", session, "]"])
         screen = try waitFor("speed 0.90×", in: session)
         #expect(screen.contains("speed 0.90×"), "screen:\n\(screen)")
         _ = try tmux(["send-keys", "-t", session, "1"])
-        screen = try waitFor("Marker (0:01.", in: session)
-        #expect(screen.contains("Marker (0:01."), "screen:\n\(screen)")
+        screen = try waitFor("Intro riff (0:01.", in: session)
+        #expect(screen.contains("Intro riff (0:01."), "screen:\n\(screen)")
 
         // An A–B loop from here, on at once, then saved under a name.
         _ = try tmux(["send-keys", "-t", session, "a"])
@@ -78,7 +79,7 @@ import PracticeAudio
         screen = try waitFor("on, pass ", in: session)
         #expect(screen.contains("on, pass 1"), "screen:\n\(screen)")
         _ = try tmux(["send-keys", "-t", session, "s"])
-        _ = try waitFor("Save the loop as: Loop 1█", in: session)
+        _ = try waitFor("Save the loop as: ‹Loop 1›█", in: session)
         _ = try tmux(["send-keys", "-t", session, "Enter"])
         screen = try waitFor("saved loop 'Loop 1'", in: session)
         #expect(screen.contains("saved loop 'Loop 1' (song.wav.practice.json)"), "screen:\n\(screen)")
@@ -90,7 +91,7 @@ import PracticeAudio
         let loops = try run(practiceBinary, ["loops", "song.wav"], environment: ["XDG_CACHE_HOME": dir.path + "/cache"], currentDirectory: dir.path)
         #expect(loops.stdout.hasPrefix("NAME    FROM      TO        LENGTH\nLoop 1  0:01."), "\(loops.stdout)")
         let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
-        #expect(sidecar.contains("\"name\": \"Marker\""))
+        #expect(sidecar.contains("\"name\": \"Intro riff\""))
     }
 
     /// At 1.0× the output is the source, sample for sample, and the source is a counter whose every
@@ -108,7 +109,7 @@ import PracticeAudio
         usleep(500_000)
         let pressedM = Double(monotonicNanoseconds())
         _ = try tmux(["send-keys", "-t", session, "m"])
-        _ = try waitFor(", name: Marker 2█", in: session)
+        _ = try waitFor(", name: ‹Marker 2›█", in: session)
         _ = try tmux(["send-keys", "-t", session, "Enter"])
         screen = try waitFor("added marker 'Marker 2'", in: session)
         #expect(screen.contains("added marker 'Marker 2'"), "screen:\n\(screen)")
@@ -186,7 +187,7 @@ import PracticeAudio
         }
         _ = try waitFor("the end: back to the start", in: session)
         _ = try tmux(["send-keys", "-t", session, "m"])   // unbound now
-        _ = try keys("x", then: ", name: Marker 3█")
+        _ = try keys("x", then: ", name: ‹Marker 3›█")
         _ = try keys("Enter", then: "added marker 'Marker 3' at 0:00.000")
 
         // M: the list, on the marker where we are (Marker 3 at 0); down to Verse, nudged +10 +10 +100 ms.
@@ -195,7 +196,7 @@ import PracticeAudio
         _ = try keys("Right", then: "'Verse' at 0:02.020 (+10 ms)")
         var screen = try keys("S-Right", then: "'Verse' at 0:02.120 (+100 ms)")
         #expect(screen.contains("› 2  0:02.120  Verse"), "screen:\n\(screen)")
-        _ = try keys("r", then: "Rename 'Verse' to: Verse█")
+        _ = try keys("r", then: "Rename 'Verse' to: ‹Verse›█")
         _ = try keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "B", "r", "i", "d", "g", "e", "Enter", then: "renamed 'Verse' to 'Bridge'")
         _ = try keys("Down", "d", then: "Delete the marker 'Chorus'? y deletes it, any other key keeps it")
         _ = try keys("n", then: "kept 'Chorus'")

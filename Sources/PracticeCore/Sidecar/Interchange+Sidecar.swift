@@ -94,35 +94,3 @@ extension Sidecar {
         return "\(base) (\(n))"
     }
 }
-
-extension Sidecar {
-    /// The markers (and loops) as they fall in a render's output: the range from `start` (to
-    /// `end`) played at `rate`, or, with a loop, a lead-in from `start` and then `passes` passes,
-    /// each carrying the loop's markers again. Seconds on the output's timeline.
-    public func renderedEntries(start: Double, end: Double, loop: LoopRange?, rate: Double) -> [InterchangeEntry] {
-        var out: [InterchangeEntry] = []
-        guard let loop else {
-            for m in liveMarkers where m.time >= start && m.time < end {
-                out.append(InterchangeEntry(name: m.name, start: (m.time - start) / rate))
-            }
-            for l in liveLoops {
-                if let a = time(of: l.start), let b = time(of: l.end), a >= start, b <= end {
-                    out.append(InterchangeEntry(name: l.name, start: (a - start) / rate, end: (b - start) / rate))
-                }
-            }
-            return out.sorted { ($0.start, $0.name) < ($1.start, $1.name) }
-        }
-        // The lead-in and pass 1 run straight from `start` to B; each later pass from A to B.
-        for m in liveMarkers where m.time >= start && m.time < loop.end {
-            out.append(InterchangeEntry(name: m.name, start: (m.time - start) / rate))
-        }
-        var passStart = loop.end - start   // output seconds (at rate 1) where pass 2 begins
-        for _ in 1..<max(loop.passes ?? 1, 1) {
-            for m in liveMarkers where m.time >= loop.start && m.time < loop.end {
-                out.append(InterchangeEntry(name: m.name, start: (passStart + m.time - loop.start) / rate))
-            }
-            passStart += loop.end - loop.start
-        }
-        return out.sorted { ($0.start, $0.name) < ($1.start, $1.name) }
-    }
-}

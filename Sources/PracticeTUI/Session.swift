@@ -49,8 +49,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     /// `sidecar`: a sidecar to use instead of the track's own (`--markers`); `rehearsal`: the
     /// command line's count-in, gaps, pre-roll and trainer, for every loop set on the screen too.
+    /// `notice`: the first message shown (such as where the track was resumed).
     public init(player: Player, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal(),
-                bindings: KeyBindings = .defaults, lyrics: String? = nil) {
+                bindings: KeyBindings = .defaults, lyrics: String? = nil, notice: String? = nil) {
+        self.message = notice
         self.player = player
         self.lyricsPath = lyrics
         self.sidecarPath = sidecar

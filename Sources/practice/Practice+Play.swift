@@ -59,6 +59,9 @@ extension Practice {
         @Flag(name: .shortAndLong, help: "Say how playback runs: the device, and whether the audio thread got real-time priority.")
         var verbose = false
 
+        @Flag(help: "Start at the beginning at 1.0×, not where you left the track (it is still remembered where you stop).")
+        var fresh = false
+
         func validate() throws {
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
@@ -82,13 +85,26 @@ extension Practice {
             let controlled = control == "stdin"
             let screen = !controlled && !noTui && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
+            // A person at a terminal comes back where they left the track; scripts start where told.
+            var store = !controlled && Terminal.isTTY(STDOUT_FILENO) ? ResumeStore() : nil
+            if let problem = store?.problem { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
+            let resumed = fresh ? nil : store?.point(for: file)
+            if let resumed { resume(from: resumed, into: &options, file: file) }
             let player = try Player(path: file, options: options)
+            if let loop = resumed?.loop, options.loop == nil, place.loop.isEmpty {
+                try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: Rehearsal(bpm: place.bpm)), on: loop.isOn)
+            }
+            let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-                try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings)
+                let signal = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings, notice: notice)
+                remember(player, in: &store)
+                if let signal { Glibc.exit(128 + signal) }
+                if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
                 return
             }
+            if let notice, Terminal.isTTY(STDERR_FILENO) { Terminal.write("practice: \(notice)\n", to: STDERR_FILENO) }
             let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
             if controlled { StdinControl.start(player) }
             let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { player.stop() } }
@@ -107,6 +123,7 @@ extension Practice {
             }
             player.stop()
             if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
+            remember(player, in: &store)
             if let signal = signals.received { Glibc.exit(128 + signal) }
             if let failure = last?.failure { throw PracticeError(.ioError, failure) }
             if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
@@ -124,19 +141,41 @@ extension Practice.PlayOptions {
         }
     }
 
-    /// The full-screen session; a signal ends it like `q`, then exits 128 + N.
-    func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings) throws {
+    /// The saved place, under what the command line says: `--rate` and `--pitch` win over the saved
+    /// ones, `--from` and `--loop` over the saved position and loop.
+    func resume(from point: ResumePoint, into options: inout PlayerOptions, file: String) {
+        if sound.rate == nil { options.settings.rate = point.rate }
+        if sound.pitch == nil { options.settings.pitch = point.pitch }
+        // Not from the very end (or past it, if the file was replaced by a shorter one).
+        let duration = (try? Track.open(file).track.duration) ?? 0
+        if place.from == nil, place.loop.isEmpty, point.position < duration - 0.5 { options.from = point.position }
+    }
+
+    /// Keeps where the person stopped (a track played to its end starts at the beginning next time).
+    func remember(_ player: Player, in store: inout ResumeStore?) {
+        guard store != nil else { return }
+        let s = player.state
+        let atStart = s.position < 0.5 && s.rate == 1 && s.pitch == 0 && s.loop == nil
+        do {
+            try store?.save(atStart || s.isFinished && s.loop?.isOn != true ? nil : ResumePoint(s), for: player.track.path)
+        } catch {
+            Terminal.write("practice: warning: \(error.message)\n", to: STDERR_FILENO)
+        }
+    }
+
+    /// The full-screen session; a signal ends it like `q` (and is returned, for an exit with 128 + N).
+    func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings, notice: String? = nil) throws -> Int32? {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
-        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics)
+        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics,
+                              notice: notice)
         let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { session.requestQuit() } }
         defer { socket?.stop() }
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()
         player.stop()
-        if let signal = signals.received { Glibc.exit(128 + signal) }
-        if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
+        return signals.received
     }
 }
 

@@ -62,20 +62,20 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
 
 /// The options that shape the sound, shared by `play` and `render` (where: `PlaceOptions`).
 struct SoundOptions: ParsableArguments {
-    @Option(help: "Playback speed, from 0.25 to 3.0; pitch stays the same.")
-    var rate: Double = 1.0
+    @Option(help: "Playback speed, from 0.25 to 3.0; pitch stays the same (default: 1, or where you left the track).")
+    var rate: Double?
 
-    @Option(parsing: .unconditional, help: "Pitch shift in semitones, from -12 to 12; speed stays the same.")
-    var pitch: Double = 0
+    @Option(parsing: .unconditional, help: "Pitch shift in semitones, from -12 to 12; speed stays the same (default: 0, or where you left the track).")
+    var pitch: Double?
 
     @Option(help: "Time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults).")
     var profile: String = "music"
 
     func validate() throws {
-        guard rate.isFinite, PlaybackSettings.rateRange.contains(rate) else {
+        if let rate, !rate.isFinite || !PlaybackSettings.rateRange.contains(rate) {
             throw ValidationError("'--rate' must be from 0.25 to 3.0 (got '\(Self.show(rate))')")
         }
-        guard pitch.isFinite, PlaybackSettings.pitchRange.contains(pitch) else {
+        if let pitch, !pitch.isFinite || !PlaybackSettings.pitchRange.contains(pitch) {
             throw ValidationError("'--pitch' must be from -12 to 12 semitones (got '\(Self.show(pitch))')")
         }
         guard PlaybackSettings(rate: 1, pitch: 0, profileName: profile) != nil else {
@@ -84,7 +84,7 @@ struct SoundOptions: ParsableArguments {
     }
 
     var settings: PlaybackSettings {
-        PlaybackSettings(rate: rate, pitch: pitch, profileName: profile) ?? PlaybackSettings(rate: rate, pitch: pitch)
+        PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile) ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
     }
 
     static func show(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }

@@ -240,3 +240,30 @@ import PracticeTestSupport
         #expect(Timecode.format(359_999_999.5) == "99999:59:59.5")
     }
 }
+
+/// Where each track was left, per person: a round trip through the file, and a file that
+/// cannot be read is reported, used for nothing and never written over.
+@Suite struct ResumeStoreTests {
+    let dir = ScratchDirectory("resume-store")
+
+    @Test func savesAndReadsBackAPlace() throws {
+        var store = ResumeStore(path: dir.file("state/resume.json"))
+        #expect(store.problem == nil && store.point(for: "/music/a.flac") == nil)
+        let point = ResumePoint(position: 72.125, rate: 0.8, pitch: -2, loop: .init(start: 30, end: 45.5, name: "chorus", isOn: false),
+                                updatedAt: "2026-11-24T08:00:00Z")
+        try store.save(point, for: "/music/a.flac")
+        #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == point)
+        #expect(point.summary == "resumed at 1:12.1, 0.80×, -2 st")
+        try store.save(nil, for: "/music/a.flac")
+        #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == nil)
+    }
+
+    @Test func anUnreadableFileIsKept() throws {
+        let path = dir.file("resume.json")
+        try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)
+        var store = ResumeStore(path: path)
+        #expect(store.problem == "\(path):1:3: unexpected 'n'; expected a key in double quotes; not resuming, and not saving where you stop")
+        try store.save(ResumePoint(position: 1, rate: 1, pitch: 0, loop: nil), for: "/music/a.flac")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{ not json")
+    }
+}

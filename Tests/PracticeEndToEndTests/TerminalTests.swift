@@ -17,7 +17,8 @@ import PracticeAudio
         let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
                                 environment: ProcessInfo.processInfo.environment)
         try #require(start.wait() == 0)
-        let line = "cd \(dir) && PS1='$ ' && clear && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
+        // Each test's own state folder: where a track was left is remembered per person.
+        let line = "cd \(dir) && PS1='$ ' && clear && export XDG_STATE_HOME=\(dir)/state && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, line, "Enter"])
         return session
     }
@@ -225,6 +226,49 @@ import PracticeAudio
         let bpm = try #require((sidecar["settings"] as? [String: Any])?["bpm"] as? Double)
         #expect(abs(bpm - 120) < 6, "tapped \(bpm) bpm")
         #expect(Double(tapped) == bpm, "the screen said \(tapped) bpm, the sidecar \(bpm)")
+    }
+
+    /// `practice song.wav` comes back where it was left: position, speed and the loop (kept in
+    /// `$XDG_STATE_HOME/practice/resume.json`, not in the shared sidecar), and says so; `--fresh`
+    /// starts at the beginning at 1.0×.
+    @Test func aTrackResumesWhereItWasLeft() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("resume")
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"))
+        let run = "XDG_CACHE_HOME=\(dir.path)/cache \(practiceBinary) song.wav --device pulse"
+        var session = try startShell("practice-resume-\(getpid())", running: run, in: dir.path, rig: rig)
+        var screen = try waitFor("▶ Playing   0:01", in: session)
+        _ = try tmux(["send-keys", "-t", session, "["])
+        _ = try waitFor("speed 0.90×", in: session)
+        _ = try tmux(["send-keys", "-t", session, "a"])
+        usleep(700_000)
+        _ = try tmux(["send-keys", "-t", session, "b"])
+        _ = try waitFor("on, pass 1", in: session)
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        screen = try waitFor("EXIT=0", in: session)
+        _ = try tmux(["kill-session", "-t", session])
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("state/practice/resume.json")))) as? [String: Any]
+        let point = try #require((saved?["tracks"] as? [String: Any])?[dir.file("song.wav")] as? [String: Any], "\(String(describing: saved))")
+        let loop = try #require(point["loop"] as? [String: Any])
+        let (a, b) = (try #require(loop["start"] as? Double), try #require(loop["end"] as? Double))
+        #expect(point["rate"] as? Double == 0.9 && loop["on"] as? Bool == true && b - a > 0.5 && b - a < 1.5, "\(point)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("song.wav.practice.json")), "nothing went into the shared sidecar")
+
+        session = try startShell("practice-resume2-\(getpid())", running: run, in: dir.path, rig: rig)
+        screen = try waitFor("resumed at", in: session)
+        #expect(screen.contains("resumed at 0:0") && screen.contains(", 0.90×, loop 0:0") && screen.contains("(--fresh starts at the beginning)"),
+                "screen:\n\(screen)")
+        #expect(screen.contains("speed 0.90×") && screen.contains("on, pass 1"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        _ = try waitFor("EXIT=0", in: session)
+        _ = try tmux(["kill-session", "-t", session])
+
+        session = try startShell("practice-resume3-\(getpid())", running: run + " --fresh", in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        screen = try waitFor("▶ Playing   0:00", in: session)
+        #expect(screen.contains("speed 1.00×") && screen.contains("Loop: none") && !screen.contains("resumed"), "screen:\n\(screen)")
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        _ = try waitFor("EXIT=0", in: session)
     }
 
     /// Runs of captured frames that follow `Signals.counter` frame by frame, 50 ms or longer:

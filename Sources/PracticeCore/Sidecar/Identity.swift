@@ -11,6 +11,8 @@ public enum XDG {
     }
     /// `$XDG_CACHE_HOME/practice` (`~/.cache/practice`): things we can compute again.
     public static var cache: URL { directory("XDG_CACHE_HOME", default: ".cache").appendingPathComponent("practice") }
+    /// `$XDG_STATE_HOME/practice` (`~/.local/state/practice`): one person's state, kept between runs.
+    public static var state: URL { directory("XDG_STATE_HOME", default: ".local/state").appendingPathComponent("practice") }
 }
 
 extension TrackIdentity {

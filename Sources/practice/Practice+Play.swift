@@ -27,7 +27,7 @@ extension Practice {
                   practice song.mp3 --loop "shine turn" --from 1:04
                   practice song.wav --device pulse
                   practice song.mp3 --control socket   # the keyboard, and scripts on the socket
-                  printf '{"cmd":"seek","to":30}\n{"cmd":"quit"}\n' | practice song.mp3 --control stdin
+                  printf '{"cmd":"seek","to":30}\\n{"cmd":"quit"}\\n' | practice song.mp3 --control stdin
                 """)
 
         @Argument(help: "The audio file to play (WAV, FLAC, Ogg Vorbis, Opus, MP3, AIFF).",

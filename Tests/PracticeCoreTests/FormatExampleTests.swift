@@ -42,6 +42,18 @@ import PracticeTestSupport
         }
     }
 
+    /// The hand-written example reads as what a person meant: every marker with its time, note and
+    /// colour, the loop from a marker to a time, new ids, and no edit time (the oldest edit).
+    @Test func theHandWrittenExampleReadsAsMeant() throws {
+        let s = try SidecarStore.read(Self.root.appendingPathComponent("Formats/examples/hand-written.practice.json").path)
+        #expect(s.liveMarkers.map { "\($0.name)|\($0.time)|\($0.note ?? "")|\($0.color ?? "")" }
+                == ["Count-in|0.0||", "Shine turn|72.25|spot the left wall|", "Drop|90.5||#cc3300"])
+        let shine = try #require(s.liveMarkers.first { $0.name == "Shine turn" })
+        #expect(s.liveLoops.map { "\($0.name)|\(s.time(of: $0.start) ?? -1)|\(s.time(of: $0.end) ?? -1)" } == ["turn drill|72.25|80.0"])
+        #expect(s.liveLoops.first?.start == .marker(shine.id), "the loop starts at the marker, and moves with it")
+        #expect(Set(s.liveMarkers.map(\.id)).count == 3 && s.liveMarkers.allSatisfy { !$0.id.isEmpty })
+    }
+
     /// The schema does reject what it should, so the validations above mean something.
     @Test func theSchemaRejectsABadDocument() throws {
         let dir = ScratchDirectory("schema")

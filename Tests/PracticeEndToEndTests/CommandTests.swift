@@ -56,10 +56,22 @@ import PracticeTestSupport
         let r = try practice(command + ["--help"], in: fx.dir)
         let name = command.joined(separator: " ")
         #expect(r.status == 0)
-        #expect(r.stdout.contains("OVERVIEW: "))
-        #expect(r.stdout.contains("USAGE: practice \(name)"))
-        #expect(r.stdout.contains("Examples:\n  practice ") || r.stdout.contains("Example:\n  practice ") || command.last == "merge-driver")
-        #expect(r.stdout.contains("  practice \(name) ") || r.stdout.contains("\"practice \(name) "), "no example of \(name)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let overview = lines.prefix { !$0.isEmpty }.joined(separator: " ")
+        #expect(overview.hasPrefix("OVERVIEW: ") && overview.hasSuffix("."), "a sentence: \(overview)")
+        let usage = try #require(lines.firstIndex { $0.hasPrefix("USAGE: practice \(name)") }, "no usage line for \(name)")
+        if command.last == "merge-driver" {
+            // Its "example" is the setup git needs, word for word.
+            #expect(lines.contains(#"  git config merge.practice.driver "practice markers merge-driver %O %A %B""#))
+            return
+        }
+        // The examples: every indented line between "Examples:" and the usage runs practice (a long
+        // one wraps onto an unindented line), and one of them runs this very command.
+        let heading = try #require(lines.firstIndex { $0 == "Examples:" || $0 == "Example:" }, "no examples for \(name)")
+        let examples = lines[(heading + 1)..<usage].filter { $0.hasPrefix("  ") }
+        #expect(examples.allSatisfy { $0.hasPrefix("  practice ") || $0.hasPrefix("  printf ") && $0.contains(" | practice ") },
+                "examples of \(name): \(examples)")
+        #expect(examples.contains { $0.hasPrefix("  practice \(name) ") }, "no example of \(name): \(examples)")
     }
 
     /// Rendering writes a readable file of the expected length, format and rate for each container.

@@ -18,17 +18,26 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
-        // The only module that imports C.
+        // The C boundary and the real-time thread: the only module that imports C.
         .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr"]),
-        // The hub: Player, decoder loop, render, time parsing, sidecars. No C.
-        .target(name: "PracticeCore", dependencies: [
-            "PracticeAudio",
+        // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
+        .target(name: "PracticeDocuments"),
+        // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.
+        .target(name: "PracticeEngine", dependencies: [
+            "PracticeAudio", "PracticeDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // Terminal output: status line.
-        .target(name: "PracticeTUI", dependencies: ["PracticeCore"]),
+        // The control protocol: commands and events, the socket, its client, following lyrics.
+        .target(name: "PracticeControl", dependencies: ["PracticeEngine", "PracticeDocuments"]),
+        // FLO song documents, fetching (URLSession over the system's libcurl) and the song cache.
+        .target(name: "PracticeSongs", dependencies: [
+            "PracticeEngine", "PracticeDocuments",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // The practice screen: a view of the player's state, keys turned into commands.
+        .target(name: "PracticeTUI", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl"]),
         .executableTarget(name: "practice", dependencies: [
-            "PracticeTUI", "PracticeCore",
+            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -36,8 +45,12 @@ let package = Package(
         // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeAudio", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore", "PracticeTestSupport", "CAllocationCounter"]),
-        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeDocumentsTests", dependencies: ["PracticeDocuments", "PracticeEngine", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeEngineTests", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl",
+                                                               "PracticeTestSupport", "CAllocationCounter"]),
+        .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

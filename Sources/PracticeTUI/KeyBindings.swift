@@ -1,5 +1,7 @@
 import Foundation
-import PracticeCore
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
 
 /// What a key on the practice screen does. The raw values are the names `keys.conf` uses.
 public enum Action: String, CaseIterable, Sendable {

@@ -1,5 +1,7 @@
 import Foundation
-import PracticeCore
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
 
 /// The full-lyrics view (`y`): which line is picked, and what Enter does with it.
 public struct LyricsView: Sendable, Equatable {

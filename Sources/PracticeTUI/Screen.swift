@@ -1,5 +1,7 @@
 import Foundation
-import PracticeCore
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
 
 /// Everything the practice screen shows: the player's state plus what the session keeps.
 public struct ScreenState: Sendable, Equatable {

@@ -1,6 +1,8 @@
 import Foundation
-import PracticeCore
 import Synchronization
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
 
 /// The interactive practice session: reads keys, drives the player (one more controller of the
 /// hub) and the marker store, and redraws the screen when something changed (at most ten times a

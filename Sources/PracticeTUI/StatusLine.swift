@@ -1,5 +1,7 @@
 import Foundation
-import PracticeCore
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
 
 /// The one-line status shown while playing on a terminal: a pure function of the player's state.
 public enum StatusLine {

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
-import PracticeCore
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
+import PracticeSongs
 
 /// Where to play or render: `--from`, `--to`, `--loop`, `--times`, with marker and loop names
 /// taken from the track's sidecar (or `--markers PATH`). Shared by `play` and `render`.

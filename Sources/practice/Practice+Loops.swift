@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
-import PracticeCore
 import PracticeTUI
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
+import PracticeSongs
 
 extension Practice {
     struct Loops: ParsableCommand {

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
-import PracticeCore
 import PracticeTUI
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
+import PracticeSongs
 
 extension Practice {
     /// `practice lyrics` (named so as not to hide PracticeCore's `Lyrics`).

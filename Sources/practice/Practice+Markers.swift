@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
-import PracticeCore
 import PracticeTUI
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
+import PracticeSongs
 
 /// The audio file and, optionally, a sidecar to use instead of the track's own.
 struct SidecarOptions: ParsableArguments {

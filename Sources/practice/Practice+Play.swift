@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
-import PracticeCore
 import PracticeTUI
 import Synchronization
+import PracticeDocuments
+import PracticeEngine
+import PracticeControl
+import PracticeSongs
 
 extension Practice {
     struct Play: AsyncParsableCommand {

@@ -1,5 +1,8 @@
 import Testing
 import PracticeTUI
+import PracticeEngine
+import PracticeDocuments
+import PracticeControl
 
 /// The download bars of `practice open`.
 @Suite struct ProgressBarTests {

@@ -1,6 +1,8 @@
 import Testing
-import PracticeCore
 @testable import PracticeTUI
+import PracticeEngine
+import PracticeDocuments
+import PracticeControl
 
 /// The practice screen as snapshots: state in, lines out, at 80×24 and 120×40, with and without colour.
 @Suite struct ScreenTests {

@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 import PracticeAudio
-import PracticeCore
 import PracticeTestSupport
 @testable import PracticeTUI
+import PracticeEngine
+import PracticeDocuments
+import PracticeControl
 
 /// The practice session's keys against a player on the virtual device, without a terminal: what
 /// each key makes the player do, and what the screen then shows.

@@ -1,6 +1,8 @@
 import Testing
-import PracticeCore
 import PracticeTUI
+import PracticeEngine
+import PracticeDocuments
+import PracticeControl
 
 @Suite struct StatusLineTests {
     func state(title: String = "Salsa Lesson 3", position: Double = 72.35, rate: Double = 0.8, pitch: Double = 0,

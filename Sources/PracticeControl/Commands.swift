@@ -1,0 +1,99 @@
+import Foundation
+import PracticeDocuments
+import PracticeEngine
+
+/// A command any controller can send to the player, as one JSON object per line:
+/// `{"cmd":"seek","to":72.5}`, `{"cmd":"rate","value":0.8}`, `{"cmd":"pitch","value":-2}`,
+/// `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"toggle"}`, `{"cmd":"quit"}`,
+/// `{"cmd":"loop","start":30.25,"end":45,"times":4}` (times optional), `{"cmd":"loop"}` (stop
+/// looping) and `{"cmd":"jump","marker":"Verse 2"}` (a marker from the track's sidecar).
+/// `to` also takes the text forms of `--from` ("1:12.5").
+public enum PlayerCommand: Equatable, Sendable {
+    case play, pause, toggle, quit
+    case seek(Double)
+    case rate(Double)
+    case pitch(Double)
+    /// Repeat a region (times), or stop looping (nil).
+    case loop(LoopRange?)
+    /// Jump to a marker (by name, resolved by the controller against the sidecar) and play.
+    case jump(String)
+
+    /// Parses one line; the error says what is wrong with it.
+    public static func parse(_ line: String) throws(PracticeError) -> PlayerCommand {
+        guard let object = (try? JSONValue.parse(line))?.object else {
+            throw PracticeError(.dataError, "control: not a JSON object: \(line)")
+        }
+        guard let cmd = object["cmd"]?.string else { throw PracticeError(.dataError, "control: missing \"cmd\": \(line)") }
+        func number(_ key: String) throws(PracticeError) -> Double {
+            if let v = object[key]?.double, v.isFinite { return v }
+            if ["to", "start", "end"].contains(key), let s = object[key]?.string, let v = Timecode.parse(s) { return v }
+            throw PracticeError(.dataError, "control: \"\(cmd)\" needs a number in \"\(key)\": \(line)")
+        }
+        switch cmd {
+        case "play": return .play
+        case "pause": return .pause
+        case "toggle": return .toggle
+        case "quit": return .quit
+        case "seek": return .seek(try number("to"))
+        case "rate": return .rate(try number("value"))
+        case "pitch": return .pitch(try number("value"))
+        case "jump":
+            guard let name = object["marker"]?.string, !name.isEmpty else {
+                throw PracticeError(.dataError, "control: \"jump\" needs a marker's name in \"marker\": \(line)")
+            }
+            return .jump(name)
+        case "loop":
+            if object["start"] == nil && object["end"] == nil { return .loop(nil) }
+            var times: Int?
+            if let t = object["times"] {
+                guard let n = t.int, n >= 1 else { throw PracticeError(.dataError, "control: \"loop\" needs a whole number of 1 or more in \"times\": \(line)") }
+                times = n
+            }
+            return .loop(LoopRange(start: try number("start"), end: try number("end"), passes: times))
+        default: throw PracticeError(.dataError, "control: unknown command \"\(cmd)\": \(line)")
+        }
+    }
+}
+
+extension Player {
+    /// Carries out a controller's command (`quit` is the controller's to handle); a loop the
+    /// track cannot hold is refused with the reason.
+    public func perform(_ command: PlayerCommand) throws(PracticeError) {
+        switch command {
+        case .play: play()
+        case .pause: pause()
+        case .toggle: togglePause()
+        case .seek(let s): seek(to: s)
+        case .rate(let r): setRate(r)
+        case .pitch(let p): setPitch(p)
+        case .loop(let l): try setLoop(l)
+        case .jump(let name):
+            var places = Places(track: track, explicit: sidecar)
+            jump(to: try places.time(name, option: "jump"))
+        case .quit: break
+        }
+    }
+}
+
+extension PlayerState {
+    /// One NDJSON event line for scripts: sorted keys, a `version`, no pretty-printing.
+    public var eventLine: String {
+        var object: [String: JSONValue] = [
+            "event": .string("state"), "version": .integer(1), "position": .seconds(position),
+            "duration": .seconds(duration), "rate": .double(rate), "pitch": .double(pitch),
+            "playing": .bool(isPlaying), "finished": .bool(isFinished), "underruns": .integer(underruns),
+        ]
+        if let loop, loop.isOn {
+            var l: [String: JSONValue] = ["start": .seconds(loop.start), "end": .seconds(loop.end), "pass": .integer(loop.pass)]
+            if let n = loop.passes { l["times"] = .integer(n) }
+            if let name = loop.name { l["name"] = .string(name) }
+            object["loop"] = .object(l)
+        }
+        return JSONValue.object(object).compact()
+    }
+
+    /// `{"event":"error","message":"…"}`: a command that could not be carried out.
+    public static func errorLine(_ message: String) -> String {
+        JSONValue.object(["event": .string("error"), "message": .string(message)]).compact()
+    }
+}

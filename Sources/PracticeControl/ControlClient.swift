@@ -1,0 +1,90 @@
+import Foundation
+import PracticeDocuments
+import PracticeEngine
+
+/// A client of a player's control socket (`ControlSocket`): reads its NDJSON events line by line.
+public struct ControlClient: ~Copyable {
+    public let path: String
+    private let fd: Int32
+    private var pending: [UInt8] = []
+
+    /// What `read(timeout:)` got.
+    public enum Read: Equatable, Sendable {
+        case line(String)
+        case timeout
+        /// The player has gone (it closed the connection).
+        case closed
+    }
+
+    /// Connects to the socket at `path`; an error (exit 69) when no player is listening there.
+    public init(path: String) throws(PracticeError) {
+        self.path = path
+        var address = try ControlSocket.address(path)
+        guard let fd = ControlSocket.connect(&address) else {
+            let reason = errno == ENOENT ? "no such socket" : String(cString: strerror(errno))
+            throw PracticeError(.unavailable, "\(path): no player is listening there (\(reason)); start one with 'practice FILE --control socket'")
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// The next line the player sent, waiting at most `timeout` seconds for it.
+    public mutating func read(timeout: Double) -> Read {
+        if let line = takeLine() { return .line(line) }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ms = Int32((min(max(timeout, 0), 3600) * 1000).rounded(.up))
+        let ready = poll(&p, 1, ms)
+        if ready < 0 { return errno == EINTR ? .timeout : .closed }
+        if ready == 0 { return .timeout }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { return errno == EINTR || errno == EAGAIN ? .timeout : .closed }
+        if n == 0 { return .closed }
+        pending += buffer[0..<n]
+        return takeLine().map(Read.line) ?? .timeout
+    }
+
+    private mutating func takeLine() -> String? {
+        guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        defer { pending.removeSubrange(...newline) }
+        return String(decoding: pending[..<newline], as: UTF8.self)
+    }
+}
+
+/// A player's state event as a follower reads it (`PlayerState.eventLine`).
+public struct StateEvent: Sendable, Equatable {
+    /// The loop being played: its ends, and whether the pass heard is its last.
+    public struct Loop: Sendable, Equatable {
+        public var start: Double
+        public var end: Double
+        public var isLastPass: Bool
+        public init(start: Double, end: Double, isLastPass: Bool = false) { self.start = start; self.end = end; self.isLastPass = isLastPass }
+    }
+
+    /// The heard position, seconds on the source timeline.
+    public var position: Double
+    public var duration: Double
+    public var rate: Double
+    public var isPlaying: Bool
+    public var isFinished: Bool
+    public var loop: Loop?
+
+    public init(position: Double, duration: Double, rate: Double = 1, isPlaying: Bool, isFinished: Bool = false, loop: Loop? = nil) {
+        self.position = position; self.duration = duration; self.rate = rate; self.isPlaying = isPlaying
+        self.isFinished = isFinished; self.loop = loop
+    }
+
+    /// Reads `{"event":"state",…}`; nil for other events (errors) and for lines that are not one.
+    public init?(line: String) {
+        guard let object = try? JSONValue.parse(line).object, object["event"]?.string == "state",
+              let position = object["position"]?.double, let rate = object["rate"]?.double,
+              let playing = object["playing"]?.bool else { return nil }
+        self.init(position: position, duration: object["duration"]?.double ?? 0, rate: rate, isPlaying: playing,
+                  isFinished: object["finished"]?.bool ?? false)
+        if let l = object["loop"]?.object, let start = l["start"]?.double, let end = l["end"]?.double {
+            let pass = l["pass"]?.int ?? 1
+            loop = Loop(start: start, end: end, isLastPass: l["times"]?.int.map { pass >= $0 } ?? false)
+        }
+    }
+}

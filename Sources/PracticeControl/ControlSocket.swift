@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+import PracticeAudio
+import PracticeDocuments
+import PracticeEngine
+
+/// A controller on a Unix socket: any number of clients send the JSON-lines commands of
+/// `PlayerCommand` and receive the player's state events (NDJSON), as `--control stdin` does on
+/// stdin and stdout. A client hears the current state as soon as it connects, then every change
+/// the player publishes (`Player.events`); a command that cannot be carried out gets
+/// `{"event":"error","message":"…"}` back. A client that stops reading is dropped. With no
+/// client and no change the server thread sleeps.
+public final class ControlSocket: @unchecked Sendable {  // fds are owned by the server thread after init
+    public let path: String
+    private let player: Player
+    private let onQuit: @Sendable () -> Void
+    private let listener: Int32
+    /// A pipe whose write end `stop()` closes, waking the server thread.
+    private let wake: (read: Int32, write: Int32)
+    private var thread: Thread?
+    /// Event lines from the player's stream, waiting for the server thread; `events` wakes it.
+    private let outbox = Locked<[String]>([])
+    private let events = WakePipe()
+    private var subscription: Task<Void, Never>?
+
+    /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/practice" } ?? "/tmp/practice-\(getuid())"
+        return base + "/control.sock"
+    }
+
+    /// Listens on `path` (its folder is made, private to the user). A socket left by a player
+    /// that is gone is replaced; one that answers is refused. `onQuit` runs for `{"cmd":"quit"}`.
+    public init(path: String, player: Player, onQuit: @escaping @Sendable () -> Void) throws(PracticeError) {
+        self.path = path
+        self.player = player
+        self.onQuit = onQuit
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+                throw PracticeError(.cannotCreate, "\(path): cannot make the folder (\(error.localizedDescription))")
+            }
+        }
+        var address = try Self.address(path)
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            // Only a socket may be replaced: never a file that happens to be at PATH.
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw PracticeError(.cannotCreate, "\(path): exists and is not a socket; give another path to '--control'")
+            }
+            if let fd = Self.connect(&address) {
+                close(fd)
+                throw PracticeError(.cannotCreate, "\(path): another practice is listening there (give '--control PATH' for a second one)")
+            }
+            unlink(path)
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot make a socket (\(String(cString: strerror(errno))))") }
+        let old = umask(0o077)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        umask(old)
+        guard bound == 0, listen(fd, 8) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw PracticeError(.cannotCreate, "\(path): cannot listen (\(reason))")
+        }
+        listener = fd
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            close(fd)
+            throw PracticeError(.cannotCreate, "\(path): cannot make a pipe (\(String(cString: strerror(errno))))")
+        }
+        for e in ends { _ = fcntl(e, F_SETFD, FD_CLOEXEC) }
+        wake = (ends[0], ends[1])
+        let stream = player.events(keepingNewest: 256)
+        subscription = Task.detached { [weak self] in
+            for await event in stream where event.kind != .snapshot {
+                guard let self else { return }
+                self.outbox.withLock { $0.append(event.state.eventLine) }
+                self.events.ring()
+            }
+        }
+        let t = Thread { [self] in serve() }
+        t.name = "practice-control"
+        thread = t
+        t.start()
+    }
+
+    /// Stops serving, closes the clients and removes the socket file.
+    public func stop() {
+        subscription?.cancel()
+        close(wake.write)
+        while thread?.isFinished == false { usleep(1_000) }
+    }
+
+    /// The address of the Unix socket at `path`; an error if the path is too long for one.
+    static func address(_ path: String) throws(PracticeError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw PracticeError(.usage, "\(path): too long for a Unix socket (\(bytes.count) bytes; at most 107)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// A connected stream socket, or nil (with `errno` set) when nothing answers at `address`.
+    static func connect(_ address: inout sockaddr_un) -> Int32? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard rc == 0 else {
+            let saved = errno
+            close(fd)
+            errno = saved
+            return nil
+        }
+        return fd
+    }
+
+    private struct Client { var fd: Int32; var pending: [UInt8] = [] }
+
+    private func serve() {
+        var clients: [Client] = []
+        var last: String?
+        defer {
+            for c in clients { close(c.fd) }
+            close(listener)
+            close(wake.read)
+            unlink(path)
+        }
+        while true {
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: events.readEnd, events: Int16(POLLIN), revents: 0)]
+            fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), -1)
+            if fds[1].revents != 0 { return }
+            var dropped = Set<Int32>()
+            for (k, p) in fds.dropFirst(3).enumerated() where p.revents != 0 {
+                if !receive(&clients[k]) { dropped.insert(clients[k].fd) }
+            }
+            if fds[2].revents != 0 {
+                events.drain()
+                for line in outbox.withLock({ o in defer { o.removeAll() }; return o }) where line != last {
+                    for c in clients where !send(line, to: c.fd) { dropped.insert(c.fd) }
+                    last = line
+                }
+            }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                let fd = accept(listener, nil, nil)
+                if fd >= 0 {
+                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                    clients.append(Client(fd: fd))
+                    if !send(player.state.eventLine, to: fd) { dropped.insert(fd) }
+                }
+            }
+            for fd in dropped { close(fd) }
+            clients.removeAll { dropped.contains($0.fd) }
+        }
+    }
+
+    /// Reads what a client sent and carries out its complete lines; false when it has gone.
+    private func receive(_ client: inout Client) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
+        if n < 0 { return errno == EAGAIN || errno == EINTR }
+        if n == 0 { return false }
+        client.pending += buffer[0..<n]
+        while let newline = client.pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = String(decoding: client.pending[..<newline], as: UTF8.self)
+            client.pending.removeSubrange(...newline)
+            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            do throws(PracticeError) {
+                let command = try PlayerCommand.parse(line)
+                if command == .quit { onQuit(); continue }
+                try player.perform(command)
+            } catch {
+                if !send(PlayerState.errorLine(error.message), to: client.fd) { return false }
+            }
+        }
+        if client.pending.count > 65_536 { return false }   // not a line-based client
+        return true
+    }
+
+    /// Writes one line; false if the client has gone or does not read.
+    private func send(_ line: String, to fd: Int32) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+}

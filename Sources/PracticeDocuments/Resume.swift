@@ -1,0 +1,107 @@
+import Foundation
+
+/// Where a person left a track: the position, speed, pitch and the loop they were on. Personal,
+/// so it lives in `$XDG_STATE_HOME/practice/resume.json`, never in the shared sidecar.
+public struct ResumePoint: Sendable, Equatable {
+    public var position: Double
+    public var rate: Double
+    public var pitch: Double
+    public var loop: Loop?
+    public var updatedAt: String
+
+    public struct Loop: Sendable, Equatable {
+        public var start: Double
+        public var end: Double
+        public var name: String?
+        public var isOn: Bool
+        public init(start: Double, end: Double, name: String?, isOn: Bool) { self.start = start; self.end = end; self.name = name; self.isOn = isOn }
+    }
+
+    public init(position: Double, rate: Double, pitch: Double, loop: Loop?, updatedAt: String = Sidecar.timestamp(Date())) {
+        self.position = position; self.rate = rate; self.pitch = pitch; self.loop = loop; self.updatedAt = updatedAt
+    }
+
+    /// `resumed at 1:12, 0.80×, loop chorus` for the screen.
+    public var summary: String {
+        var parts = ["resumed at \(Timecode.format(position))"]
+        if rate != 1 { parts.append(String(format: "%.2f×", rate)) }
+        if pitch != 0 { parts.append("\(pitch > 0 ? "+" : "")\(JSONValue.formatMilliseconds(pitch)) st") }
+        if let loop, loop.isOn { parts.append("loop \(loop.name ?? "\(Timecode.format(loop.start))–\(Timecode.format(loop.end))")") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// The resume points of one person's tracks, by the track's absolute path (the newest 500).
+///
+/// A file that cannot be read is reported and left alone: nothing is resumed from it, and nothing
+/// is written over it.
+public struct ResumeStore: Sendable {
+    public let path: String
+    /// Why the file could not be used, if it could not.
+    public private(set) var problem: String?
+    private var points: [String: ResumePoint] = [:]
+    static let formatName = "practice-resume"
+    static let limit = 500
+
+    /// `$XDG_STATE_HOME/practice/resume.json`.
+    public static var standardPath: String { XDG.state.appendingPathComponent("resume.json").path }
+
+    /// Reads the store at `path` (a missing file is an empty store).
+    public init(path: String = ResumeStore.standardPath) {
+        self.path = path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { problem = "\(path): cannot read it; not resuming, and not saving where you stop" }
+            return
+        }
+        do {
+            let document = try JSONValue.parse(data)
+            guard let o = document.object, o["format"]?.string == Self.formatName, o["version"]?.int == 1, let tracks = o["tracks"]?.object else {
+                problem = "\(path): not a practice resume file (version 1); not resuming, and not saving where you stop"
+                return
+            }
+            for (key, value) in tracks {
+                guard let p = value.object, let position = p["position"]?.double, let rate = p["rate"]?.double, let pitch = p["pitch"]?.double,
+                      position.isFinite, position >= 0, (0.25...3).contains(rate), (-12...12).contains(pitch) else { continue }
+                var loop: ResumePoint.Loop?
+                if let l = p["loop"]?.object, let a = l["start"]?.double, let b = l["end"]?.double, a.isFinite, b.isFinite, a >= 0, b > a {
+                    loop = .init(start: a, end: b, name: l["name"]?.string, isOn: l["on"]?.bool ?? true)
+                }
+                points[key] = ResumePoint(position: position, rate: rate, pitch: pitch, loop: loop, updatedAt: p["updatedAt"]?.string ?? "")
+            }
+        } catch {
+            problem = "\(path):\(error.line):\(error.column): \(error.message); not resuming, and not saving where you stop"
+        }
+    }
+
+    /// The key for a track: its absolute path with symbolic links resolved.
+    static func key(_ trackPath: String) -> String {
+        URL(fileURLWithPath: trackPath).resolvingSymlinksInPath().standardizedFileURL.path
+    }
+
+    public func point(for trackPath: String) -> ResumePoint? { points[Self.key(trackPath)] }
+
+    /// Records `point` for the track (nil: forget it) and writes the file atomically.
+    public mutating func save(_ point: ResumePoint?, for trackPath: String) throws(PracticeError) {
+        guard problem == nil else { return }
+        points[Self.key(trackPath)] = point
+        if points.count > Self.limit {
+            for (key, _) in points.sorted(by: { $0.value.updatedAt < $1.value.updatedAt }).prefix(points.count - Self.limit) { points[key] = nil }
+        }
+        var tracks: [String: JSONValue] = [:]
+        for (key, p) in points {
+            var o: [String: JSONValue] = ["position": .seconds(p.position), "rate": .double(p.rate), "pitch": .double(p.pitch), "updatedAt": .string(p.updatedAt)]
+            if let l = p.loop {
+                var lo: [String: JSONValue] = ["start": .seconds(l.start), "end": .seconds(l.end), "on": .bool(l.isOn)]
+                if let name = l.name { lo["name"] = .string(name) }
+                o["loop"] = .object(lo)
+            }
+            tracks[key] = .object(o)
+        }
+        let document = JSONValue.object(["format": .string(Self.formatName), "version": .integer(1), "tracks": .object(tracks)])
+        let folder = (path as NSString).deletingLastPathComponent
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(error.localizedDescription))")
+        }
+        try AtomicFile.write(Data(document.pretty().utf8), to: path)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The XDG base directories (an unset, empty or relative variable means the default).
+public enum XDG {
+    public static func directory(_ variable: String, default relative: String) -> URL {
+        if let v = ProcessInfo.processInfo.environment[variable], v.hasPrefix("/") { return URL(fileURLWithPath: v) }
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(relative)
+    }
+    /// `$XDG_CACHE_HOME/practice` (`~/.cache/practice`): things we can compute again.
+    public static var cache: URL { directory("XDG_CACHE_HOME", default: ".cache").appendingPathComponent("practice") }
+    /// `$XDG_STATE_HOME/practice` (`~/.local/state/practice`): one person's state, kept between runs.
+    public static var state: URL { directory("XDG_STATE_HOME", default: ".local/state").appendingPathComponent("practice") }
+}
+
+/// The audio file a sidecar belongs to, as the store needs it: its path and length, and its
+/// identity, which only whoever decodes the audio can compute (the engine's `Track`).
+public protocol SidecarTrack: Sendable {
+    var path: String { get }
+    /// Seconds.
+    var duration: Double { get }
+    func identity() throws(PracticeError) -> TrackIdentity
+}
+
+extension TrackIdentity {
+    /// A track's identity from the cache under `XDG.cache/identity` (`key`: the caller's digest of
+    /// the file's real path, device, inode, size and modification time), else `compute`d and kept.
+    public static func cached(key: String?, fileName: String, compute: () throws(PracticeError) -> TrackIdentity) throws(PracticeError) -> TrackIdentity {
+        let cacheFile = key.map { XDG.cache.appendingPathComponent("identity/\($0).json") }
+        if let cacheFile, let data = try? Data(contentsOf: cacheFile),
+           let doc = try? JSONValue.parse(data), var cached = try? TrackIdentity(FieldReader(path: "", value: doc)) {
+            cached.fileName = fileName
+            return cached
+        }
+        let identity = try compute()
+        if let cacheFile {
+            // Best effort: a cache we cannot write only costs time.
+            try? FileManager.default.createDirectory(at: cacheFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? AtomicFile.write(Data(identity.json.pretty().utf8), to: cacheFile.path)
+        }
+        return identity
+    }
+
+    /// How this identity differs from `other` (the track in hand), for a warning; nil when the
+    /// decoded audio is the same.
+    public func differences(from other: TrackIdentity) -> String? {
+        if pcm.sha256 == other.pcm.sha256 { return nil }
+        var parts: [String] = []
+        let delta = other.duration - duration
+        if abs(delta) >= 0.001 {
+            parts.append("this copy is \(JSONValue.formatMilliseconds(abs(delta))) s \(delta > 0 ? "longer" : "shorter") (\(Timecode.format(other.duration, decimals: 3)) against \(Timecode.format(duration, decimals: 3)))")
+        }
+        if pcm.sampleRate != other.pcm.sampleRate { parts.append("\(other.pcm.sampleRate) Hz against \(pcm.sampleRate) Hz") }
+        if pcm.channels != other.pcm.channels { parts.append("\(other.pcm.channels) channels against \(pcm.channels)") }
+        parts.append("the decoded audio differs")
+        return parts.joined(separator: "; ")
+    }
+}
+

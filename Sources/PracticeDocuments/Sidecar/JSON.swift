@@ -1,0 +1,407 @@
+import Foundation
+
+/// A JSON document as read, so that fields this version does not know survive a rewrite.
+///
+/// Our own reader and writer rather than Foundation's: on Linux `JSONSerialization` reports a
+/// syntax error as "around character 25" (people need the line and column), and its writer puts
+/// a space before each colon and rewrites numbers; ours keeps number literals as written.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// The literal as written (`12.5`, `1e3`), so numbers we do not interpret are kept exactly.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// A number of seconds kept to the millisecond: `12.5`, `83`, `0.001`.
+    public static func seconds(_ s: Double) -> JSONValue { .number(JSONValue.formatMilliseconds(s)) }
+    public static func integer(_ i: Int) -> JSONValue { .number(String(i)) }
+    public static func double(_ d: Double) -> JSONValue { .number(JSONValue.formatMilliseconds(d)) }
+
+    /// Seconds as written in our files: at most 3 decimals, no trailing zeros (`12`, `12.5`, `0.001`);
+    /// from 10¹² s on, as Swift writes the number (`1e+308`). Always a JSON number: a non-finite
+    /// value has none, so asking for one is a bug that stops here rather than writing a file that
+    /// nobody can read (readers reject non-finite numbers before they get this far).
+    public static func formatMilliseconds(_ s: Double) -> String {
+        precondition(s.isFinite, "JSON has no number for \(s)")
+        let ms = (s * 1000).rounded()
+        if ms == 0 { return "0" }
+        guard ms.magnitude < 1e15 else { return String(s) }
+        if ms == (ms / 1000).rounded() * 1000 { return String(Int(ms / 1000)) }
+        return String(ms / 1000)
+    }
+
+    public var double: Double? { if case .number(let n) = self { return Double(n) } else { return nil } }
+    public var int: Int? {
+        guard case .number(let n) = self else { return nil }
+        if let i = Int(n) { return i }
+        if let d = Double(n), d == d.rounded(), d.magnitude < 1e15 { return Int(d) }
+        return nil
+    }
+    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
+    public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+
+    /// What a person calls this kind of value, for error messages.
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "true/false"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "a list"
+        case .object: "an object"
+        }
+    }
+}
+
+/// A syntax error at a line and column (both from 1; columns count characters).
+public struct JSONSyntaxError: Error, Equatable, Sendable {
+    public var line: Int
+    public var column: Int
+    public var message: String
+}
+
+// MARK: Reading
+
+extension JSONValue {
+    /// Parses one JSON document (RFC 8259). Duplicate keys in an object are an error.
+    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+        var reader = JSONReader(bytes: [UInt8](data))
+        return try reader.document()
+    }
+
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(Data(text.utf8)) }
+
+    /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)
+    /// starts in `data`: its line and column, for an error about a value that parsed.
+    public static func location(of path: String, in data: Data) -> (line: Int, column: Int)? {
+        var reader = JSONReader(bytes: [UInt8](data))
+        reader.target = path
+        _ = try? reader.document()
+        guard let found = reader.found else { return nil }
+        let e = reader.error("", at: found)
+        return (e.line, e.column)
+    }
+}
+
+private struct JSONReader {
+    let bytes: [UInt8]
+    var i = 0
+    /// Nesting depth, bounded so that hostile input cannot exhaust the stack.
+    var depth = 0
+    /// `location(of:in:)`: the path of the value being read, the one looked for, and where it starts.
+    var path = ""
+    var target: String?
+    var found: Int?
+    static let maxDepth = 256
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }   // a UTF-8 byte order mark
+    }
+
+    mutating func document() throws(JSONSyntaxError) -> JSONValue {
+        skipSpace()
+        guard i < bytes.count else { throw error("the file is empty; expected a JSON object") }
+        let v = try value()
+        skipSpace()
+        guard i == bytes.count else { throw error("unexpected \(describe(i)) after the end of the document") }
+        return v
+    }
+
+    func error(_ message: String, at index: Int? = nil) -> JSONSyntaxError {
+        let at = min(index ?? i, bytes.count)
+        var line = 1, column = 1, k = 0
+        while k < at {
+            if bytes[k] == 0x0A { line += 1; column = 1 } else if bytes[k] & 0xC0 != 0x80 { column += 1 }
+            k += 1
+        }
+        return JSONSyntaxError(line: line, column: column, message: message)
+    }
+
+    func describe(_ index: Int) -> String {
+        guard index < bytes.count else { return "end of file" }
+        let b = bytes[index]
+        if b >= 0x20 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return String(format: "byte 0x%02X", b)
+    }
+
+    mutating func skipSpace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+    }
+
+    mutating func value() throws(JSONSyntaxError) -> JSONValue {
+        guard i < bytes.count else { throw error("unexpected end of file; expected a value") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw error("unexpected \(describe(i)); expected a value")
+        }
+    }
+
+    mutating func literal(_ word: String) throws(JSONSyntaxError) {
+        let w = Array(word.utf8)
+        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else {
+            throw error("unexpected \(describe(i)); expected a value")
+        }
+        i += w.count
+    }
+
+    mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nested more than \(Self.maxDepth) levels deep") }
+    }
+
+    mutating func object() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        i += 1
+        var members: [String: JSONValue] = [:]
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describe(i)); expected a key in double quotes")
+            }
+            let keyStart = i
+            let key = try string()
+            if members[key] != nil { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe(i)); expected ':'") }
+            i += 1
+            skipSpace()
+            if target == nil {
+                members[key] = try value()
+            } else {
+                let parent = path
+                path = parent.isEmpty ? key : parent + "." + key
+                if path == target { found = i }
+                members[key] = try value()
+                path = parent
+            }
+            skipSpace()
+            guard i < bytes.count else { throw error("unexpected end of file; expected ',' or '}'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            throw error("unexpected \(describe(i)); expected ',' or '}'")
+        }
+    }
+
+    mutating func array() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        i += 1
+        var items: [JSONValue] = []
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+        while true {
+            skipSpace()
+            if target == nil {
+                items.append(try value())
+            } else {
+                let parent = path
+                path = parent + "[\(items.count)]"
+                if path == target { found = i }
+                items.append(try value())
+                path = parent
+            }
+            skipSpace()
+            guard i < bytes.count else { throw error("unexpected end of file; expected ',' or ']'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            throw error("unexpected \(describe(i)); expected ',' or ']'")
+        }
+    }
+
+    mutating func number() throws(JSONSyntaxError) -> String {
+        let start = i
+        func digits(_ r: inout Int, _ bytes: [UInt8]) -> Int {
+            let s = r
+            while r < bytes.count, bytes[r] >= 0x30, bytes[r] <= 0x39 { r += 1 }
+            return r - s
+        }
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 else { throw error("unexpected \(describe(i)) in a number") }
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+            if i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { throw error("a number cannot start with 0", at: start) }
+        } else {
+            _ = digits(&i, bytes)
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits(&i, bytes) > 0 else { throw error("unexpected \(describe(i)); expected digits after '.'") }
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits(&i, bytes) > 0 else { throw error("unexpected \(describe(i)); expected digits in the exponent") }
+        }
+        return String(decoding: bytes[start..<i], as: UTF8.self)
+    }
+
+    mutating func string() throws(JSONSyntaxError) -> String {
+        let open = i
+        i += 1
+        var out = [UInt8]()
+        var plainStart = i
+        while true {
+            guard i < bytes.count else { throw error("unterminated string", at: open) }
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") {
+                if out.isEmpty {   // no escapes: straight from the input
+                    guard let s = String(validating: bytes[plainStart..<i], as: UTF8.self) else {
+                        throw error("a string is not valid UTF-8", at: open)
+                    }
+                    i += 1
+                    return s
+                }
+                out.append(contentsOf: bytes[plainStart..<i])
+                i += 1
+                break
+            }
+            if b < 0x20 { throw error("control character in a string (write \\n, \\t or \\u00XX)") }
+            if b != UInt8(ascii: "\\") { i += 1; continue }
+            out.append(contentsOf: bytes[plainStart..<i])
+            i += 1
+            guard i < bytes.count else { throw error("unterminated string", at: open) }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                        throw error("lone UTF-16 surrogate in \\u escape")
+                    }
+                    i += 2
+                    let low = try hex4()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("lone UTF-16 surrogate in \\u escape") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    throw error("lone UTF-16 surrogate in \\u escape")
+                }
+                out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+            default:
+                throw error("unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: i - 2)
+            }
+            plainStart = i
+        }
+        guard let s = String(validating: out, as: UTF8.self) else { throw error("a string is not valid UTF-8", at: open) }
+        return s
+    }
+
+    mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw error("unexpected end of file in a \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[i]
+            let d: UInt32
+            switch b {
+            case 0x30...0x39: d = UInt32(b - 0x30)
+            case 0x41...0x46: d = UInt32(b - 0x41 + 10)
+            case 0x61...0x66: d = UInt32(b - 0x61 + 10)
+            default: throw error("unexpected \(describe(i)) in a \\u escape")
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+}
+
+// MARK: Writing
+
+extension JSONValue {
+    /// The document for people and git: keys sorted, 2-space indent, one member or item per line,
+    /// a trailing newline.
+    public func pretty() -> String {
+        var out = ""
+        write(into: &out, indent: 0, pretty: true)
+        out += "\n"
+        return out
+    }
+
+    /// "\n" and `n` spaces, for n = 0, 2, 4, … (made once: a sidecar has tens of thousands of lines).
+    private static let newlines: [String] = (0..<32).map { "\n" + String(repeating: " ", count: $0 * 2) }
+    private static func newline(_ indent: Int) -> String {
+        indent / 2 < newlines.count ? newlines[indent / 2] : "\n" + String(repeating: " ", count: indent)
+    }
+
+    /// One line, keys sorted (for NDJSON and `--json` off a terminal).
+    public func compact() -> String {
+        var out = ""
+        write(into: &out, indent: 0, pretty: false)
+        return out
+    }
+
+    private func write(into out: inout String, indent: Int, pretty: Bool) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): JSONValue.quote(s, into: &out)
+        case .array(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "["
+            for (k, item) in items.enumerated() {
+                if k > 0 { out += "," }
+                if pretty { out += JSONValue.newline(indent + 2) }
+                item.write(into: &out, indent: indent + 2, pretty: pretty)
+            }
+            if pretty { out += JSONValue.newline(indent) }
+            out += "]"
+        case .object(let members):
+            if members.isEmpty { out += "{}"; return }
+            out += "{"
+            for (k, key) in members.keys.sorted().enumerated() {
+                if k > 0 { out += "," }
+                if pretty { out += JSONValue.newline(indent + 2) }
+                JSONValue.quote(key, into: &out)
+                out += pretty ? ": " : ":"
+                members[key]!.write(into: &out, indent: indent + 2, pretty: pretty)
+            }
+            if pretty { out += JSONValue.newline(indent) }
+            out += "}"
+        }
+    }
+
+    static func quote(_ s: String, into out: inout String) {
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
+        out += "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+
+/// Writes a file so that readers see either the old or the new contents, never a part.
+public enum AtomicFile {
+    /// Writes `data` to a temporary file in the same folder, flushes it to disk, gives it the mode
+    /// of the file it replaces (0644 for a new one), renames it over `path` and flushes the folder.
+    public static func write(_ data: Data, to path: String) throws(PracticeError) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let temporary = "\(folder)/.\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var mode: mode_t = 0o644
+        var st = stat()
+        if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot write: \(String(cString: strerror(errno)))") }
+        func fail(_ what: String) -> PracticeError {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(temporary)
+            return PracticeError(.ioError, "\(path): \(what) failed: \(reason); the file is unchanged")
+        }
+        let ok = data.withUnsafeBytes { raw -> Bool in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                done += n
+            }
+            return true
+        }
+        guard ok else { throw fail("writing") }
+        fchmod(fd, mode)   // the umask may have narrowed it
+        guard fsync(fd) == 0 else { throw fail("fsync") }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw PracticeError(.cannotCreate, "\(path): cannot write: \(reason)")
+        }
+        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 { fsync(dir); close(dir) }
+    }
+}
+
+extension AtomicFile {
+    /// Removes temporary files that writers of `path` left when they were killed part-way
+    /// (`.NAME.tmp-PID-…` whose process is gone). Call it holding the folder's lock.
+    static func removeLeftovers(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = ".\(url.lastPathComponent).tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { unlink("\(folder)/\(name)") }
+        }
+    }
+}
+
+/// A sidecar found for a track: where it was read from, where edits go, and what to tell the user.
+public struct LoadedSidecar: Sendable {
+    /// The file read; nil if the track has none yet.
+    public var readPath: String?
+    /// Where changes are written: the file given with `--markers`, else `<audio file>.practice.json`.
+    public var writePath: String
+    public var sidecar: Sidecar
+    /// Things the user should know (identity mismatch, a newer version, a sibling's file): one line each.
+    public var warnings: [String] = []
+    /// Written by a newer practice: shown, never rewritten.
+    public var isReadOnly: Bool { sidecar.version > Sidecar.currentVersion }
+}
+
+/// Finds, reads and atomically updates sidecars (`Formats/practice-sidecar.md`).
+public enum SidecarStore {
+    public static let suffix = ".practice.json"
+
+    /// `song.mp3` → `song.mp3.practice.json`.
+    public static func ownPath(forAudio path: String) -> String { path + suffix }
+
+    /// Sidecars written for other encodings of the same song, in the order they are tried:
+    /// `song.practice.json`, then `song.<ext>.practice.json` for any other extension, by name.
+    public static func siblingPaths(forAudio path: String) -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent()
+        let stem = url.deletingPathExtension().lastPathComponent
+        guard !stem.isEmpty else { return [] }
+        var out = [folder.appendingPathComponent(stem + suffix).path]
+        let own = url.lastPathComponent + suffix
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names.sorted() where name != own && name.hasPrefix(stem + ".") && name.hasSuffix(suffix) {
+            let middle = name.dropFirst(stem.count + 1).dropLast(suffix.count)
+            if !middle.isEmpty, !middle.contains(".") { out.append(folder.appendingPathComponent(name).path) }
+        }
+        return out.map { path.hasPrefix("/") ? $0 : relative($0) }
+    }
+
+    private static func relative(_ absolute: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        return absolute.hasPrefix(cwd) ? String(absolute.dropFirst(cwd.count)) : absolute
+    }
+
+    /// Reads and checks one sidecar file. An unreadable or invalid file is an error that names it
+    /// (with line and column for JSON syntax); it is never rewritten.
+    public static func read(_ path: String) throws(PracticeError) -> Sidecar {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+                throw PracticeError(.noInput, "\(path): \(isDir.boolValue ? "is a directory" : "cannot read it (permission denied)")")
+            }
+            throw PracticeError(.noInput, "\(path): no such file")
+        }
+        do {
+            return try Sidecar.decode(data)
+        } catch {
+            throw located(error, in: data, path: path)
+        }
+    }
+
+    /// `path:12:15: markers[3].time is …`: the error at the line and column of the field it is about.
+    static func located(_ error: SidecarFormatError, in data: Data, path: String) -> PracticeError {
+        var e = error
+        if e.line == nil, !e.field.isEmpty, let at = JSONValue.location(of: e.field, in: data) { (e.line, e.column) = (at.line, at.column) }
+        let place = e.line.map { ":\($0):\(e.column ?? 1)" } ?? ""
+        let field = e.field.isEmpty ? "" : " \(e.field)"
+        return PracticeError(.dataError, "\(path)\(place):\(field) \(e.message)")
+    }
+
+    /// Marker times past the track's end by more than `slack` (another copy of the song may be a
+    /// little shorter) are an error at their line and column: the file is not used, nor rewritten.
+    static let slack = 1.0
+
+    static func checkTimes(_ sidecar: Sidecar, for track: some SidecarTrack, path: String) throws(PracticeError) {
+        for (k, m) in sidecar.markers.enumerated() where !m.deleted && m.time > track.duration + slack {
+            let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            throw located(SidecarFormatError(field: "markers[\(k)].time",
+                                             message: "is \(JSONValue.formatMilliseconds(m.time)) s, past the end of \(track.path) (\(Timecode.format(track.duration, decimals: 3)))"),
+                          in: data, path: path)
+        }
+    }
+
+    /// Finds the track's sidecar (its own, a sibling's, or `explicit`), reads it and checks that it
+    /// was made for this recording. A track without one gets an empty sidecar.
+    public static func load(for track: some SidecarTrack, explicit: String? = nil) throws(PracticeError) -> LoadedSidecar {
+        let own = ownPath(forAudio: track.path)
+        let writePath = explicit ?? own
+        var readPath: String?
+        if let explicit {
+            readPath = explicit
+        } else if FileManager.default.fileExists(atPath: own) {
+            readPath = own
+        } else {
+            readPath = siblingPaths(forAudio: track.path).first { FileManager.default.fileExists(atPath: $0) }
+        }
+        guard let readPath else { return LoadedSidecar(readPath: nil, writePath: writePath, sidecar: Sidecar()) }
+        let sidecar = try read(readPath)
+        try checkTimes(sidecar, for: track, path: readPath)
+        var loaded = LoadedSidecar(readPath: readPath, writePath: writePath, sidecar: sidecar)
+        if sidecar.version > Sidecar.currentVersion {
+            loaded.warnings.append("\(readPath) was written by a newer practice (format version \(sidecar.version)); showing what this version understands, read-only")
+        }
+        if let recorded = sidecar.audio {
+            let here = try track.identity()
+            if let diff = recorded.differences(from: here) {
+                let made = recorded.fileName == here.fileName ? "another recording of \(recorded.fileName)" : recorded.fileName
+                loaded.warnings.append("\(readPath) was made for \(made): \(diff); times may be off")
+            }
+        }
+        if readPath != writePath {
+            loaded.warnings.append("using \(readPath) (made for another file of the same song); changes go to \(writePath)")
+        }
+        return loaded
+    }
+
+    /// Locks the sidecar's folder, reads the sidecar afresh, applies `edit` and writes the result
+    /// atomically, so two processes editing at once lose nothing. Nothing is written when `edit`
+    /// throws or leaves the sidecar as it was.
+    @discardableResult
+    public static func update<R>(for track: some SidecarTrack, explicit: String? = nil,
+                                 _ edit: (inout Sidecar) throws(PracticeError) -> R) throws(PracticeError) -> (result: R, loaded: LoadedSidecar) {
+        let identity = try track.identity()       // outside the lock: decoding takes a while
+        let writePath = explicit ?? ownPath(forAudio: track.path)
+        let lock = try FolderLock(for: writePath)
+        defer { lock.release() }
+        AtomicFile.removeLeftovers(of: writePath)
+        var loaded = try load(for: track, explicit: explicit)
+        if loaded.isReadOnly {
+            throw PracticeError(.dataError, "\(loaded.readPath ?? writePath): written by a newer practice (format version \(loaded.sidecar.version)); not changed")
+        }
+        let before = loaded.sidecar
+        var sidecar = before
+        if sidecar.audio == nil || loaded.readPath != loaded.writePath && explicit == nil { sidecar.audio = identity }
+        let result = try edit(&sidecar)
+        if sidecar != before || loaded.readPath == nil || loaded.readPath != writePath {
+            // Never write what we could not read back.
+            let data = sidecar.encoded()
+            do { _ = try Sidecar.decode(data) } catch {
+                throw PracticeError(.software, "\(writePath): not changed: the new version would not read back (\(error.field) \(error.message))")
+            }
+            try AtomicFile.write(data, to: writePath)
+        }
+        loaded.sidecar = sidecar
+        return (result, loaded)
+    }
+}
+
+/// An exclusive `flock` on the folder that holds a file, so that read-modify-write cycles of
+/// sidecars in that folder take turns. (Locking the file itself would not do: each write renames
+/// a new file over it.)
+struct FolderLock {
+    private let fd: Int32
+
+    init(for path: String) throws(PracticeError) {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot open its folder: \(String(cString: strerror(errno)))") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw PracticeError(.ioError, "\(path): cannot lock its folder: \(reason)")
+        }
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import PracticeAudio
+import Synchronization
+import PracticeDocuments
+
+/// The decoder thread: runs the program (pipeline, and a rehearsal's inserts) into the ring, restarting on each request, and records
+/// which ring frames hold which source frames so the heard position can be mapped back.
+final class Decoder: @unchecked Sendable {  // program: decoder thread only; the rest under `condition`/`segments`
+    struct Request: Sendable {
+        var generation: UInt64
+        var frame: Int
+        var settings: PlaybackSettings
+        var loop: LoopRegion?
+    }
+    /// A generation's stream: it starts at ring frame `ringFrame`, and `timeline` says which source
+    /// frames its output holds; it plays up to source frame `endFrame`.
+    struct Segment: Sendable {
+        var generation: UInt64
+        var ringFrame: Int
+        var endFrame: Int
+        var timeline: Timeline
+
+        /// The source frame heard at ring frame `ring`, and the loop's pass (from 1) in this stream.
+        func place(atRing ring: Double) -> (frame: Int, pass: Int)? {
+            timeline.place(atOutput: ring - Double(ringFrame)).map { ($0.frame, $0.pass + 1) }
+        }
+
+        /// The rate being heard at ring frame `ring`.
+        func rate(atRing ring: Double) -> Double? { timeline.rate(atOutput: ring - Double(ringFrame)) }
+    }
+
+    private let program: Program
+    private let ring: RingBuffer
+    let range: Range<Int>
+    private let condition = NSCondition()
+    private var pending: Request?          // under `condition`
+    private var latestGeneration: UInt64 = 0   // the newest request taken (under `condition`)
+    private var quit = false               // under `condition`
+    private var thread: Thread?
+    private let finishedThread = DispatchSemaphore(value: 0)
+    private let segments = Locked<[Segment]>([])
+    private let earlyEnds = Locked<[UInt64: (frame: Int, reason: String)]>([:])
+
+    private let outputRate: Int
+    /// Called on the decoder thread when a new generation's first frames are in the ring.
+    private let onGeneration: @Sendable () -> Void
+
+    /// Whether the audio thread is paused (nothing takes audio from the ring).
+    private let isIdle: @Sendable () -> Bool
+
+    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, isIdle: @escaping @Sendable () -> Bool,
+         onGeneration: @escaping @Sendable () -> Void) {
+        self.isIdle = isIdle
+        self.program = program
+        program.pieceLimit = 16   // the heard position needs only the newest
+        self.ring = ring
+        self.range = range
+        self.outputRate = outputRate
+        self.onGeneration = onGeneration
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            nameCurrentThread("practice-decode")
+            run()
+            finishedThread.signal()
+        }
+        t.name = "practice-decode"
+        t.qualityOfService = .userInitiated
+        thread = t
+        t.start()
+    }
+
+    func stop() {
+        condition.lock()
+        let wasRunning = thread != nil && !quit
+        quit = true
+        condition.signal()
+        condition.unlock()
+        if wasRunning { finishedThread.wait() }
+    }
+
+    /// Asks for a new stream. Requests carry their generation; one older than a request already
+    /// taken or waiting is dropped, so the newest command always wins.
+    func request(_ r: Request) {
+        condition.lock()
+        if r.generation > max(pending?.generation ?? 0, latestGeneration) {
+            pending = r
+            condition.signal()
+        }
+        condition.unlock()
+    }
+
+    func segment(forGeneration g: UInt64) -> Segment? { segments.withLock { $0.last { $0.generation == g } } }
+    func earlyEnd(forGeneration g: UInt64) -> (frame: Int, reason: String)? { earlyEnds.withLock { $0[g] } }
+
+    /// Copies a rehearsal's new pieces into the generation's segment, for the heard position.
+    private func publishTimeline(of generation: UInt64) {
+        let timeline = program.timeline
+        segments.withLock { s in
+            if let k = s.lastIndex(where: { $0.generation == generation }), s[k].timeline != timeline { s[k].timeline = timeline }
+        }
+    }
+
+    private func run() {
+        var streaming = false
+        var carry: [Float] = []          // produced frames that did not fit in the ring yet
+        var carryOffset = 0              // frames of `carry` already written
+        var refilling = true
+        var firstBlockPending = false
+        func canWrite(carryPending: Bool) -> Bool {
+            carryPending ? ring.freeFrames > 0 : (refilling || !ring.consumerInCurrentGeneration) && ring.freeFrames >= Pipeline.blockFrames
+        }
+        let channels = ring.channels
+        while true {
+            condition.lock()
+            // Refill in bursts: once the ring is full, wait until half of it has played, so the
+            // thread wakes a few times a second rather than for every block. Right after a restart the
+            // ring looks full until the audio thread has skipped the old stream: poll briefly then.
+            let caughtUp = ring.consumerInCurrentGeneration
+            if caughtUp && ring.freeFrames < Pipeline.blockFrames { refilling = false }
+            if ring.freeFrames >= ring.capacity / 2 { refilling = true }
+            while !quit && pending == nil && (!streaming || !canWrite(carryPending: carryOffset < carry.count / channels)) {
+                if streaming {
+                    // Paused, nothing drains the ring: wait long, but not untimed. A command signals,
+                    // yet the transport may turn to playing just after the audio thread took the new
+                    // generation; 0.25 s is well within the ring's 0.74 s, so that costs no underrun.
+                    let missing = ring.capacity / 2 - ring.freeFrames
+                    let wait = !ring.consumerInCurrentGeneration ? 0.002 : isIdle() ? 0.25 : max(0.01, Double(missing) / Double(outputRate))
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
+                    if ring.freeFrames >= ring.capacity / 2 { refilling = true }
+                } else {
+                    condition.wait()
+                }
+            }
+            if quit { condition.unlock(); return }
+            let request = pending
+            pending = nil
+            if let request { latestGeneration = request.generation }
+            condition.unlock()
+
+            if let request {
+                carry.removeAll(keepingCapacity: true)
+                carryOffset = 0
+                do {
+                    let start = request.loop.map { min(max(request.frame, 0), $0.end - 1) }
+                        ?? min(max(request.frame, 0), range.upperBound - 1)
+                    try program.start(at: start, end: range.upperBound, loop: request.loop, settings: request.settings)
+                    let ringFrame = ring.beginGeneration(request.generation)
+                    let segment = Segment(generation: request.generation, ringFrame: ringFrame,
+                                          endFrame: request.loop?.end ?? range.upperBound, timeline: program.timeline)
+                    segments.withLock { s in
+                        s.append(segment)
+                        if s.count > 64 { s.removeFirst(s.count - 64) }
+                    }
+                    streaming = true
+                    refilling = true
+                    firstBlockPending = true
+                } catch {
+                    ring.beginGeneration(request.generation)
+                    ring.markEnd()
+                    earlyEnds.withLock { $0[request.generation] = (request.frame, "processing failed: \(error)") }
+                    streaming = false
+                    continue
+                }
+            }
+            guard streaming else { continue }
+            let generation = ring.producerGeneration
+
+            // Write what is left over from the last block first.
+            if carryOffset < carry.count / channels {
+                let n = carry.withUnsafeBufferPointer {
+                    ring.write($0.baseAddress! + carryOffset * channels, frames: carry.count / channels - carryOffset)
+                }
+                carryOffset += n
+                if carryOffset < carry.count / channels { continue }
+                carry.removeAll(keepingCapacity: true)
+                carryOffset = 0
+            }
+            do {
+                defer { publishTimeline(of: generation) }
+                let more = try program.produce { p, n in
+                    let written = ring.write(p, frames: n)
+                    if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }
+                }
+                if firstBlockPending {
+                    firstBlockPending = false
+                    onGeneration()
+                }
+                if !more {
+                    if carry.isEmpty {
+                        ring.markEnd()
+                        streaming = false
+                    } else {
+                        // Finish writing the carry, then mark the end.
+                        while !carry.isEmpty {
+                            condition.lock()
+                            let interrupted = quit || pending != nil
+                            if !interrupted && ring.freeFrames == 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.02)) }
+                            condition.unlock()
+                            if interrupted { break }
+                            let n = carry.withUnsafeBufferPointer {
+                                ring.write($0.baseAddress! + carryOffset * channels, frames: carry.count / channels - carryOffset)
+                            }
+                            carryOffset += n
+                            if carryOffset == carry.count / channels { carry.removeAll(keepingCapacity: true); carryOffset = 0 }
+                        }
+                        if carry.isEmpty { ring.markEnd(); streaming = false }
+                    }
+                    if let e = program.earlyEnd { earlyEnds.withLock { $0[generation] = e } }
+                }
+            } catch {
+                earlyEnds.withLock { $0[generation] = (program.sourceFrame, "processing failed: \(error)") }
+                ring.markEnd()
+                streaming = false
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import PracticeDocuments
+
+/// What people type for `--from`, `--to` and `--loop`: times, the names of markers and loops in
+/// the track's sidecar, or lyric lines (`line 5`, 1-based, of the synced lines in time order).
+/// The sidecar is read only when a name is used, the lyrics only when a line is.
+public struct Places {
+    public let track: Track
+    /// A sidecar to use instead of the track's own (`--markers`).
+    public let explicit: String?
+    /// An LRC file to use instead of the track's own (`--lyrics`).
+    public let lyricsPath: String?
+    private var loaded: LoadedSidecar?
+    private var lyrics: (lyrics: Lyrics, path: String)?
+    /// Warnings from reading the sidecar (identity, version) and the lyrics (skipped lines), for
+    /// the caller to show once.
+    public private(set) var warnings: [String] = []
+
+    public init(track: Track, explicit: String? = nil, lyrics: String? = nil) {
+        self.track = track; self.explicit = explicit; self.lyricsPath = lyrics
+    }
+
+    private mutating func sidecar() throws(PracticeError) -> Sidecar {
+        if let loaded { return loaded.sidecar }
+        let l = try SidecarStore.load(for: track, explicit: explicit)
+        loaded = l
+        warnings += l.warnings
+        return l.sidecar
+    }
+
+    /// A time, the time of the marker named `text`, or of the lyric line `line N` (a marker of that
+    /// name wins). As an `end` (`--to`, a loop's end), `line N` is where the line ends: the next
+    /// line's time, or the track's end after the last line, so that the line is heard whole.
+    public mutating func time(_ text: String, option: String, end: Bool = false) throws(PracticeError) -> Double {
+        if let t = Timecode.parse(text) { return t }
+        if !text.isEmpty, text.allSatisfy({ "0123456789:.".contains($0) }) {
+            throw PracticeError(.usage, "\(option) '\(text)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
+        }
+        let s = try sidecar()
+        if let n = Self.lineNumber(text), !s.liveMarkers.contains(where: { $0.name.lowercased() == text.trimmingCharacters(in: .whitespaces).lowercased() }) {
+            return try lineTime(n, option: option, end: end)
+        }
+        do {
+            return s.markers[try s.markerIndex(named: text)].time
+        } catch {
+            throw PracticeError(.usage, "\(option): \(error.message)")
+        }
+    }
+
+    /// N for `line N` (any case, any spaces between); nil for anything else.
+    static func lineNumber(_ text: String) -> Int? {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard words.count == 2, words[0].lowercased() == "line", words[1].allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
+        return Int(words[1]) ?? Int.max
+    }
+
+    private mutating func lineTime(_ n: Int, option: String, end: Bool) throws(PracticeError) -> Double {
+        if lyrics == nil {
+            guard let path = lyricsPath ?? LyricsFile.find(forAudio: track.path) else {
+                throw PracticeError(.noInput, "\(option): \(LyricsFile.notFound(forAudio: track.path))")
+            }
+            let (l, w) = try LyricsFile.load(path)
+            lyrics = (l.shifted(bySettings: try sidecar().settings), path)
+            warnings += w
+        }
+        let (l, path) = lyrics!
+        guard l.isSynced else { throw PracticeError(.usage, "\(option): \(path) has no time stamps (unsynced lyrics)") }
+        guard n >= 1, n <= l.lines.count else {
+            throw PracticeError(.usage, "\(option): no line \(n) (\(path) has \(l.lines.count) line\(l.lines.count == 1 ? "" : "s"))")
+        }
+        return end ? l.endOfLine(n - 1, duration: track.duration) : l.lines[n - 1].time
+    }
+
+    /// The song's tempo kept in the sidecar's settings (tapped on the practice screen), if any.
+    public mutating func tempo() throws(PracticeError) -> Double? {
+        try sidecar().settings?.bpm
+    }
+
+    /// `--loop NAME` (a loop in the sidecar) or `--loop A B` (markers or times).
+    public mutating func loop(_ args: [String], passes: Int?) throws(PracticeError) -> LoopRange {
+        switch args.count {
+        case 1:
+            if Timecode.parse(args[0]) != nil {
+                throw PracticeError(.usage, "--loop takes a loop's name, or a start and an end (got only '\(args[0])')")
+            }
+            let s = try sidecar()
+            let loop: Loop
+            do { loop = s.loops[try s.loopIndex(named: args[0])] } catch { throw PracticeError(.usage, "--loop: \(error.message)") }
+            guard let a = s.time(of: loop.start), let b = s.time(of: loop.end) else {
+                throw PracticeError(.usage, "--loop: the loop '\(loop.name)' uses a marker that was removed; fix it with 'practice loops'")
+            }
+            return LoopRange(start: a, end: b, passes: passes, name: loop.name)
+        case 2:
+            let a = try time(args[0], option: "--loop"), b = try time(args[1], option: "--loop", end: true)
+            guard b > a else {
+                throw PracticeError(.usage, "--loop: the end (\(Timecode.format(b, decimals: 3))) must be after the start (\(Timecode.format(a, decimals: 3)))")
+            }
+            return LoopRange(start: a, end: b, passes: passes)
+        default:
+            throw PracticeError(.usage, "--loop takes a loop's name, or a start and an end")
+        }
+    }
+}

@@ -1,0 +1,560 @@
+import Foundation
+import PracticeAudio
+import Synchronization
+import PracticeDocuments
+
+/// Where a player's sound goes.
+public enum OutputChoice: Sendable {
+    /// An ALSA PCM by name (`default` reaches PipeWire or PulseAudio; `null` swallows everything).
+    case alsa(String)
+    /// A device whose clock the caller advances (`VirtualOutput.play(frames:)`): exact engine tests.
+    case virtual(VirtualOutput)
+}
+
+/// How a player starts.
+public struct PlayerOptions: Sendable {
+    public var output = OutputChoice.alsa("default")
+    /// The ALSA PCM name (`default` reaches PipeWire or PulseAudio).
+    public var device: String {
+        get { if case .alsa(let name) = output { name } else { "virtual" } }
+        set { output = .alsa(newValue) }
+    }
+    /// How often views hear the position while playing.
+    public var tickInterval = Duration.milliseconds(100)
+    public var settings = PlaybackSettings()
+    /// Range in seconds on the source timeline; nil = start / end of the track.
+    public var from: Double?
+    public var to: Double?
+    public var startPlaying = true
+    /// A region to repeat; playback starts at `from` (a lead-in) or at the loop's start.
+    public var loop: LoopRange?
+    /// The sidecar that names markers for controllers' jumps, instead of the track's own (`--markers`).
+    public var sidecar: String?
+    /// Tags shown instead of the file's own (title, artist, album): a song document's.
+    public var tags: [String: String] = [:]
+    public init() {}
+}
+
+/// A loop as controllers ask for it: seconds on the source timeline, `passes` times (nil: until stopped).
+public struct LoopRange: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var passes: Int?
+    /// The loop's name in the sidecar, for views.
+    public var name: String?
+    /// Count-in, gaps, pre-roll, trainer.
+    public var rehearsal: Rehearsal
+    public init(start: Double, end: Double, passes: Int? = nil, name: String? = nil, rehearsal: Rehearsal = Rehearsal()) {
+        self.start = start; self.end = end; self.passes = passes; self.name = name; self.rehearsal = rehearsal
+    }
+    /// The shortest loop we play: 50 ms, so each pass is longer than its 10 ms seam.
+    public static let minimumSeconds = Sidecar.shortestLoop
+}
+
+/// The player's loop, for views: being played (`isOn`), or set and switched off.
+public struct LoopState: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var name: String?
+    /// The pass being heard, from 1.
+    public var pass: Int
+    public var passes: Int?
+    public var isOn: Bool
+    /// Count-in, gaps, pre-roll and trainer around its passes.
+    public var rehearsal: Rehearsal
+    public init(start: Double, end: Double, name: String?, pass: Int, passes: Int?, isOn: Bool = true, rehearsal: Rehearsal = Rehearsal()) {
+        self.start = start; self.end = end; self.name = name; self.pass = pass; self.passes = passes
+        self.isOn = isOn; self.rehearsal = rehearsal
+    }
+}
+
+/// A snapshot of the player that any observer can show.
+public struct PlayerState: Sendable, Equatable {
+    public var title: String
+    public var path: String
+    public var tags: [String: String]
+    /// The position being **heard**, in seconds on the source timeline.
+    public var position: Double
+    public var duration: Double
+    public var rate: Double
+    public var pitch: Double
+    public var isPlaying: Bool
+    /// The range played to its end.
+    public var isFinished: Bool
+    public var underruns: Int
+    /// The file ended or failed to decode before the range's end: what happened.
+    public var earlyEnd: String?
+    /// The output device failed for good: what happened, in words, naming the device.
+    public var failure: String?
+    public var loop: LoopState?
+    /// Whether the audio thread got real-time priority (SCHED_FIFO); without it a busy machine may make it skip.
+    public var isRealTime = true
+
+    public init(title: String, path: String, tags: [String: String] = [:], position: Double, duration: Double,
+                rate: Double = 1, pitch: Double = 0, isPlaying: Bool, isFinished: Bool = false, underruns: Int = 0,
+                earlyEnd: String? = nil, failure: String? = nil, loop: LoopState? = nil) {
+        self.title = title; self.path = path; self.tags = tags; self.position = position; self.duration = duration
+        self.rate = rate; self.pitch = pitch; self.isPlaying = isPlaying; self.isFinished = isFinished
+        self.underruns = underruns; self.earlyEnd = earlyEnd; self.failure = failure; self.loop = loop
+    }
+}
+
+
+/// One change of the player, for views. Every state change is published once, in the order the
+/// commands were carried out, to every subscriber (`Player.events`).
+public struct PlayerEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// The first event a subscriber gets: the state when it subscribed.
+        case snapshot
+        /// Commands, from any controller.
+        case played, paused, seeked, rateChanged, pitchChanged, loopChanged
+        /// Time went by while playing (every `PlayerOptions.tickInterval`).
+        case tick
+        /// A loop's next pass began (`state.loop.pass`).
+        case passStarted
+        /// The range played to its end.
+        case finished
+        /// The device failed for good (`state.failure`).
+        case failed
+        /// The player stopped; nothing follows.
+        case stopped
+    }
+    public var kind: Kind
+    /// The state right after the change.
+    public var state: PlayerState
+    /// 1, 2, 3… over all of the player's events (a snapshot repeats the latest): a subscriber that
+    /// keeps only the newest events can tell that it missed some.
+    public var sequence: UInt64
+    public init(kind: Kind, state: PlayerState, sequence: UInt64) { self.kind = kind; self.state = state; self.sequence = sequence }
+}
+
+/// The hub: one engine that any number of controllers drive (keyboard, control socket, stdin,
+/// MPRIS, a web remote) and any number of views observe. Commands are accepted from any thread.
+///
+/// **One serial path.** Every command runs whole inside one lock (`engine`): it reads the heard
+/// position, decides, hands the decoder a request stamped with a new generation, sets the audio
+/// thread's transport and publishes its event, before the next command starts. So commands from
+/// several controllers apply one after the other, the decoder's requests arrive in generation order
+/// (it drops any older than one it has), and every subscriber sees the same events in the same order.
+///
+/// Three threads besides the callers': a decoder thread that runs the `Program` into the ring, the
+/// real-time audio thread that moves the ring to the device, and a ticker that publishes the position
+/// while playing and notices what no command causes (a loop's next pass, the end, a failed device).
+/// Every command restarts the stream at the heard position with a new generation: the audio thread
+/// drops what the device holds, so a seek, rate change or pause is heard within one device period
+/// plus one decoded block.
+public final class Player: Sendable {
+    public let track: Track
+    /// The track's tags with `PlayerOptions.tags` over them, as views show them.
+    public let tags: [String: String]
+    /// Where controllers' marker names are looked up: nil for the track's own sidecar.
+    public let sidecar: String?
+    public let outputFormat: OutputFormat
+    /// Whether the audio thread runs with SCHED_FIFO.
+    public let isRealTime: Bool
+    /// The output's name (`default`, `pulse`, `virtual`…), for messages.
+    public let deviceName: String
+    private let audio: any AudioThreadControl
+    /// The real-time thread's `pthread_t` (for tests that watch what it does).
+    var audioThreadID: UInt { audio.threadID }
+    private let decoder: Decoder
+    private let engine: Locked<Engine>
+    private let subscribers = Locked<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])
+    private let tickInterval: Duration
+    /// Signalled by commands so the ticker notices a change of transport at once.
+    private let tickWake = DispatchSemaphore(value: 0)
+
+    /// What the controllers asked for most recently, and what was last published.
+    private struct Engine {
+        var generation: UInt64 = 0
+        var settings: PlaybackSettings
+        var playing: Bool
+        /// Where the latest generation starts (source frame), for the moments before it is heard.
+        var startFrame: Int
+        /// The loop, and whether it is played (a loop switched off keeps its ends for switching on).
+        var loop: LoopRange?
+        var loopOn = true
+        var activeLoop: LoopRange? { loopOn ? loop : nil }
+        /// Passes of the loop heard before the latest generation started (a pause or a rate change
+        /// restarts the stream without restarting the count).
+        var passesBefore = 0
+        var sequence: UInt64 = 0
+        var published: PlayerState?
+        var stopped = false
+        /// The request of a restart not yet sent: the command's event is computed first, so it
+        /// says where the command put the player before the threads move on from there.
+        var pending: Decoder.Request?
+    }
+
+    /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
+    public init(path: String, options: PlayerOptions) throws(PracticeError) {
+        sidecar = options.sidecar
+        tickInterval = options.tickInterval
+        let opened = try Track.open(path)
+        let track = opened.track
+        self.track = track
+        tags = track.tags.merging(options.tags) { _, shown in shown }
+        let range = try track.playRange(from: options.from, to: options.to, loop: options.loop)
+        let (from, to) = (range.start, range.end)
+
+        // 32768 frames = 0.74 s at 44.1 kHz of decoded audio between decoder and device.
+        let ring = RingBuffer(minimumFrames: 32_768, channels: track.info.channels)
+        let audio: any AudioThreadControl
+        switch options.output {
+        case .alsa(let device):
+            do {
+                let output = try ALSAOutput(device: device, sampleRate: track.info.sampleRate, channels: track.info.channels)
+                audio = AudioThread(ring: ring, output: output)
+            } catch {
+                throw PracticeError(.unavailable, "cannot play \(path): no usable audio device '\(device)' (\(error.function): \(error.message)); pick one with --device, or write a file with 'practice render'")
+            }
+        case .virtual(let output):
+            guard output.format == OutputFormat(sampleRate: track.info.sampleRate, channels: track.info.channels) else {
+                throw PracticeError(.usage, "\(path): the virtual device is \(output.format), the track \(track.info.sampleRate) Hz, \(track.info.channels) channels")
+            }
+            audio = AudioThread(ring: ring, output: output)
+        }
+        self.audio = audio
+        outputFormat = audio.audioOutput.format
+        deviceName = audio.audioOutput.name
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(file: opened.file, outputRate: outputFormat.sampleRate, settings: options.settings)
+        } catch {
+            throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
+        }
+        decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate,
+                          isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
+        engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
+        isRealTime = audio.start()
+        decoder.start()
+        engine.withLock { c in
+            restart(&c, at: from, settings: options.settings, playing: options.startPlaying, passesBefore: 0)
+            c.published = snapshot(c)
+            send(&c)
+        }
+        startTicker()
+    }
+
+    deinit { shutDown() }
+
+    // MARK: Commands (any thread; each runs whole on the serial path)
+
+    public func play() { engine.withLock { c in if !c.stopped { play(&c) } } }
+
+    public func pause() { engine.withLock { c in if !c.stopped { pause(&c) } } }
+
+    public func togglePause() {
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            if c.playing && audio.lastEndedGeneration != c.generation { pause(&c) } else { play(&c) }
+        }
+    }
+
+    private func play(_ c: inout Engine) {
+        let finished = audio.lastEndedGeneration == c.generation
+        if c.playing && !finished { return }
+        if finished {
+            restart(&c, at: c.activeLoop.map { track.frame(clamping: $0.start) } ?? decoder.range.lowerBound, settings: c.settings, playing: true, passesBefore: 0)
+        } else {
+            restart(&c, at: heardFrame(c), settings: c.settings, playing: true)
+        }
+        publish(&c, .played)
+    }
+
+    private func pause(_ c: inout Engine) {
+        guard c.playing else { return }
+        // Remember where we are, then stop: resuming restarts from here.
+        let at = heardFrame(c)
+        let heardPasses = currentPass(c).map { $0 - 1 }   // kept while paused, and counted on from on resume
+        c.playing = false
+        c.startFrame = at
+        if let heardPasses { c.passesBefore = heardPasses }
+        audio.setTransport(.paused, generation: c.generation)
+        audio.wake()
+        publish(&c, .paused)
+    }
+
+    /// Jumps to `seconds` on the source timeline (anywhere before the range's end: `--from` is not a fence). With a loop, a
+    /// seek before it plays into it, and one past its end lands on its last moment.
+    public func seek(to seconds: Double) {
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            restart(&c, at: seekFrame(seconds, c), settings: c.settings, playing: c.playing)
+            publish(&c, .seeked)
+        }
+    }
+
+    /// Jumps to `seconds` and plays (a marker's or a lyric line's place), as one command.
+    public func jump(to seconds: Double) {
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            restart(&c, at: seekFrame(seconds, c), settings: c.settings, playing: true)
+            publish(&c, .seeked)
+        }
+    }
+
+    private func seekFrame(_ seconds: Double, _ c: Engine) -> Int {
+        // `--from` is where playing starts, not a fence: a seek may go before it (Home, a marker).
+        let end = c.activeLoop.map { track.frame(clamping: $0.end) } ?? decoder.range.upperBound
+        return min(track.frame(clamping: seconds), end - 1)
+    }
+
+    /// Where playing started (`--from`), in seconds: where the end of the range sends a session back to.
+    public var startPosition: Double { Double(decoder.range.lowerBound) / Double(track.info.sampleRate) }
+
+    /// Sets the tempo (clamped to `PlaybackSettings.rateRange`), pitch unchanged.
+    public func setRate(_ rate: Double) {
+        guard rate.isFinite else { return }
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            var s = c.settings
+            s.rate = min(max(rate, PlaybackSettings.rateRange.lowerBound), PlaybackSettings.rateRange.upperBound)
+            restart(&c, at: heardFrame(c), settings: s, playing: c.playing)
+            publish(&c, .rateChanged)
+        }
+    }
+
+    /// Sets the pitch shift in semitones (clamped to ±12), tempo unchanged.
+    public func setPitch(_ semitones: Double) {
+        guard semitones.isFinite else { return }
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            var s = c.settings
+            s.pitch = min(max(semitones, PlaybackSettings.pitchRange.lowerBound), PlaybackSettings.pitchRange.upperBound)
+            restart(&c, at: heardFrame(c), settings: s, playing: c.playing)
+            publish(&c, .pitchChanged)
+        }
+    }
+
+    /// Repeats `loop` (nil: forget the loop and play on); `on: false` sets its ends without
+    /// playing it. Playback goes on from the heard position if it lies before the loop's end, else
+    /// from the loop's start; the pass count starts again unless `keepingCount` (the same loop, its
+    /// ends moved a little). Changing only the name changes nothing that is heard.
+    public func setLoop(_ loop: LoopRange?, keepingCount: Bool = false, on: Bool = true) throws(PracticeError) {
+        if let loop { try Self.check(loop, in: track) }
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            if var renamed = c.loop, let loop, c.loopOn == on {
+                renamed.name = loop.name
+                if renamed == loop {
+                    c.loop = loop
+                    publish(&c, .loopChanged)
+                    return
+                }
+            }
+            let at = heardFrame(c)
+            let wasOn = c.activeLoop != nil
+            c.loop = loop
+            c.loopOn = on
+            guard on || wasOn else { publish(&c, .loopChanged); return }   // nothing heard changes
+            let start = c.activeLoop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
+            restart(&c, at: start, settings: c.settings, playing: c.playing, passesBefore: keepingCount ? nil : 0)
+            publish(&c, .loopChanged)
+        }
+    }
+
+    /// Switches the loop on or off, keeping its ends (nothing happens without a loop).
+    public func setLooping(_ on: Bool) {
+        engine.withLock { c in
+            guard !c.stopped, c.loop != nil, c.loopOn != on else { return }
+            let at = heardFrame(c)
+            c.loopOn = on
+            let start = c.activeLoop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
+            restart(&c, at: start, settings: c.settings, playing: c.playing, passesBefore: 0)
+            publish(&c, .loopChanged)
+        }
+    }
+
+    static func check(_ loop: LoopRange, in track: Track) throws(PracticeError) {
+        guard loop.start.isFinite, loop.end.isFinite, loop.start >= 0, loop.end <= track.duration + 0.0005 else {
+            throw PracticeError(.usage, "the loop \(Timecode.format(loop.start, decimals: 3))–\(Timecode.format(loop.end, decimals: 3)) is not inside \(track.path) (\(Timecode.format(track.duration, decimals: 3)))")
+        }
+        guard loop.end - loop.start >= LoopRange.minimumSeconds else {
+            throw PracticeError(.usage, "a loop must be at least \(Int(LoopRange.minimumSeconds * 1000)) ms long (\(Timecode.format(loop.start, decimals: 3))–\(Timecode.format(loop.end, decimals: 3)))")
+        }
+        if let passes = loop.passes, passes < 1 { throw PracticeError(.usage, "a loop plays at least once (got \(passes) times)") }
+    }
+
+    /// Stops the threads, closes the device and ends every subscriber's stream with `stopped`.
+    /// The player takes no commands afterwards.
+    public func stop() {
+        let first = engine.withLock { c in
+            defer { c.stopped = true }
+            return !c.stopped
+        }
+        guard first else { return }
+        shutDown()
+        engine.withLock { c in publish(&c, .stopped) }
+        // Finish outside the lock: finishing runs onTermination, which takes the lock itself.
+        let all = subscribers.withLock { obs in
+            defer { obs.removeAll() }
+            return Array(obs.values)
+        }
+        for c in all { c.finish() }
+    }
+
+    private func shutDown() {
+        audio.stop()
+        decoder.stop()
+        tickWake.signal()
+    }
+
+    /// Starts a new generation at `frame` (its request goes out with the command's event: `publish`). `passesBefore` is how many passes of the loop have
+    /// been heard already (nil: keep counting from where the current generation is).
+    private func restart(_ c: inout Engine, at frame: Int, settings: PlaybackSettings, playing: Bool, passesBefore: Int? = nil) {
+        let heardPasses = passesBefore ?? currentPass(c).map { $0 - 1 } ?? 0
+        c.generation += 1
+        c.settings = settings
+        c.playing = playing
+        c.startFrame = frame
+        c.passesBefore = heardPasses
+        let region = c.activeLoop.map { l in
+            LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),
+                       passes: l.passes.map { max($0 - heardPasses, 1) }, rehearsal: l.rehearsal, firstPass: heardPasses)
+        }
+        c.pending = .init(generation: c.generation, frame: frame, settings: settings, loop: region)
+    }
+
+    /// Hands the decoder the restart's request and sets the audio thread's transport.
+    private func send(_ c: inout Engine) {
+        guard let request = c.pending else { return }
+        c.pending = nil
+        decoder.request(request)
+        audio.setTransport(c.playing ? .playing : .paused, generation: c.generation)
+        audio.wake()
+        tickWake.signal()
+    }
+
+    // MARK: State (computed on the serial path)
+
+    /// The source frame being heard now.
+    private func heardFrame(_ c: Engine) -> Int {
+        guard c.playing else { return c.startFrame }
+        guard let segment = decoder.segment(forGeneration: c.generation) else { return c.startFrame }
+        if audio.lastEndedGeneration == c.generation { return segment.endFrame }
+        return segment.place(atRing: heardRingFrame(from: segment.ringFrame))?.frame ?? c.startFrame
+    }
+
+    /// The ring frame being heard, for a generation that starts at ring frame `ringFrame` (never
+    /// before it: until the device reports the new stream playing, it is at its start).
+    private func heardRingFrame(from ringFrame: Int) -> Double {
+        max(audio.clock.heardFrame(at: audio.audioOutput.nowNanoseconds, sampleRate: outputFormat.sampleRate), Double(ringFrame))
+    }
+
+    /// The rate being heard: the trainer's for the pass playing, else the one asked for.
+    private func heardRate(_ c: Engine) -> Double {
+        guard c.activeLoop?.rehearsal.trainer != nil, c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.settings.rate }
+        return segment.rate(atRing: heardRingFrame(from: segment.ringFrame)) ?? c.settings.rate
+    }
+
+    /// The pass of the loop being heard (from 1), counting passes before the latest restart.
+    private func currentPass(_ c: Engine) -> Int? {
+        guard c.activeLoop != nil else { return nil }
+        guard c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.passesBefore + 1 }
+        return c.passesBefore + (segment.place(atRing: heardRingFrame(from: segment.ringFrame))?.pass ?? 1)
+    }
+
+    private func snapshot(_ c: Engine) -> PlayerState {
+        let finished = audio.lastEndedGeneration == c.generation
+        let failure = audio.failureCode
+        let rate = Double(track.info.sampleRate)
+        var s = PlayerState(
+            title: tags["title"] ?? track.displayTitle, path: track.path, tags: tags,
+            position: Double(heardFrame(c)) / rate, duration: track.duration,
+            rate: heardRate(c), pitch: c.settings.pitch,
+            isPlaying: c.playing && !finished && failure == 0 && !c.stopped, isFinished: finished,
+            underruns: audio.underrunCount,
+            earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {
+                "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
+            },
+            failure: failure == 0 ? nil : "audio device '\(deviceName)' stopped: \(audio.audioOutput.describe(failure: failure))",
+            loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
+                                         isOn: c.loopOn, rehearsal: $0.rehearsal) })
+        s.isRealTime = isRealTime
+        return s
+    }
+
+    /// The state now (a view that draws on its own clock reads this; one that follows changes subscribes to `events`).
+    public var state: PlayerState { engine.withLock { snapshot($0) } }
+
+    // MARK: Events
+
+    /// Publishes `kind` with the state now to every subscriber (on the serial path).
+    private func publish(_ c: inout Engine, _ kind: PlayerEvent.Kind) {
+        let state = snapshot(c)
+        send(&c)
+        publish(&c, kind, state)
+    }
+
+    private func publish(_ c: inout Engine, _ kind: PlayerEvent.Kind, _ state: PlayerState) {
+        c.sequence += 1
+        c.published = state
+        let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence)
+        for s in subscribers.withLock({ Array($0.values) }) { s.yield(event) }
+    }
+
+    /// Every change from now on, starting with a `snapshot` of the state now, until `stopped`.
+    /// `keepingNewest`: a view that only draws the latest state keeps that many unread events and
+    /// drops older ones; nil keeps them all (a journal, a socket that forwards every event).
+    public func events(keepingNewest: Int? = nil) -> AsyncStream<PlayerEvent> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self,
+                                                            bufferingPolicy: keepingNewest.map { .bufferingNewest(max($0, 1)) } ?? .unbounded)
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        let finished = engine.withLock { c in
+            continuation.yield(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence))
+            if c.stopped { return true }
+            subscribers.withLock { $0[id] = continuation }
+            return false
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
+    /// Waits until the range has played to its end, the device failed or the player stopped.
+    public func waitUntilFinished() async {
+        for await e in events(keepingNewest: 1) where e.state.isFinished || e.state.failure != nil || e.kind == .stopped { return }
+    }
+
+    /// The ticker: while playing, publishes the position every `tickInterval`, and whatever changed
+    /// without a command (a new pass, the end, a failed device); while paused it sleeps.
+    private func startTicker() {
+        let interval = Double(tickInterval.components.seconds) + Double(tickInterval.components.attoseconds) / 1e18
+        let thread = Thread { [weak self] in
+            nameCurrentThread("practice-tick")
+            while true {
+                // No strong reference across the wait: a player nobody holds goes away.
+                let step: (playing: Bool, wake: DispatchSemaphore)? = {
+                    guard let self else { return nil }
+                    return self.engine.withLock { c in
+                    guard !c.stopped else { return nil }
+                    let s = self.snapshot(c)
+                    if s != c.published {
+                        let before = c.published
+                        let kind: PlayerEvent.Kind =
+                            s.failure != nil && before?.failure == nil ? .failed
+                            : s.isFinished && before?.isFinished != true ? .finished
+                            : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
+                            : .tick
+                        self.publish(&c, kind, s)
+                    }
+                    return (s.isPlaying, self.tickWake)
+                    }
+                }()
+                guard let step else { return }
+                _ = step.wake.wait(timeout: .now() + (step.playing ? interval : 1))
+            }
+        }
+        thread.name = "practice-tick"
+        thread.start()
+    }
+}
+
+extension ResumePoint {
+    /// Where `state` is now, to come back to.
+    public init(_ state: PlayerState) {
+        self.init(position: Sidecar.milliseconds(state.position), rate: state.rate, pitch: state.pitch,
+                  loop: state.loop.map { Loop(start: $0.start, end: $0.end, name: $0.name, isOn: $0.isOn) })
+    }
+}

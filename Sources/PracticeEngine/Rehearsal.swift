@@ -1,0 +1,215 @@
+import Foundation
+import PracticeDocuments
+
+/// What a practice loop adds around the music: a count-in, silence before each repeat, a pre-roll
+/// before A, and a speed trainer. All of it is part of the stream, so `render` writes the whole
+/// rehearsal and the player plays the same.
+public struct Rehearsal: Sendable, Equatable {
+    /// Seconds of silence before each repeat.
+    public var gap: Double = 0
+    /// Clicks before the first pass (`countInEvery`: before every pass).
+    public var countIn = 0
+    public var countInEvery = false
+    /// The song's tempo; clicks come at `bpm` × the playback rate, so they match what is heard.
+    public var bpm: Double?
+    /// Seconds before A that each pass starts.
+    public var preRoll: Double = 0
+    public var trainer: Trainer?
+
+    public init(gap: Double = 0, countIn: Int = 0, countInEvery: Bool = false, bpm: Double? = nil, preRoll: Double = 0, trainer: Trainer? = nil) {
+        self.gap = gap; self.countIn = countIn; self.countInEvery = countInEvery; self.bpm = bpm
+        self.preRoll = preRoll; self.trainer = trainer
+    }
+
+    /// Nothing added: the loop is seamless (crossfaded at the seam).
+    public var isPlain: Bool { gap == 0 && countIn == 0 && preRoll == 0 && trainer == nil }
+}
+
+/// A speed trainer: start at `from`, change by `step` after every `every` passes, stay at `to`.
+public struct Trainer: Sendable, Equatable {
+    public var from: Double
+    public var to: Double
+    public var step: Double
+    public var every: Int
+
+    public init(from: Double, to: Double, step: Double, every: Int = 1) {
+        self.from = from; self.to = to; self.step = step; self.every = every
+    }
+
+    /// `FROM:TO:STEP[/EVERY]`, such as `0.6:1.0:0.05/2`; nil if it does not read.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count) else { return nil }
+        let r = parts[0].split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+        guard r.count == 3, let from = r[0], let to = r[1], let step = r[2] else { return nil }
+        var every = 1
+        if parts.count == 2 { guard let e = Int(parts[1]), e >= 1 else { return nil }; every = e }
+        self.init(from: from, to: to, step: step, every: every)
+    }
+
+    /// The rate of pass `k` (from 0): `from` moved by `step` every `every` passes, never past `to`.
+    public func rate(forPass k: Int) -> Double {
+        let moved = from + Double(k / every) * abs(step) * (to >= from ? 1 : -1)
+        let r = to >= from ? min(moved, to) : max(moved, to)
+        return (r * 1000).rounded() / 1000
+    }
+}
+
+/// Plays a stream through the `Pipeline`: a range, a plain loop (seamless, the pipeline wraps it),
+/// or a loop pass by pass with count-ins and gaps between the passes and the trainer's rate for
+/// each. Either way it records which output frames hold what (`timeline`), so the heard position
+/// can be mapped back and a render's cue points placed.
+final class Program {
+    let pipeline: Pipeline
+
+    private(set) var timeline = Timeline()
+    /// Keep only the newest pieces (an endless rehearsal would grow the map forever); nil keeps all (a render).
+    var pieceLimit: Int?
+    /// Output frames produced since `start`.
+    private(set) var outputFrames = 0
+    private var loop: LoopRegion?
+    private var rehearsal = Rehearsal()
+    private var settings = PlaybackSettings()
+    private var pass = 0
+    private var passStart = 0
+    private var segmented = false
+    private var inPass = false
+    private var finished = false
+    /// The insert being written: frames left, frames done, and its click spacing.
+    private var insertLeft = 0
+    private var insertDone = 0
+    private var clickSpacing = 0
+    private var scratch: [Float] = []
+    private let click: [Float]
+    private let accent: [Float]
+
+    init(pipeline: Pipeline) {
+        self.pipeline = pipeline
+        // A 30 ms decaying sine: 1 kHz, the first of a count 1.5 kHz.
+        func tone(_ f: Double) -> [Float] {
+            let n = pipeline.outputRate * 3 / 100
+            return (0..<n).map { i in
+                let t = Double(i) / Double(pipeline.outputRate)
+                return Float(0.5 * sin(2 * .pi * f * t) * exp(-t / 0.008))
+            }
+        }
+        click = tone(1_000)
+        accent = tone(1_500)
+    }
+
+    var earlyEnd: (frame: Int, reason: String)? { pipeline.earlyEnd }
+    var sourceFrame: Int { pipeline.sourceFrame }
+
+    /// Fraction done (nil for an endless loop).
+    var progress: Double? {
+        guard segmented, let loop else { return pipeline.progress }
+        guard let passes = loop.passes else { return nil }
+        return min((Double(pass) + (pipeline.progress ?? 0)) / Double(passes), 1)
+    }
+
+    func start(at frame: Int, end: Int, loop: LoopRegion?, settings: PlaybackSettings) throws {
+        self.loop = loop
+        self.settings = settings
+        rehearsal = loop?.rehearsal ?? Rehearsal()
+        segmented = loop != nil && !rehearsal.isPlain
+        timeline = Timeline()
+        outputFrames = 0
+        pass = 0
+        finished = false
+        guard let loop, segmented else {
+            try pipeline.start(at: frame, end: end, loop: loop, settings: settings)
+            timeline.pieces = [Timeline.Piece(outStart: 0, source: frame, sourceEnd: loop?.end ?? end,
+                                              sourcePerOutput: pipeline.sourceFramesPerOutputFrame, lead: pipeline.stretchLead,
+                                              pass: 0, rate: settings.rate, isAudio: true, wrap: loop)]
+            return
+        }
+        passStart = frame
+        inPass = false
+        beginInsert(clicks: rehearsal.countIn, gap: 0, before: loop.firstPass)
+        if insertLeft == 0 { try beginPass() }
+    }
+
+    private func rate(forPass k: Int) -> Double {
+        rehearsal.trainer?.rate(forPass: k) ?? settings.rate
+    }
+
+    private func beginInsert(clicks: Int, gap: Double, before k: Int) {
+        let r = pipeline.outputRate
+        let bpm = (rehearsal.bpm ?? 120) * rate(forPass: k)
+        clickSpacing = Int((60 / bpm * Double(r)).rounded())
+        let gapFrames = Int((gap * Double(r)).rounded())
+        insertLeft = gapFrames + clicks * clickSpacing
+        insertDone = -gapFrames   // the gap comes first; clicks from 0 on
+        inPass = false
+        if insertLeft > 0 {
+            append(Timeline.Piece(outStart: outputFrames, source: passStartFor(k), sourceEnd: passStartFor(k), sourcePerOutput: 0, lead: 0,
+                                  pass: k - (loop?.firstPass ?? 0), rate: rate(forPass: k), isAudio: false))
+        }
+    }
+
+    private func passStartFor(_ k: Int) -> Int {
+        guard let loop else { return passStart }
+        if k == loop.firstPass { return passStart }
+        return max(loop.start - Int((rehearsal.preRoll * Double(pipeline.info.sampleRate)).rounded()), 0)
+    }
+
+    private func beginPass() throws {
+        guard let loop else { return }
+        var s = settings
+        s.rate = rate(forPass: pass + loop.firstPass)
+        let from = passStartFor(pass + loop.firstPass)
+        try pipeline.start(at: from, end: loop.end, edgeFades: true, settings: s)
+        append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
+                              lead: pipeline.stretchLead, pass: pass, rate: s.rate, isAudio: true))
+        inPass = true
+    }
+
+    private func append(_ piece: Timeline.Piece) {
+        timeline.pieces.append(piece)
+        if let limit = pieceLimit, timeline.pieces.count > limit { timeline.pieces.removeFirst(timeline.pieces.count - limit) }
+    }
+
+    /// Produces the next output; false once everything has been played.
+    func produce(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
+        guard segmented, let loop else {
+            return try pipeline.produce { p, n in
+                outputFrames += n
+                try body(p, n)
+            }
+        }
+        while !finished {
+            if inPass {
+                let more = try pipeline.produce { p, n in
+                    outputFrames += n
+                    try body(p, n)
+                }
+                if more { return true }
+                pass += 1
+                if let passes = loop.passes, pass >= passes { finished = true; return false }
+                if pipeline.earlyEnd != nil { finished = true; return false }
+                beginInsert(clicks: rehearsal.countInEvery ? rehearsal.countIn : 0, gap: rehearsal.gap, before: pass + loop.firstPass)
+                if insertLeft == 0 { try beginPass() }
+                continue
+            }
+            // Silence and clicks, a block at a time.
+            let ch = pipeline.info.channels
+            let n = min(insertLeft, Pipeline.blockFrames)
+            if scratch.count < n * ch { scratch = [Float](repeating: 0, count: Pipeline.blockFrames * ch) }
+            for i in 0..<(n * ch) { scratch[i] = 0 }
+            for i in 0..<n {
+                let t = insertDone + i
+                guard t >= 0, clickSpacing > 0 else { continue }
+                let k = t / clickSpacing, offset = t % clickSpacing
+                let wave = k == 0 ? accent : click
+                if k < rehearsal.countIn, offset < wave.count { for c in 0..<ch { scratch[i * ch + c] = wave[offset] } }
+            }
+            try scratch.withUnsafeBufferPointer { try body($0.baseAddress!, n) }
+            outputFrames += n
+            insertLeft -= n
+            insertDone += n
+            if insertLeft == 0 { try beginPass() }
+            return true
+        }
+        return false
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import PracticeAudio
+import PracticeDocuments
+
+/// Writes a track through the pipeline to a file, faster than real time.
+public struct RenderJob: Sendable {
+    public var input: String
+    public var output: String
+    public var settings = PlaybackSettings()
+    /// Range in seconds on the source timeline; nil = start / end of the track.
+    public var from: Double?
+    public var to: Double?
+    /// A region to write `passes` times (nil passes: once), after a lead-in from `from` if given.
+    public var loop: LoopRange?
+    public var force = false
+    /// Markers (points) and loops (regions) in seconds on the source's timeline, written into a
+    /// WAV output as cue points wherever the output plays them: once per pass of a loop, after
+    /// count-ins and gaps, at each pass's rate (placed by the stream's `Timeline`).
+    public var cues: [InterchangeEntry] = []
+    /// For lossless containers; nil = the input's own (16-bit for lossy inputs).
+    public var sampleFormat: SoundFileWriter.SampleFormat?
+    /// nil = the input's rate (or what the container requires).
+    public var sampleRate: Int?
+
+    public init(input: String, output: String) { self.input = input; self.output = output }
+    public typealias SampleFormat = SoundFileWriter.SampleFormat
+
+    /// The container chosen by the output's extension.
+    public var container: SoundFileWriter.Container? { .init(pathExtension: (output as NSString).pathExtension) }
+}
+
+public struct RenderResult: Sendable {
+    public var frames: Int
+    public var sampleRate: Int
+    public var channels: Int
+    public var earlyEnd: String?
+}
+
+public enum Renderer {
+    /// Renders `job`, reporting progress (0…1) now and then. The output appears only when complete:
+    /// it is written to a temporary file in the same folder and renamed over the target.
+    public static func render(_ job: RenderJob, progress: (Double) -> Void = { _ in }) throws(PracticeError) -> RenderResult {
+        guard let container = job.container else {
+            throw PracticeError(.usage, "\(job.output): unknown output format '.\((job.output as NSString).pathExtension)' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)")
+        }
+        let opened = try Track.open(job.input)
+        let track = opened.track
+        var range = try track.playRange(from: job.from, to: job.to, loop: job.loop)
+        if range.loop != nil, range.loop?.passes == nil { range.loop?.passes = 1 }
+        let (start, end, region) = (range.start, range.end, range.loop)
+
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: job.output, isDirectory: &isDir) {
+            if isDir.boolValue { throw PracticeError(.cannotCreate, "\(job.output): is a directory") }
+            if !job.force { throw PracticeError(.cannotCreate, "\(job.output): already exists (use --force to replace it)") }
+        }
+        if (try? URL(fileURLWithPath: job.output).resourceValues(forKeys: [.canonicalPathKey]).canonicalPath) ==
+            (try? URL(fileURLWithPath: job.input).resourceValues(forKeys: [.canonicalPathKey]).canonicalPath) {
+            throw PracticeError(.cannotCreate, "\(job.output): is the input file; choose another output")
+        }
+        let rate = container.requiredSampleRate ?? job.sampleRate ?? track.info.sampleRate
+        let sampleFormat = job.sampleFormat ?? defaultSampleFormat(for: track.info.format, container: container)
+        guard container.supports(sampleFormat) else {
+            throw PracticeError(.usage, "\(job.output): \(container.rawValue) cannot store \(sampleFormat.rawValue) samples")
+        }
+
+        let url = URL(fileURLWithPath: job.output)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
+        var writer: SoundFileWriter
+        do {
+            writer = try SoundFileWriter(path: temporary, container: container, sampleFormat: sampleFormat,
+                                         sampleRate: rate, channels: track.info.channels, tags: track.tags)
+        } catch {
+            let reason = error.isSystem ? String(cString: strerror(errno)) : error.message
+            throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
+        }
+        var frames = 0
+        var program: Program
+        do {
+            program = Program(pipeline: try Pipeline(file: opened.file, outputRate: rate, settings: job.settings))
+            try program.start(at: start, end: end, loop: region, settings: job.settings)
+            var lastReport = -1.0
+            while try program.produce({ (p, n) throws in
+                try writer.write(p, frames: n)
+                frames += n
+            }) {
+                let done = program.progress ?? 0
+                if done - lastReport >= 0.01 { progress(done); lastReport = done }
+            }
+            try writer.close()
+            if container == .wav, !job.cues.isEmpty {
+                let entries = placed(job.cues, on: program.timeline, outputFrames: frames, outputRate: rate, track: track)
+                do { try Interchange.appendCues(toWAVAt: temporary, entries: entries, sampleRate: rate) } catch {
+                    try? FileManager.default.removeItem(atPath: temporary)
+                    throw PracticeError(.ioError, "\(job.output): cannot write cue points: \(error.message)")
+                }
+            }
+        } catch let e as SndFileError {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw PracticeError(.ioError, "\(job.output): write failed: \(e.message)")
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw PracticeError(.software, "\(job.input): processing failed: \(error)")
+        }
+        progress(1)
+        if rename(temporary, job.output) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
+        }
+        let early = program.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
+        return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
+    }
+
+    /// Source-timeline entries as they fall in the output: a point at every output frame that plays
+    /// it; a region from each of its starts to the first end after it. Seconds on the output's timeline.
+    static func placed(_ entries: [InterchangeEntry], on timeline: Timeline, outputFrames: Int, outputRate: Int,
+                       track: Track) -> [InterchangeEntry] {
+        var out: [InterchangeEntry] = []
+        let seconds = { (frame: Int) in Double(frame) / Double(outputRate) }
+        for e in entries {
+            let starts = timeline.outputFrames(of: track.frame(clamping: e.start), before: outputFrames)
+            guard let end = e.end else {
+                out += starts.map { InterchangeEntry(name: e.name, start: seconds($0)) }
+                continue
+            }
+            let ends = timeline.outputFrames(of: track.frame(clamping: end), before: outputFrames, atEnd: true)
+            for s in starts {
+                if let e2 = ends.first(where: { $0 > s }) { out.append(InterchangeEntry(name: e.name, start: seconds(s), end: seconds(e2))) }
+            }
+        }
+        return out.sorted { ($0.start, $0.end ?? -1, $0.name) < ($1.start, $1.end ?? -1, $1.name) }
+    }
+
+    /// Keep the input's sample format where the container can store it; lossy inputs become 16-bit.
+    static func defaultSampleFormat(for format: AudioFormat, container: SoundFileWriter.Container) -> SoundFileWriter.SampleFormat {
+        if format.isFloat { return container.supports(.float) ? .float : .s24 }
+        switch format.pcmBits {
+        case .some(let bits) where bits > 16: return .s24
+        default: return .s16
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import PracticeAudio
+import PracticeDocuments
+
+/// An audio file that libsndfile can read, checked the way a user needs it checked.
+public struct Track: Sendable {
+    public let path: String
+    public let info: SoundFile.Info
+    public let tags: [String: String]
+
+    /// The title tag, or the file name when the file has none.
+    public var displayTitle: String { tags["title"] ?? (path as NSString).lastPathComponent }
+    public var duration: Double { info.seconds }
+
+    /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
+    public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PracticeError(.noInput, "\(path): no such file")
+        }
+        if isDirectory.boolValue { throw PracticeError(.noInput, "\(path): is a directory, not an audio file") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw PracticeError(.noInput, "\(path): permission denied")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if size == 0 { throw PracticeError(.dataError, "\(path): file is empty (0 bytes)") }
+        let file: SoundFile
+        do {
+            file = try SoundFile(path: path)
+        } catch {
+            // We checked above that the file exists and is readable, so "not a regular file" here
+            // means that no decoder accepted it (libsndfile's MPEG probe reports a failure that way).
+            if error.isBadFile { throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: no decoder accepted it)") }
+            throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: \(error.message))")
+        }
+        guard file.info.channels > 0, file.info.sampleRate > 0 else {
+            throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
+        }
+        guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
+        return OpenedTrack(track: Track(path: path, info: file.info, tags: file.tags), file: file)
+    }
+
+    /// The frame nearest `seconds`, within the track.
+    public func frame(clamping seconds: Double) -> Int {
+        min(max(Int((seconds * Double(info.sampleRate)).rounded()), 0), info.frames)
+    }
+
+    /// Converts a user's time to a frame, or an error if it lies outside the track.
+    public func frame(at seconds: Double, option: String, allowEnd: Bool = false) throws(PracticeError) -> Int {
+        let frame = Int((seconds * Double(info.sampleRate)).rounded())
+        guard seconds >= 0, allowEnd ? frame <= info.frames : frame < info.frames else {
+            throw PracticeError(.usage, "\(option) \(Timecode.format(seconds, decimals: 3)) is past the end of \(path) (\(Timecode.format(duration, decimals: 3)))")
+        }
+        return frame
+    }
+}
+
+/// Where playback or a render runs, in frames: `start..<end`, or a loop after a lead-in from `start`.
+struct PlayRange {
+    var start: Int
+    var end: Int
+    var loop: LoopRegion?
+}
+
+extension Track {
+    /// Checks `--from`, `--to` and a loop against the track. A loop starts at `from` when given
+    /// (a lead-in), else at its own start; `--to` does not apply to it.
+    func playRange(from: Double?, to: Double?, loop: LoopRange?) throws(PracticeError) -> PlayRange {
+        var region: LoopRegion?
+        if let loop {
+            try Player.check(loop, in: self)
+            region = LoopRegion(start: frame(clamping: loop.start), end: frame(clamping: loop.end), passes: loop.passes, rehearsal: loop.rehearsal)
+        }
+        let start = try from.map { (s) throws(PracticeError) in try frame(at: s, option: "--from") } ?? region?.start ?? 0
+        let end = try to.map { (s) throws(PracticeError) in try frame(at: s, option: "--to", allowEnd: true) } ?? info.frames
+        guard end > start else { throw PracticeError(.usage, "--to must be after --from") }
+        if let region, start >= region.end {
+            throw PracticeError(.usage, "--from must be before the loop's end (\(Timecode.format(Double(region.end) / Double(info.sampleRate), decimals: 3)))")
+        }
+        return PlayRange(start: start, end: end, loop: region)
+    }
+}
+
+/// A checked track and its open file, ready to hand to a pipeline.
+public struct OpenedTrack: ~Copyable {
+    public let track: Track
+    public var file: SoundFile
+}

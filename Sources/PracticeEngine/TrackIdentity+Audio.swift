@@ -1,0 +1,72 @@
+import Crypto
+import Foundation
+import PracticeAudio
+import PracticeDocuments
+
+extension Track: SidecarTrack {
+    /// The identity of this track: file and decoded-audio checksums, rate, channels, length and
+    /// title/artist tags (cached, since decoding a song takes a while).
+    public func identity() throws(PracticeError) -> TrackIdentity { try TrackIdentity.of(self) }
+}
+
+extension TrackIdentity {
+    /// The identity of the track at `path`: file and decoded-audio checksums, rate, channels,
+    /// length and title/artist tags. Cached under `XDG.cache/identity`, keyed by the file's real
+    /// path, device, inode, size and modification time, since decoding a song takes a while.
+    public static func of(_ track: Track) throws(PracticeError) -> TrackIdentity {
+        try cached(key: cacheKey(track.path), fileName: (track.path as NSString).lastPathComponent) { () throws(PracticeError) in try compute(track) }
+    }
+
+    static func cacheKey(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0, let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        let key = "identity v1\0\(String(cString: real))\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        return SHA256.hash(data: Data(key.utf8)).hex
+    }
+
+    static func compute(_ track: Track) throws(PracticeError) -> TrackIdentity {
+        let (frames, pcmHex) = try hashDecodedAudio(track)
+        // SHA-256 of the bytes: an exact copy.
+        var whole = SHA256()
+        if let handle = FileHandle(forReadingAtPath: track.path) {
+            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { whole.update(data: chunk) }
+            try? handle.close()
+        }
+        let info = track.info
+        return TrackIdentity(
+            fileName: (track.path as NSString).lastPathComponent, title: track.tags["title"], artist: track.tags["artist"],
+            duration: Sidecar.milliseconds(Double(frames) / Double(info.sampleRate)), fileSHA256: whole.finalize().hex,
+            pcm: PCMIdentity(sampleRate: info.sampleRate, channels: info.channels, frames: frames, sha256: pcmHex))
+    }
+
+    /// SHA-256 of the decoded frames as s16le: survives renames, tag edits and WAV <-> FLAC.
+    static func hashDecodedAudio(_ track: Track) throws(PracticeError) -> (frames: Int, sha256: String) {
+        do {
+            let file = try SoundFile(path: track.path)
+            var pcm = SHA256()
+            let channels = track.info.channels
+            let block = 65_536   // frames per read: 1.5 s at 44.1 kHz
+            var buffer = [Int16](repeating: 0, count: block * channels)
+            var frames = 0
+            while true {
+                let n = buffer.withUnsafeMutableBufferPointer { file.readShorts(into: $0.baseAddress!, frames: block) }
+                if n <= 0 { break }
+                frames += n
+                // Int16 in memory is little-endian on every platform Swift runs Linux on (x86-64, arm64).
+                buffer.withUnsafeBytes { pcm.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<(n * channels * 2)])) }
+            }
+            return (frames, pcm.finalize().hex)
+        } catch {
+            throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
+        }
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    public var hex: String { map { String(format: "%02x", $0) }.joined() }
+}
+
+extension Digest {
+    public var hex: String { Array(self).hex }
+}

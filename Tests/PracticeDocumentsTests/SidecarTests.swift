@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeDocuments
+import PracticeEngine
+
+/// The sidecar document: reading, writing, keeping what we do not know, and the edit rules.
+@Suite struct SidecarTests {
+    /// Every field this version knows, and unknown ones at every level, in the form we write.
+    static let everyField = """
+        {
+          "$schema": "urn:practice:schema:sidecar:1",
+          "audio": {
+            "artist": "Ana",
+            "chromaprint": {
+              "algorithm": 2,
+              "fingerprint": "AQAB"
+            },
+            "duration": 53.3,
+            "fileName": "Salsa Lesson 3.mp3",
+            "pcm": {
+              "bitsHint": 16,
+              "channels": 2,
+              "frames": 2350530,
+              "sampleRate": 44100,
+              "sha256": "43c6aa14c0a6e7d2f0a9bd4c3c7bb1b0c4f4a1d6f56ba0c3b1b8e0a7d2a0e9f1"
+            },
+            "sha256": "e4c7aa14c0a6e7d2f0a9bd4c3c7bb1b0c4f4a1d6f56ba0c3b1b8e0a7d2a0e9f1",
+            "title": "Warm-up"
+          },
+          "format": "practice-markers",
+          "futureList": [
+            1.50,
+            "two",
+            null,
+            true,
+            {}
+          ],
+          "loops": [
+            {
+              "author": "ana",
+              "end": {
+                "marker": "b-verse"
+              },
+              "id": "l-1",
+              "name": "Shine turn",
+              "note": "count it",
+              "priority": 3,
+              "start": 30.25,
+              "updatedAt": "2026-11-20T10:02:00.000Z"
+            },
+            {
+              "deleted": true,
+              "id": "l-0",
+              "updatedAt": "2026-11-20T10:03:00.000Z"
+            }
+          ],
+          "markers": [
+            {
+              "color": "#ff8800",
+              "id": "a-intro",
+              "name": "Intro ✨ 日本",
+              "note": "quote \\" tab \\t and \\\\ backslash",
+              "time": 0,
+              "updatedAt": "2026-11-20T10:01:00.000Z"
+            },
+            {
+              "author": "ben",
+              "id": "b-verse",
+              "name": "Verse 1",
+              "shape": "diamond",
+              "time": 45.125,
+              "updatedAt": "2026-11-20T10:01:00.500Z"
+            },
+            {
+              "deleted": true,
+              "id": "c-gone",
+              "reason": "kept",
+              "updatedAt": "2026-11-21T08:00:00.000Z"
+            }
+          ],
+          "settings": {
+            "metronome": false,
+            "pitch": -2,
+            "position": 12.5,
+            "rate": 0.8
+          },
+          "version": 1
+        }
+
+        """
+
+    @Test func everyFieldSurvivesARoundTripByteForByte() throws {
+        let s = try Sidecar.decode(Data(Self.everyField.utf8))
+        #expect(s.markers.count == 3 && s.liveMarkers.count == 2 && s.loops.count == 2)
+        #expect(s.markers[1].name == "Verse 1" && s.markers[1].time == 45.125 && s.markers[1].extra["shape"] == .string("diamond"))
+        #expect(s.markers[0].note == "quote \" tab \t and \\ backslash")
+        #expect(s.loops[0].start == .time(30.25) && s.loops[0].end == .marker("b-verse"))
+        #expect(s.audio?.pcm.frames == 2_350_530 && s.audio?.extra["chromaprint"] != nil)
+        #expect(s.extra["futureList"] == .array([.number("1.50"), .string("two"), .null, .bool(true), .object([:])]))
+        #expect(s.settings == { var p = PracticeSettings(rate: 0.8, pitch: -2, position: 12.5); p.extra = ["metronome": .bool(false)]; return p }())
+        #expect(String(decoding: s.encoded(), as: UTF8.self) == Self.everyField)
+    }
+
+    @Test func writesSortedWithMillisecondsAndTombstonesLast() throws {
+        var s = Sidecar()
+        s.markers = [Marker(id: "z", name: "Late", time: 12.34567, updatedAt: "t", author: nil),
+                     Marker(id: "y", name: "Early", time: 1, updatedAt: "t", author: nil)]
+        s.markers.insert(Sidecar.tombstone(of: Marker(id: "a", name: "Old", time: 5, updatedAt: "t", author: nil)), at: 0)
+        let text = String(decoding: s.encoded(), as: UTF8.self)
+        let names = try Sidecar.decode(Data(text.utf8)).markers.map(\.id)
+        #expect(names == ["y", "z", "a"])
+        #expect(text.contains("\"time\": 12.346,\n") && text.contains("\"time\": 1,\n"))
+        #expect(text.hasSuffix("}\n") && text.hasPrefix("{\n  \"format\": \"practice-markers\",\n"))
+    }
+
+    @Test(arguments: [
+        ("{\n  \"format\": \"practice-markers\",\n  \"version\": 1,\n  \"markers\": [1, 2,, 3]\n}", "4:20: unexpected ','; expected a value"),
+        ("{\"format\": \"practice-markers\" \"version\": 1}", "1:31: unexpected '\"'; expected ',' or '}'"),
+        ("{\"format\": \"practice-markers\", \"version\": 1", "1:44: unexpected end of file; expected ',' or '}'"),
+        ("", "1:1: the file is empty; expected a JSON object"),
+        ("{\"a\": 1, \"a\": 2}", "1:10: duplicate key \"a\""),
+        ("{\"name\": \"caf\u{0}\"}", "1:14: control character in a string (write \\n, \\t or \\u00XX)"),
+        ("[01]", "1:2: a number cannot start with 0"),
+        ("{} x", "1:4: unexpected 'x' after the end of the document"),
+    ])
+    func syntaxErrorsSayLineAndColumn(text: String, expected: String) {
+        do {
+            _ = try JSONValue.parse(text)
+            Issue.record("parsed \(text)")
+        } catch {
+            #expect("\(error.line):\(error.column): \(error.message)" == expected)
+        }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let text = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test(arguments: [
+        (#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "name": "x", "time": "12"}]}"#, "markers[0].time: expected a number of seconds, found a string"),
+        (#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "name": "x", "time": -1}]}"#, "markers[0].time: is negative (-1 s)"),
+        (#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "time": 3}]}"#, "markers[0].name: missing"),
+        (#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "name": "x", "time": 1}, {"id": "a", "name": "y", "time": 2}]}"#, "markers[1].id: \"a\" is used twice"),
+        (#"{"format": "something-else", "version": 1}"#, "format: is \"something-else\", not \"practice-markers\""),
+        (#"{"version": 1}"#, "format: missing; a practice sidecar has \"format\": \"practice-markers\""),
+        (#"{"format": "practice-markers", "version": 1.5}"#, "version: expected a whole number from 1 up"),
+        (#"{"format": "practice-markers", "version": 1, "loops": [{"id": "l", "name": "x", "start": 1, "end": "Chorus"}]}"#, "loops[0].end: no single marker is named \"Chorus\""),
+        (#"[1, 2]"#, ": expected an object, found a list"),
+    ])
+    func fieldErrorsSayWhere(text: String, expected: String) {
+        do {
+            _ = try Sidecar.decode(Data(text.utf8))
+            Issue.record("decoded \(text)")
+        } catch {
+            #expect("\(error.field): \(error.message)" == expected)
+        }
+    }
+
+    @Test func handWrittenLoopEndsNamingMarkersBecomeIds() throws {
+        let s = try Sidecar.decode(Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "Chorus", "time": 30}], "loops": [{"name": "c", "start": "chorus", "end": 40}]}"#.utf8))
+        #expect(s.loops[0].start == .marker("m1"))
+        #expect(s.time(of: s.loops[0].start) == 30)
+        #expect(s.loops[0].updatedAt == "1970-01-01T00:00:00.000Z" && !s.loops[0].id.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("", "a marker name cannot be empty or only spaces"),
+        ("   ", "a marker name cannot be empty or only spaces"),
+        ("1:23", "'1:23' looks like a time; a marker name needs a letter or symbol too"),
+        ("83.5", "'83.5' looks like a time; a marker name needs a letter or symbol too"),
+        ("+0.5", "'+0.5' looks like a time; a marker name needs a letter or symbol too"),
+        ("chorus", "there is already a marker named 'Chorus' (names ignore case)"),
+        (" CHORUS ", "there is already a marker named 'Chorus' (names ignore case)"),
+        ("a\tb", "a marker name cannot contain a tab or a line break: 'a\tb'"),
+    ])
+    func badNamesAreRefused(name: String, message: String) throws {
+        var s = Sidecar()
+        try s.addMarker(name: "Chorus", time: 30, duration: 60)
+        #expect(throws: PracticeError(.usage, message)) { try s.addMarker(name: name, time: 10, duration: 60) }
+    }
+
+    @Test func editsKeepLoopsWorking() throws {
+        var s = Sidecar()
+        try s.addMarker(name: "Verse", time: 10, duration: 60)
+        try s.addMarker(name: "Chorus", time: 30.5, duration: 60)
+        #expect(throws: PracticeError(.usage, "the time 1:01.000 is past the end of the track (1:00.000)")) {
+            try s.addMarker(name: "Outro", time: 61, duration: 60)
+        }
+        let loop = try s.addLoop(name: "verse loop", from: "verse", to: "CHORUS", duration: 60)
+        #expect(loop.start == .marker(s.markers[0].id))
+        #expect(throws: PracticeError(.usage, "a loop must end after it starts ('Chorus' is 0:30.500, '0:20' is 0:20.000)")) {
+            try s.addLoop(name: "backwards", from: "Chorus", to: "0:20", duration: 60)
+        }
+        try s.renameMarker("Verse", to: "Verse 1")
+        #expect(s.describe(s.loops[0].start) == "Verse 1")
+        try s.moveMarker("verse 1", .by(-0.25), duration: 60)
+        #expect(s.time(of: s.loops[0].start) == 9.75)
+        #expect(throws: PracticeError(.usage, "the new time cannot be before the start (-0.25 s)")) {
+            try s.moveMarker("Verse 1", .to(-0.25), duration: 60)
+        }
+        try s.removeMarker(named: "chorus")
+        #expect(s.loops[0].end == .time(30.5))
+        #expect(s.markers[1].deleted && s.liveMarkers.map(\.name) == ["Verse 1"])
+        #expect(throws: PracticeError(.usage, "no marker named 'Chorus' (there are 'Verse 1')")) { try s.removeMarker(named: "Chorus") }
+        // A tombstone frees the name.
+        try s.addMarker(name: "Chorus", time: 31, duration: 60)
+    }
+
+    @Test(arguments: [("+0.1", TimeChange.by(0.1)), ("-0.25", .by(-0.25)), ("1:12.5", .to(72.5)), ("-1:00", .by(-60))] as [(String, TimeChange)])
+    func nudgesAndTimes(text: String, change: TimeChange) { #expect(TimeChange(text) == change) }
+}
+
+/// The JSON writer writes only numbers it can read back: every finite value, from the smallest to
+/// the largest, comes back finite and within half a millisecond (or exactly, past 10¹² s).
+@Suite struct JSONNumberTests {
+    @Test func everyNumberWrittenReadsBack() throws {
+        var values: [Double] = [0, -0.0, 0.0005, 0.0004999, 1e-300, .leastNonzeroMagnitude, .leastNormalMagnitude, 1, 12.5, 83.123456,
+                                999_999_999_999.999, 1e12, 1e15, 1e16, 1e300, 1e308, .greatestFiniteMagnitude]
+        values += values.map { -$0 }
+        var rng = SplitMix(seed: 42)
+        for _ in 0..<20_000 {
+            let d = Double(bitPattern: rng.next())
+            if d.isFinite { values.append(d) }
+        }
+        for v in values {
+            for written in [JSONValue.seconds(v), .double(v)] {
+                let text = JSONValue.object(["t": written]).compact()
+                let back = try #require(try JSONValue.parse(text).object?["t"]?.double, "\(v) wrote \(text)")
+                #expect(back.isFinite, "\(v) wrote \(text)")
+                #expect(abs(back - v) <= (v.magnitude < 1e12 ? 0.0005 : 0), "\(v) wrote \(text)")
+            }
+        }
+    }
+
+    @Test func timecodesOfAnyNumberAreText() {
+        #expect(Timecode.format(1e308, decimals: 3) == "≥ 100000:00:00")
+        #expect(Timecode.format(.infinity) == "≥ 100000:00:00")
+        #expect(Timecode.format(.nan) == "?")
+        #expect(Timecode.format(359_999_999.5) == "99999:59:59.5")
+    }
+}
+
+/// Where each track was left, per person: a round trip through the file, and a file that
+/// cannot be read is reported, used for nothing and never written over.
+@Suite struct ResumeStoreTests {
+    let dir = ScratchDirectory("resume-store")
+
+    @Test func savesAndReadsBackAPlace() throws {
+        var store = ResumeStore(path: dir.file("state/resume.json"))
+        #expect(store.problem == nil && store.point(for: "/music/a.flac") == nil)
+        let point = ResumePoint(position: 72.125, rate: 0.8, pitch: -2, loop: .init(start: 30, end: 45.5, name: "chorus", isOn: false),
+                                updatedAt: "2026-11-24T08:00:00Z")
+        try store.save(point, for: "/music/a.flac")
+        #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == point)
+        #expect(point.summary == "resumed at 1:12.1, 0.80×, -2 st")
+        try store.save(nil, for: "/music/a.flac")
+        #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == nil)
+    }
+
+    @Test func anUnreadableFileIsKept() throws {
+        let path = dir.file("resume.json")
+        try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)
+        var store = ResumeStore(path: path)
+        #expect(store.problem == "\(path):1:3: unexpected 'n'; expected a key in double quotes; not resuming, and not saving where you stop")
+        try store.save(ResumePoint(position: 1, rate: 1, pitch: 0, loop: nil), for: "/music/a.flac")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{ not json")
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Synchronization
+import Testing
+import PracticeAudio
+import PracticeTestSupport
+@testable import PracticeEngine
+import PracticeDocuments
+import PracticeControl
+
+/// A player on the virtual device: time passes only when the test lets it (`play`), so every
+/// position and every heard sample is exact.
+final class VirtualRig: Sendable {
+    let output: VirtualOutput
+    let player: Player
+
+    init(_ path: String, _ options: PlayerOptions = PlayerOptions()) throws {
+        output = VirtualOutput(sampleRate: 44_100, channels: 2)
+        var o = options
+        o.output = .virtual(output)
+        player = try Player(path: path, options: o)
+    }
+
+    /// Lets `frames` frames of time pass and returns what was heard (stops early once the player
+    /// is paused or finished and the device has nothing left).
+    @discardableResult
+    func play(_ frames: Int) -> [Float] {
+        output.play(frames: frames) { !player.state.isPlaying }
+    }
+
+    /// Runs a command and, if the device held frames, waits until the audio thread has dropped
+    /// them (as a real device's are dropped before time moves on), so what is heard next is exact.
+    func command(_ body: () throws -> Void) rethrows {
+        let before = output.drops
+        let holding = output.queuedFrames > 0
+        try body()
+        let deadline = Date().addingTimeInterval(2)
+        while holding && output.drops == before && Date() < deadline { usleep(100) }
+    }
+
+    /// The source frame heard first in `heard` (a `Signals.counter` track), mod 65,536.
+    static func firstCounterFrame(_ heard: [Float]) -> Int? {
+        heard.count >= 2 ? Signals.counterFrame(left: heard[0], right: heard[1]) : nil
+    }
+
+    /// The heard position in frames.
+    var positionFrame: Int { Int((player.state.position * 44_100).rounded()) }
+
+    func stop() {
+        output.unplug()
+        player.stop()
+    }
+}
+
+/// The engine on the virtual device: positions, jumps and loops exact to the frame, and many
+/// controllers at once.
+@Suite struct EngineTests {
+    let dir = ScratchDirectory("engine")
+
+    /// A 1.4 s counter track (61,740 frames, inside the counter's period: each frame names its place).
+    func counterTrack() throws -> String {
+        let path = dir.file("counter.wav")
+        try Signals.write(Signals.counter(frames: 61_740), to: path, format: .float)
+        return path
+    }
+
+    @Test func playsFromWhereItIsAskedAndThePositionIsWhatIsHeard() throws {
+        var o = PlayerOptions()
+        o.startPlaying = false
+        let rig = try VirtualRig(try counterTrack(), o)
+        defer { rig.stop() }
+        #expect(rig.play(4_410).count == 0, "a paused player sends nothing")
+        rig.command { rig.player.seek(to: 0.25) }
+        #expect(rig.positionFrame == 11_025)
+        rig.command { rig.player.play() }
+        let heard = rig.play(4_410)
+        #expect(heard.count == 4_410 * 2)
+        #expect(VirtualRig.firstCounterFrame(heard) == 11_025)
+        #expect((0..<4_410).allSatisfy { Signals.counterFrame(left: heard[2 * $0], right: heard[2 * $0 + 1]) == 11_025 + $0 },
+                "the source's frames, in order, bit for bit")
+        #expect(rig.positionFrame == 15_435)
+        rig.play(441)
+        #expect(rig.positionFrame == 15_876)
+        rig.command { rig.player.pause() }
+        #expect(rig.positionFrame == 15_876)
+        #expect(rig.play(4_410).count == 0, "a paused player sends nothing")
+        rig.command { rig.player.play() }
+        #expect(VirtualRig.firstCounterFrame(rig.play(100)) == 15_876, "resumes at the frame it paused on")
+    }
+
+    /// `jump` (the control command) lands on the marker's frame and plays, from a paused player.
+    @Test func aJumpLandsOnTheMarkersFrameAndPlays() throws {
+        let path = try counterTrack()
+        try SidecarStore.update(for: try Track.open(path).track) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Chorus", time: 0.9, duration: 1.4)
+        }
+        var o = PlayerOptions()
+        o.startPlaying = false
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        try rig.command { try rig.player.perform(.jump("chorus")) }
+        #expect(rig.player.state.isPlaying)
+        #expect(VirtualRig.firstCounterFrame(rig.play(2_000)) == 39_690)   // 0.9 s
+        #expect(rig.positionFrame == 41_690)
+    }
+
+    /// A loop's passes: pass 2 begins exactly (B − A) after A, heard from A again, and the count
+    /// ends at the given number of passes, at B.
+    @Test func loopPassesTurnOnTheFrame() throws {
+        var o = PlayerOptions()
+        o.loop = LoopRange(start: 0.5, end: 1, passes: 3, name: "drill")
+        let rig = try VirtualRig(try counterTrack(), o)
+        defer { rig.stop() }
+        let first = rig.play(22_049)
+        #expect(VirtualRig.firstCounterFrame(first) == 22_050)
+        #expect(rig.player.state.loop?.pass == 1)
+        #expect(rig.positionFrame == 44_099)
+        rig.play(1)
+        #expect(rig.player.state.loop?.pass == 2 && rig.positionFrame == 22_050)
+        let rest = rig.play(100_000)
+        #expect(first.count / 2 + 1 + rest.count / 2 == 3 * 22_050, "three passes, exactly")
+        let end = rig.player.state
+        #expect(end.isFinished && end.loop == LoopState(start: 0.5, end: 1, name: "drill", pass: 3, passes: 3))
+        #expect(rig.positionFrame == 44_100)
+    }
+
+    /// Four controllers send 2,000 random commands each, at once, while the device plays and four
+    /// views subscribe. Nothing hangs; every view sees the same events in the same order, numbered
+    /// without a gap, ending on the same final state as the player's; that state is consistent;
+    /// and the player still plays exactly afterwards.
+    @Test func fourControllersAtOnce() async throws {
+        let path = dir.file("tone.wav")
+        try Signals.write(Signals.sine(440, seconds: 6), to: path)
+        try SidecarStore.update(for: try Track.open(path).track) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Verse", time: 1.5, duration: 6)
+            try s.addMarker(name: "Chorus", time: 4, duration: 6)
+        }
+        let rig = try VirtualRig(path)
+        defer { rig.stop() }
+        let player = rig.player
+
+        let seen = (0..<4).map { _ in EventLog() }
+        for log in seen {
+            let stream = player.events()
+            Task.detached { for await e in stream { log.append(e) } }
+        }
+
+        let done = Atomic<Int>(0)
+        let clockRunning = Atomic<Bool>(true)
+        let clock = Thread {
+            while clockRunning.load(ordering: .acquiring) { _ = rig.output.play(frames: 441, timeout: 0.005) }
+        }
+        clock.start()
+        let failures = Locked<[String]>([])
+        for k in 0..<4 {
+            Thread {
+                var rng = SplitMix(seed: UInt64(k + 1))
+                for _ in 0..<2_000 {
+                    switch rng.next() % 9 {
+                    case 0: player.seek(to: Double(rng.next() % 6_000) / 1_000)
+                    case 1: player.setRate(Double(rng.next() % 30 + 1) / 10)
+                    case 2: player.setPitch(Double(rng.next() % 25) - 12)
+                    case 3:
+                        let a = Double(rng.next() % 5_000) / 1_000
+                        do { try player.setLoop(LoopRange(start: a, end: a + 0.05 + Double(rng.next() % 900) / 1_000)) } catch {
+                            failures.withLock { $0.append("\(error)") }
+                        }
+                    case 4: try? player.setLoop(nil)
+                    case 5:
+                        do { try player.perform(.jump(rng.next() % 2 == 0 ? "verse" : "Chorus")) } catch {
+                            failures.withLock { $0.append("\(error)") }
+                        }
+                    case 6: player.pause()
+                    case 7: player.play()
+                    default: player.togglePause()
+                    }
+                }
+                done.add(1, ordering: .releasing)
+            }.start()
+        }
+        let deadline = Date().addingTimeInterval(90)
+        while done.load(ordering: .acquiring) < 4 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(done.load(ordering: .acquiring) == 4, "a controller hung")
+        clockRunning.store(false, ordering: .releasing)
+        while !clock.isFinished { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(failures.withLock { $0 } == [], "every command was valid")
+
+        // Settle: stop looping and pause, then let every view catch up with the last event.
+        try rig.command {
+            try player.setLoop(nil)
+            player.pause()
+        }
+        let final = player.state
+        var late = player.events().makeAsyncIterator()   // a late view's snapshot carries the latest event's number
+        let lastSequence = try #require(await late.next()).sequence
+        func caughtUp(_ log: [PlayerEvent]) -> Bool { log.last?.sequence == lastSequence }
+        let settled = Date().addingTimeInterval(60)   // the views run on the shared task pool, which other suites may keep busy
+        while !seen.allSatisfy({ caughtUp($0.events) }) && Date() < settled { try await Task.sleep(for: .milliseconds(5)) }
+        let logs = seen.map(\.events)
+        for log in logs {
+            #expect(log.last?.state == final, "every view ends on the player's state")
+            #expect([.paused, .loopChanged].contains(log.last?.kind))
+            #expect(zip(log, log.dropFirst()).allSatisfy { $1.sequence == $0.sequence + 1 }, "no event missed or repeated")
+            #expect(log.count > 4_000, "the commands were published (\(log.count) events; a pause when paused changes nothing)")
+        }
+        let order = logs[0].map { "\($0.sequence) \($0.kind)" }
+        #expect(logs.allSatisfy { $0.map { "\($0.sequence) \($0.kind)" } == order }, "every view saw the same events in the same order")
+
+        // Consistent: inside the track and the ranges, paused, not looping.
+        #expect(!final.isPlaying && final.loop == nil && final.failure == nil)
+        #expect(final.position >= 0 && final.position <= 6)
+        #expect(PlaybackSettings.rateRange.contains(final.rate) && PlaybackSettings.pitchRange.contains(final.pitch))
+
+        // And it still plays exactly: from 2 s, 0.1 s of time is 0.1 s of the track at 1.0×.
+        rig.command {
+            player.setRate(1)
+            player.setPitch(0)
+            player.seek(to: 2)
+            player.play()
+        }
+        let heard = rig.play(4_410)
+        #expect(heard.count == 4_410 * 2)
+        #expect(rig.positionFrame == 92_610)
+    }
+}
+
+/// What one view received.
+final class EventLog: Sendable {
+    private let log = Locked<[PlayerEvent]>([])
+    func append(_ e: PlayerEvent) { log.withLock { $0.append(e) } }
+    var events: [PlayerEvent] { log.withLock { $0 } }
+}

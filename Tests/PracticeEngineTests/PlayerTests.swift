@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeEngine
+import PracticeDocuments
+import PracticeControl
+
+/// The hub on ALSA's `null` device: no timing, but the whole command and state path for real.
+@Suite struct PlayerTests {
+    let dir = ScratchDirectory("player")
+
+    func track(seconds: Double = 3) throws -> String {
+        let path = dir.file("tone.wav")
+        try Signals.write(Signals.sine(440, seconds: seconds), to: path, tags: ["title": "Tone"])
+        return path
+    }
+
+    func options(rate: Double = 1, playing: Bool = true, from: Double? = nil, to: Double? = nil) -> PlayerOptions {
+        var o = PlayerOptions()
+        o.device = "null"
+        o.settings = PlaybackSettings(rate: rate)
+        o.startPlaying = playing
+        o.from = from
+        o.to = to
+        return o
+    }
+
+    @Test func playsARangeToItsEnd() async throws {
+        let player = try Player(path: try track(), options: options(rate: 0.8, from: 1, to: 2))
+        await player.waitUntilFinished()
+        let s = player.state
+        #expect(s.isFinished && !s.isPlaying)
+        #expect(s.position == 2)
+        #expect(s.title == "Tone" && s.duration == 3 && s.rate == 0.8)
+        #expect(s.underruns == 0 && s.failure == nil && s.earlyEnd == nil)
+        player.stop()
+    }
+
+    /// `jump` to a name the sidecar lacks is refused with the names it has, and changes nothing;
+    /// where a jump lands is measured to the frame in `EngineTests.aJumpLandsOnTheMarkersFrameAndPlays`.
+    @Test func aJumpToAnUnknownMarkerIsRefused() throws {
+        let path = try track(seconds: 6)
+        try SidecarStore.update(for: try Track.open(path).track) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Chorus", time: 4, duration: 6)
+        }
+        let player = try Player(path: path, options: options(playing: false, from: 3.5))
+        defer { player.stop() }
+        #expect(throws: PracticeError(.usage, "jump: no marker named 'Verse' (there are 'Chorus')")) { try player.perform(.jump("Verse")) }
+        #expect(player.state.position == 3.5 && !player.state.isPlaying)
+    }
+
+    /// `--from` is where playing starts, not a fence: a seek may land before it; `--to` still ends it.
+    @Test func aSeekMayGoBeforeFromButNotPastTo() throws {
+        let player = try Player(path: try track(), options: options(playing: false, from: 2, to: 2.5))
+        defer { player.stop() }
+        #expect(player.state.position == 2 && player.startPosition == 2)
+        player.seek(to: 0.5)
+        #expect(player.state.position == 0.5)
+        player.seek(to: 2.9)
+        #expect(player.state.position < 2.5 && player.state.position > 2.49)
+    }
+
+    /// A paused loop keeps its pass count; moving its ends a little (the screen's nudges) keeps
+    /// counting, a new loop starts again at pass 1.
+    @Test func aLoopsPassCountSurvivesPauseAndNudges() throws {
+        var o = options()
+        o.loop = LoopRange(start: 1, end: 1.5)
+        let player = try Player(path: try track(), options: o)   // on `null`, passes fly by
+        defer { player.stop() }
+        let deadline = Date().addingTimeInterval(5)
+        while (player.state.loop?.pass ?? 0) < 4 && Date() < deadline { usleep(1_000) }
+        player.pause()
+        let pass = try #require(player.state.loop?.pass)
+        #expect(pass >= 4)
+        usleep(20_000)
+        #expect(player.state.loop?.pass == pass)
+        try player.setLoop(LoopRange(start: 1, end: 1.51), keepingCount: true)
+        #expect(player.state.loop?.pass == pass)
+        try player.setLoop(LoopRange(start: 1, end: 1.6))
+        #expect(player.state.loop?.pass == 1)
+    }
+
+    @Test func pausedPlayerHoldsItsPositionAndSeeksExactly() throws {
+        let player = try Player(path: try track(), options: options(playing: false))
+        defer { player.stop() }
+        #expect(player.state.position == 0 && !player.state.isPlaying)
+        player.seek(to: 1.25)
+        #expect(player.state.position == 1.25)
+        player.setRate(1.5)
+        #expect(player.state.position == 1.25 && player.state.rate == 1.5)
+        player.setPitch(30)
+        #expect(player.state.pitch == 12)
+        usleep(50_000)
+        #expect(player.state.position == 1.25 && !player.state.isPlaying)
+    }
+
+    @Test func observersSeeEveryCommand() async throws {
+        let player = try Player(path: try track(), options: options(playing: false))
+        var iterator = player.events().makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.kind == .snapshot && first?.state.rate == 1)
+        player.setRate(0.5)
+        let e = await iterator.next()
+        #expect(e?.kind == .rateChanged && e?.state.rate == 0.5 && e?.sequence == first.map { $0.sequence + 1 })
+        player.stop()
+        #expect(await iterator.next()?.kind == .stopped)
+        #expect(await iterator.next() == nil) // stopping ends every stream
+    }
+
+    @Test func noDeviceIsAOneLineErrorPointingAtRender() throws {
+        var o = options()
+        o.device = "no_such_device_here"
+        let path = try track()
+        #expect(throws: PracticeError(.unavailable, "cannot play \(path): no usable audio device 'no_such_device_here' (snd_pcm_open: No such file or directory); pick one with --device, or write a file with 'practice render'")) {
+            _ = try Player(path: path, options: o)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeEngine
+import PracticeDocuments
+import PracticeControl
+
+@Suite struct RenderTests {
+    let dir = ScratchDirectory("render")
+
+    func tone(_ frequency: Double = 440, seconds: Double = 10) throws -> String {
+        let path = dir.file("tone-\(frequency)-\(seconds).wav")
+        if !FileManager.default.fileExists(atPath: path) {
+            try Signals.write(Signals.sine(frequency, seconds: seconds), to: path)
+        }
+        return path
+    }
+
+    func render(_ input: String, rate: Double = 1, pitch: Double = 0, format: RenderJob.SampleFormat? = .float,
+                from: Double? = nil, to: Double? = nil, name: String = UUID().uuidString) throws -> (samples: [Float], frames: Int) {
+        var job = RenderJob(input: input, output: dir.file("\(name).wav"))
+        job.settings = PlaybackSettings(rate: rate, pitch: pitch)
+        job.sampleFormat = format
+        job.from = from
+        job.to = to
+        let result = try Renderer.render(job)
+        let read = try Signals.read(job.output)
+        #expect(read.info.frames == result.frames)
+        return (read.samples, result.frames)
+    }
+
+    /// Output frames ÷ input frames = 1 ÷ rate within 0.2 %, and the 440 Hz tone stays at 440 Hz within 0.5 %.
+    @Test(arguments: [0.5, 0.8, 1.0, 1.5, 2.0])
+    func tempoChangesLengthButNotPitch(rate: Double) throws {
+        let out = try render(try tone(), rate: rate)
+        let ratio = Double(out.frames) / 441_000
+        #expect(abs(ratio * rate - 1) < 0.002, "rate \(rate): \(out.frames) frames")
+        let f = Analysis.dominantFrequency(Signals.channel(out.samples, 0, of: 2), sampleRate: 44_100)
+        #expect(abs(f / 440 - 1) < 0.005, "rate \(rate): \(f) Hz")
+    }
+
+    @Test(arguments: [(12.0, 880.0), (-12.0, 220.0), (7.0, 659.255)])
+    func pitchShiftsByItsSemitonesAndKeepsTheLength(semitones: Double, expected: Double) throws {
+        let out = try render(try tone(), pitch: semitones)
+        #expect(abs(Double(out.frames) / 441_000 - 1) < 0.002)
+        let f = Analysis.dominantFrequency(Signals.channel(out.samples, 0, of: 2), sampleRate: 44_100)
+        #expect(abs(f / expected - 1) < 0.005, "\(semitones) st: \(f) Hz")
+    }
+
+    @Test func slowingDownKeepsASineClean() throws {
+        let out = try render(try tone(1_000), rate: 0.8)
+        let x = Signals.channel(out.samples, 0, of: 2)
+        // THD+N per 4096-sample window, median (bench/quality has the comparison with other tools).
+        var values: [Double] = []
+        var i = 22_050
+        while i + 4_096 < x.count - 22_050 { values.append(Analysis.thdN(Array(x[i..<(i + 4_096)]), frequency: 1_000, sampleRate: 44_100)); i += 4_096 * 8 }
+        values.sort()
+        let median = values[values.count / 2]
+        #expect(median < -30, "THD+N median \(median) dB")
+    }
+
+    /// SoundTouch alters samples even at tempo 1.0, so rate 1 and pitch 0 bypass it: the output's
+    /// data is the input's, byte for byte, for 16-bit WAV and FLAC.
+    @Test(arguments: ["wav", "flac"])
+    func rateOneIsBitExact(ext: String) throws {
+        let input = dir.file("counter.\(ext)")
+        try Signals.write(Signals.counter(frames: 300_000), to: input, container: ext == "wav" ? .wav : .flac)
+        var job = RenderJob(input: input, output: dir.file("copy.\(ext)"))
+        job.force = true
+        _ = try Renderer.render(job)
+        #expect(try Signals.read(job.output).samples == Signals.read(input).samples)
+        if ext == "wav" {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: job.output)) == Data(contentsOf: URL(fileURLWithPath: input)))
+        }
+    }
+
+    @Test func aRangeRendersExactlyThoseFrames() throws {
+        let input = dir.file("range.wav")
+        let counter = Signals.counter(frames: 441_000)
+        try Signals.write(counter, to: input)
+        let out = try render(input, format: .s16, from: 2.5, to: 4)
+        #expect(out.frames == 66_150)
+        #expect(out.samples == Array(counter[(110_250 * 2)..<(176_400 * 2)]))
+    }
+
+    @Test func refusesToOverwriteWithoutForceAndLeavesNoPartialFile() throws {
+        let input = try tone(seconds: 1)
+        let output = dir.file("exists.wav")
+        try "keep me".write(toFile: output, atomically: true, encoding: .utf8)
+        let job = RenderJob(input: input, output: output)
+        #expect(throws: PracticeError(.cannotCreate, "\(output): already exists (use --force to replace it)")) { try Renderer.render(job) }
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "keep me")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("partial") }.isEmpty)
+    }
+}

@@ -33,17 +33,17 @@ demo: release
 test:
 	$(call install,$(TEST_DEPS))
 	$(SWIFT) build --build-tests
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip RealTimeTests --skip TerminalTests --skip EngineTests
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip '\.RealTimeTests/' --skip '\.TerminalTests/' --skip '\.EngineTests/'
 	@# The engine's stress test and the real-time suites run alone, one after the other: the first wants
 	@# the task pool to itself, the others measure milliseconds against a live sound server.
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter EngineTests
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter RealTimeTests
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter TerminalTests
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.EngineTests/'
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.RealTimeTests/'
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.TerminalTests/'
 	$(MAKE) check-threads
 
 # The engine's suites under ThreadSanitizer (its own build folder): any report fails the run.
 # The stress test (four controllers, 2,000 commands each) is among them.
-CORE_SUITES := EngineTests|PlayerTests|LoopTests|RingBufferTests|ALSAOutputTests|ControlTests|SessionTests
+CORE_SUITES := \.(EngineTests|PlayerTests|LoopTests|RingBufferTests|ALSAOutputTests|ControlTests|SessionTests)/
 check-threads:
 	$(call install,$(BUILD_DEPS))
 	SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'

@@ -6,7 +6,7 @@ import PracticeEngine
 public struct ControlClient: ~Copyable {
     public let path: String
     private let fd: Int32
-    private var pending: [UInt8] = []
+    private var lines = LineReader()
 
     /// What `read(timeout:)` got.
     public enum Read: Equatable, Sendable {
@@ -21,7 +21,7 @@ public struct ControlClient: ~Copyable {
         self.path = path
         var address = try ControlSocket.address(path)
         guard let fd = ControlSocket.connect(&address) else {
-            let reason = errno == ENOENT ? "no such socket" : String(cString: strerror(errno))
+            let reason = errno == ENOENT ? "no such socket" : systemMessage()
             throw PracticeError(.unavailable, "\(path): no player is listening there (\(reason)); start one with 'practice FILE --control socket'")
         }
         self.fd = fd
@@ -31,24 +31,14 @@ public struct ControlClient: ~Copyable {
 
     /// The next line the player sent, waiting at most `timeout` seconds for it.
     public mutating func read(timeout: Double) -> Read {
-        if let line = takeLine() { return .line(line) }
+        if let line = lines.nextLine() { return .line(line) }
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ms = Int32((min(max(timeout, 0), 3600) * 1000).rounded(.up))
         let ready = poll(&p, 1, ms)
         if ready < 0 { return errno == EINTR ? .timeout : .closed }
         if ready == 0 { return .timeout }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { return errno == EINTR || errno == EAGAIN ? .timeout : .closed }
-        if n == 0 { return .closed }
-        pending += buffer[0..<n]
-        return takeLine().map(Read.line) ?? .timeout
-    }
-
-    private mutating func takeLine() -> String? {
-        guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        defer { pending.removeSubrange(...newline) }
-        return String(decoding: pending[..<newline], as: UTF8.self)
+        if lines.read(from: fd) == .closed { return .closed }
+        return lines.nextLine().map(Read.line) ?? .timeout
     }
 }
 

@@ -55,12 +55,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot make a socket (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot make a socket (\(systemMessage()))") }
         let old = umask(0o077)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         umask(old)
         guard bound == 0, listen(fd, 8) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = systemMessage()
             close(fd)
             throw PracticeError(.cannotCreate, "\(path): cannot listen (\(reason))")
         }
@@ -68,7 +68,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             close(fd)
-            throw PracticeError(.cannotCreate, "\(path): cannot make a pipe (\(String(cString: strerror(errno))))")
+            throw PracticeError(.cannotCreate, "\(path): cannot make a pipe (\(systemMessage()))")
         }
         for e in ends { _ = fcntl(e, F_SETFD, FD_CLOEXEC) }
         wake = (ends[0], ends[1])
@@ -122,7 +122,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         return fd
     }
 
-    private struct Client { var fd: Int32; var pending: [UInt8] = [] }
+    private struct Client { var fd: Int32; var lines = LineReader() }
 
     private func serve() {
         var clients: [Client] = []
@@ -166,14 +166,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
 
     /// Reads what a client sent and carries out its complete lines; false when it has gone.
     private func receive(_ client: inout Client) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
-        if n < 0 { return errno == EAGAIN || errno == EINTR }
-        if n == 0 { return false }
-        client.pending += buffer[0..<n]
-        while let newline = client.pending.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: client.pending[..<newline], as: UTF8.self)
-            client.pending.removeSubrange(...newline)
+        switch client.lines.read(from: client.fd) {
+        case .closed: return false
+        case .nothing: return true
+        case .bytes: break
+        }
+        while let line = client.lines.nextLine() {
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             do throws(PracticeError) {
                 let command = try PlayerCommand.parse(line)
@@ -183,8 +181,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                 if !send(PlayerState.errorLine(error.message), to: client.fd) { return false }
             }
         }
-        if client.pending.count > 65_536 { return false }   // not a line-based client
-        return true
+        return !client.lines.isOverlong   // not a line-based client
     }
 
     /// Writes one line; false if the client has gone or does not read.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure the user can act on: a one-line message and the sysexits code to leave with.
 public struct PracticeError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Int32, Sendable {
@@ -16,3 +18,7 @@ public struct PracticeError: Error, CustomStringConvertible, Sendable, Equatable
     public var exitCode: Int32 { kind.rawValue }
     public var description: String { message }
 }
+
+/// What the C library says an error code means ("No such file or directory"): the one place
+/// that turns `errno` into words.
+public func systemMessage(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }

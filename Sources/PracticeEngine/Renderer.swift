@@ -73,7 +73,7 @@ public enum Renderer {
             writer = try SoundFileWriter(path: temporary, container: container, sampleFormat: sampleFormat,
                                          sampleRate: rate, channels: track.info.channels, tags: track.tags)
         } catch {
-            let reason = error.isSystem ? String(cString: strerror(errno)) : error.message
+            let reason = error.isSystem ? systemMessage() : error.message
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
         var frames = 0
@@ -106,7 +106,7 @@ public enum Renderer {
         }
         progress(1)
         if rename(temporary, job.output) != 0 {
-            let reason = String(cString: strerror(errno))
+            let reason = systemMessage()
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }

@@ -14,14 +14,7 @@ public struct Track: Sendable {
 
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
     public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PracticeError(.noInput, "\(path): no such file")
-        }
-        if isDirectory.boolValue { throw PracticeError(.noInput, "\(path): is a directory, not an audio file") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw PracticeError(.noInput, "\(path): permission denied")
-        }
+        try ReadableFile.check(path, noun: "an audio file")
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         if size == 0 { throw PracticeError(.dataError, "\(path): file is empty (0 bytes)") }
         let file: SoundFile

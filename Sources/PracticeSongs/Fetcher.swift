@@ -37,12 +37,7 @@ public struct Fetcher: Sendable {
     }
 
     private func copy(_ source: String, name: String, to path: String, limit: Int64?) throws(PracticeError) -> Fetched {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
-            throw PracticeError(.noInput, "\(name): no such file")
-        }
-        if isDirectory.boolValue { throw PracticeError(.noInput, "\(name): is a directory") }
-        guard FileManager.default.isReadableFile(atPath: source) else { throw PracticeError(.noInput, "\(name): permission denied") }
+        try ReadableFile.check(source, name: name)
         let size = ((try? FileManager.default.attributesOfItem(atPath: source)[.size]) as? NSNumber)?.int64Value ?? 0
         if let limit, size > limit { throw Self.tooLarge(name, limit) }
         do { try FileManager.default.copyItem(atPath: source, toPath: path) } catch {
@@ -68,7 +63,7 @@ public struct Fetcher: Sendable {
     private func download(_ url: URL, name: String, to path: String, limit: Int64?,
                           progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws(PracticeError) -> Fetched {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot create: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot create: \(systemMessage())") }
         defer { close(fd) }
 
         let configuration = URLSessionConfiguration.ephemeral
@@ -206,7 +201,7 @@ private final class Transfer: NSObject, URLSessionDataDelegate, Sendable {
             return true
         }
         guard written else {
-            fail(PracticeError(.ioError, "\(path): cannot write: \(String(cString: strerror(errno)))"))
+            fail(PracticeError(.ioError, "\(path): cannot write: \(systemMessage())"))
             dataTask.cancel()
             return
         }

@@ -154,7 +154,7 @@ public enum SongCache {
         } else if rename(temporary, folder) != 0 {
             let code = errno
             guard code == EEXIST || code == ENOTEMPTY, cached(in: folder) != nil else {
-                throw PracticeError(.cannotCreate, "\(folder): cannot create: \(String(cString: strerror(code)))")
+                throw PracticeError(.cannotCreate, "\(folder): cannot create: \(systemMessage(code))")
             }
             try? fm.removeItem(atPath: temporary)
         }
@@ -186,7 +186,7 @@ public enum SongCache {
 
     /// "cannot create" with the reason in `errno`.
     static func cannotCreate(_ path: String) -> PracticeError {
-        PracticeError(.cannotCreate, "\(path): cannot create: \(String(cString: strerror(errno)))")
+        PracticeError(.cannotCreate, "\(path): cannot create: \(systemMessage())")
     }
 
     static func write(_ data: Data, to path: String) throws(PracticeError) {

@@ -48,10 +48,7 @@ extension Practice.Markers {
 
         func run() throws {
             let fmt = format ?? InterchangeFormat(pathExtension: (source as NSString).pathExtension)!
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: source)) } catch {
-                throw PracticeError(.noInput, FileManager.default.fileExists(atPath: source) ? "\(source): cannot read it" : "\(source): no such file")
-            }
+            let data = try ReadableFile.contents(of: source)
             let read: (entries: [InterchangeEntry], notes: [String])
             do { read = try Interchange.read(data, format: fmt) } catch {
                 throw PracticeError(.dataError, "\(source)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")

@@ -207,21 +207,32 @@ final class SignalHandlers: @unchecked Sendable {  // `sources` is immutable aft
 enum StdinControl {
     static func start(_ player: Player) {
         let thread = Thread {
-            while let line = readLine(strippingNewline: true) {
-                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-                do throws(PracticeError) {
-                    let command = try PlayerCommand.parse(line)
-                    if command == .quit {
-                        player.stop()
-                        return
-                    }
-                    try player.perform(command)
-                } catch {
-                    Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
+            var lines = LineReader()
+            var open = true
+            while open {
+                open = lines.read(from: STDIN_FILENO) != .closed
+                while let line = lines.nextLine() ?? (open ? nil : lines.rest()) {
+                    if !perform(line, on: player) { return }
                 }
             }
         }
         thread.name = "practice-stdin"
         thread.start()
+    }
+
+    /// Carries out one command line; false after `quit`.
+    private static func perform(_ line: String, on player: Player) -> Bool {
+        if line.trimmingCharacters(in: .whitespaces).isEmpty { return true }
+        do throws(PracticeError) {
+            let command = try PlayerCommand.parse(line)
+            if command == .quit {
+                player.stop()
+                return false
+            }
+            try player.perform(command)
+        } catch {
+            Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
+        }
+        return true
     }
 }

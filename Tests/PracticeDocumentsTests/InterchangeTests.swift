@@ -57,7 +57,7 @@ import PracticeEngine
     @Test func wavIsNotWrittenAsText() {
         let (data, notes) = Interchange.write(Self.entries, format: .wav, audioFileName: "a.wav", duration: 60, title: nil)
         #expect(data.isEmpty)
-        #expect(notes == ["WAV cues are not a text file: use wavWithCues"])
+        #expect(notes == ["WAV cues are not a text file: render a WAV to get them"])
     }
 
     @Test func writersLeaveOutTimesNoFormatHolds() throws {

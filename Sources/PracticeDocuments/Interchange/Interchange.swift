@@ -108,7 +108,7 @@ public enum Interchange {
         case .ffmetadata: text = FFMetadata.write(ready, duration: duration, title: title, notes: &notes)
         case .webvtt: text = WebVTT.write(ready, duration: duration, notes: &notes)
         case .lrc: text = LyricLines.write(ready, title: title, notes: &notes)
-        case .wav: return (Data(), ["WAV cues are not a text file: use wavWithCues"])
+        case .wav: return (Data(), ["WAV cues are not a text file: render a WAV to get them"])
         }
         return (Data(text.utf8), notes)
     }
@@ -141,7 +141,7 @@ public enum Interchange {
     }
 
     /// Returns a copy of a RIFF WAVE file with `entries` as a `cue ` chunk plus a `LIST`/`adtl` chunk (a `labl` per entry with its name; an `ltxt` with purpose "rgn " and the length in samples for regions), appended after the existing chunks, with any old `cue ` and `LIST`/`adtl` chunks removed and the RIFF size fixed. Positions are sample frames at `sampleRate`, rounded to nearest. Throws for data that is not RIFF WAVE.
-    public static func wavWithCues(_ wav: Data, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) -> Data {
+    static func wavWithCues(_ wav: Data, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) -> Data {
         try Wave.withCues(wav, entries: entries, sampleRate: sampleRate)
     }
 }

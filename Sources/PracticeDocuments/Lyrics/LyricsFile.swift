@@ -25,14 +25,7 @@ public enum LyricsFile {
     /// Reads and parses; errors (missing, unreadable, not UTF-8 text) name the file (PracticeError with sysexits kind).
     /// Warnings name the file and line: `song.lrc:7: skipped "…" (no time stamp)`.
     public static func load(_ path: String) throws(PracticeError) -> (lyrics: Lyrics, warnings: [String]) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PracticeError(.noInput, "\(path): no such file")
-        }
-        if isDirectory.boolValue { throw PracticeError(.noInput, "\(path): is a directory, not a lyrics file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PracticeError(.noInput, "\(path): cannot read it (permission denied)")
-        }
+        let data = try ReadableFile.contents(of: path, noun: "a lyrics file")
         let lines: [Interchange.TextLine]
         do { lines = try Interchange.textLines(data) } catch {
             throw PracticeError(.dataError, "\(path)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")

@@ -12,9 +12,9 @@ public enum AtomicFile {
         var st = stat()
         if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot write: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot write: \(systemMessage())") }
         func fail(_ what: String) -> PracticeError {
-            let reason = String(cString: strerror(errno))
+            let reason = systemMessage()
             close(fd)
             unlink(temporary)
             return PracticeError(.ioError, "\(path): \(what) failed: \(reason); the file is unchanged")
@@ -33,7 +33,7 @@ public enum AtomicFile {
         guard fsync(fd) == 0 else { throw fail("fsync") }
         close(fd)
         guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = systemMessage()
             unlink(temporary)
             throw PracticeError(.cannotCreate, "\(path): cannot write: \(reason)")
         }
@@ -101,14 +101,7 @@ public enum SidecarStore {
     /// Reads and checks one sidecar file. An unreadable or invalid file is an error that names it
     /// (with line and column for JSON syntax); it is never rewritten.
     public static func read(_ path: String) throws(PracticeError) -> Sidecar {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw PracticeError(.noInput, "\(path): \(isDir.boolValue ? "is a directory" : "cannot read it (permission denied)")")
-            }
-            throw PracticeError(.noInput, "\(path): no such file")
-        }
+        let data = try ReadableFile.contents(of: path)
         do {
             return try Sidecar.decode(data)
         } catch {
@@ -212,10 +205,10 @@ struct FolderLock {
     init(for path: String) throws(PracticeError) {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot open its folder: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot open its folder: \(systemMessage())") }
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }
-            let reason = String(cString: strerror(errno))
+            let reason = systemMessage()
             close(fd)
             throw PracticeError(.ioError, "\(path): cannot lock its folder: \(reason)")
         }

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Can this file be read, and if not, why: the one place that says so, in one line naming the
+/// file (sysexits 66, EX_NOINPUT): `song.lrc: no such file`, `songs: is a directory, not a
+/// lyrics file`, `notes.txt: cannot read it (permission denied)`.
+public enum ReadableFile {
+    /// Checks that `path` is a file this user may read. `name` is how messages call it (default:
+    /// the path); `noun` says what it should have been ("an audio file").
+    public static func check(_ path: String, name: String? = nil, noun: String? = nil) throws(PracticeError) {
+        let shown = name ?? path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PracticeError(.noInput, "\(shown): no such file")
+        }
+        if isDirectory.boolValue { throw PracticeError(.noInput, "\(shown): is a directory\(noun.map { ", not \($0)" } ?? "")") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw PracticeError(.noInput, "\(shown): cannot read it (permission denied)")
+        }
+    }
+
+    /// The whole file, after `check`.
+    public static func contents(of path: String, name: String? = nil, noun: String? = nil) throws(PracticeError) -> Data {
+        try check(path, name: name, noun: noun)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PracticeError(.noInput, "\(name ?? path): cannot read it (\(systemMessage()))")
+        }
+        return data
+    }
+}

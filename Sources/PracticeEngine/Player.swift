@@ -306,24 +306,23 @@ public final class Player: Sendable {
     /// Sets the tempo (clamped to `PlaybackSettings.rateRange`), pitch unchanged.
     public func setRate(_ rate: Double) {
         guard rate.isFinite else { return }
-        engine.withLock { c in
-            guard !c.stopped else { return }
-            var s = c.settings
-            s.rate = min(max(rate, PlaybackSettings.rateRange.lowerBound), PlaybackSettings.rateRange.upperBound)
-            restart(&c, at: heardFrame(c), settings: s, playing: c.playing)
-            publish(&c, .rateChanged)
-        }
+        change(.rateChanged) { $0.rate = min(max(rate, PlaybackSettings.rateRange.lowerBound), PlaybackSettings.rateRange.upperBound) }
     }
 
     /// Sets the pitch shift in semitones (clamped to ±12), tempo unchanged.
     public func setPitch(_ semitones: Double) {
         guard semitones.isFinite else { return }
+        change(.pitchChanged) { $0.pitch = min(max(semitones, PlaybackSettings.pitchRange.lowerBound), PlaybackSettings.pitchRange.upperBound) }
+    }
+
+    /// Changes the settings and goes on from the heard position.
+    private func change(_ kind: PlayerEvent.Kind, _ edit: (inout PlaybackSettings) -> Void) {
         engine.withLock { c in
             guard !c.stopped else { return }
             var s = c.settings
-            s.pitch = min(max(semitones, PlaybackSettings.pitchRange.lowerBound), PlaybackSettings.pitchRange.upperBound)
+            edit(&s)
             restart(&c, at: heardFrame(c), settings: s, playing: c.playing)
-            publish(&c, .pitchChanged)
+            publish(&c, kind)
         }
     }
 

@@ -276,12 +276,7 @@ import PracticeAudio
     /// exactly where the one before stopped (an underrun under load put silence between them, the
     /// source skipped nothing) is the same run.
     static func counterRuns(_ captured: [Float]) -> [(first: Int, last: Int, source: Int)] {
-        func sourceFrame(_ k: Int) -> Int? {
-            let l = Double(captured[2 * k]) * 32_768, r = Double(captured[2 * k + 1]) * 32_768
-            guard l == l.rounded(), r == r.rounded() else { return nil }
-            let i = ((Int(l) + 32_768) * 28_087) & 0xFFFF   // 28,087 = 7⁻¹ mod 65,536
-            return (i * 7 + 13_001) % 65_536 - 32_768 == Int(r) ? i : nil
-        }
+        func sourceFrame(_ k: Int) -> Int? { Signals.counterFrame(left: captured[2 * k], right: captured[2 * k + 1]) }
         var runs: [(first: Int, last: Int, source: Int)] = []
         var k = 0
         let frames = captured.count / 2

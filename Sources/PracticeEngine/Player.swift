@@ -543,6 +543,7 @@ public final class Player: Sendable {
                 }()
                 guard let step else { return }
                 _ = step.wake.wait(timeout: .now() + (step.playing ? interval : 1))
+                while step.wake.wait(timeout: .now()) == .success {}   // many commands are one change to look at
             }
         }
         thread.name = "practice-tick"

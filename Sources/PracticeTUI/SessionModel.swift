@@ -1,0 +1,473 @@
+import PracticeDocuments
+import PracticeEngine
+
+/// What the practice screen asks of the world: commands for the player, edits of the sidecar,
+/// or the end of the session. The session's I/O loop carries them out.
+public enum SessionAction: Equatable, Sendable {
+    case quit
+    case togglePause
+    case seek(Double)
+    /// Seek there and play (a marker's or a lyric line's place).
+    case jump(Double)
+    case rate(Double)
+    case pitch(Double)
+    case loop(LoopRange?, keepingCount: Bool, on: Bool)
+    case looping(Bool)
+    case edit(SidecarEdit)
+}
+
+/// One change of the sidecar, made at once (locked, re-read, written atomically).
+public enum SidecarEdit: Equatable, Sendable {
+    case addMarker(name: String, time: Double)
+    case renameMarker(String, to: String)
+    case moveMarker(String, by: Double)
+    case deleteMarker(String)
+    case addLoop(name: String, start: Double, end: Double)
+    case setBPM(Double)
+    case shiftLyrics(by: Double)
+}
+
+/// What came of an action, told back to the model.
+public enum SessionOutcome: Equatable, Sendable {
+    /// The action failed: its one-line message.
+    case failed(String)
+    case markerAdded(name: String, time: Double, file: String)
+    case markerRenamed(String, to: String)
+    case markerMoved(name: String, time: Double, by: Double)
+    case markerDeleted(String)
+    case loopSaved(name: String, file: String)
+    case bpmSaved(Double)
+    /// The lyrics' shift now kept in the sidecar, in seconds.
+    case lyricsShifted(total: Double)
+}
+
+/// What the sidecar holds, as the screen needs it.
+public struct SidecarView: Equatable, Sendable {
+    public var markers: [ScreenState.MarkerRow]
+    public var loops: [NamedLoop]
+    public var bpm: Double?
+    public struct NamedLoop: Equatable, Sendable {
+        public var name: String
+        public var start: Double
+        public var end: Double
+        public init(name: String, start: Double, end: Double) { self.name = name; self.start = start; self.end = end }
+    }
+    public init(markers: [ScreenState.MarkerRow] = [], loops: [NamedLoop] = [], bpm: Double? = nil) {
+        self.markers = markers; self.loops = loops; self.bpm = bpm
+    }
+}
+
+/// The practice screen's own state and its keys, as a pure value: keys and the player's state
+/// in, actions out. It keeps no copy of the player's state (the loop, the position, the speed
+/// are read from the `PlayerState` it is given), only what the screen adds: the prompt, the
+/// marker list, the lyrics view, a loop end waiting for the other, the message.
+public struct SessionModel: Sendable {
+    public let bindings: KeyBindings
+    public private(set) var sidecar = SidecarView()
+    public private(set) var message: String?
+    public private(set) var prompt: ScreenState.Prompt?
+    /// A loop end set before the other one: sent to the player once both are known.
+    public private(set) var pendingStart: Double?
+    public private(set) var pendingEnd: Double?
+    public private(set) var selectedEnd = ScreenState.LoopEnd.end
+    public private(set) var showHelp = false
+    /// The marker list's picked row while it is open, and a marker waiting for "y" to be deleted.
+    public private(set) var markerList: Int?
+    private var confirmDelete: String?
+    /// What Enter does with the prompt's text.
+    private enum PromptPurpose: Sendable { case markerName, loopName, rename(String) }
+    private var promptPurpose = PromptPurpose.markerName
+    private var promptTime = 0.0
+    private var loopIndex = -1
+    /// The lyrics as shown (the file's, moved by the sidecar's shift) and the full view when open.
+    public private(set) var lyrics: Lyrics?
+    public private(set) var lyricsView: LyricsView?
+    private var seekModeDefault = true
+    /// Tap-tempo presses (monotonic nanoseconds).
+    private var taps: [UInt64] = []
+    /// Count-in, gaps, pre-roll and trainer for every loop: the command line's, changed by `c` and `t`.
+    public private(set) var rehearsal: Rehearsal
+    /// The count-in the command line asked for (0: none), which `c` turns back on.
+    private let countInClicks: Int
+
+    public init(bindings: KeyBindings = .defaults, rehearsal: Rehearsal = Rehearsal(), notice: String? = nil) {
+        self.bindings = bindings
+        self.rehearsal = rehearsal
+        countInClicks = rehearsal.countIn
+        message = notice
+    }
+
+    // MARK: Input from the I/O loop
+
+    /// The sidecar as it now is (read at the start and after every edit).
+    public mutating func reload(_ view: SidecarView) {
+        sidecar = view
+        if let k = markerList { markerList = view.markers.isEmpty ? nil : min(k, view.markers.count - 1) }
+    }
+
+    /// The lyrics found for the track, and the first problem with them.
+    public mutating func setLyrics(_ lyrics: Lyrics?, problem: String? = nil) {
+        self.lyrics = lyrics
+        if let problem { message = problem }
+    }
+
+    /// Says something (the end of the track, for instance).
+    public mutating func say(_ text: String) { message = text }
+
+    /// Carries out one key; `now` is a monotonic clock in nanoseconds (for tap tempo).
+    public mutating func handle(_ key: Key, player p: PlayerState, now: UInt64) -> [SessionAction] {
+        if prompt != nil { return editPrompt(key, p) }
+        if showHelp { showHelp = false; return [] }
+        if let name = confirmDelete {
+            confirmDelete = nil
+            if key == .character("y") || key == .character("Y") { return [.edit(.deleteMarker(name))] }
+            message = "kept '\(name)'"
+            return []
+        }
+        message = nil
+        if lyricsView != nil, let actions = handleLyrics(key, p) { return actions }
+        if markerList != nil, let actions = handleList(key, p) { return actions }
+        guard let action = bindings[key] else { return [] }
+        return perform(action, p, now: now)
+    }
+
+    /// What follows from an action's outcome: the message, and sometimes one more action.
+    public mutating func finished(_ outcome: SessionOutcome, player p: PlayerState) -> [SessionAction] {
+        switch outcome {
+        case .failed(let text):
+            message = text
+        case .markerAdded(let name, let time, let file):
+            message = "added marker '\(name)' at \(Timecode.format(time, decimals: 3)) (\(file))"
+        case .markerRenamed(let old, let new):
+            message = "renamed '\(old)' to '\(new)'"
+            if markerList != nil, let k = sidecar.markers.firstIndex(where: { $0.name == new }) { markerList = k }
+        case .markerMoved(let name, let time, let by):
+            message = "'\(name)' at \(Timecode.format(time, decimals: 3)) (\(by > 0 ? "+" : "−")\(Int((abs(by) * 1000).rounded())) ms)"
+            if let k = sidecar.markers.firstIndex(where: { $0.name == name }) { markerList = k }
+            return [.seek(time)]   // while playing, the change is heard at once
+        case .markerDeleted(let name):
+            message = "deleted the marker '\(name)'"
+        case .loopSaved(let name, let file):
+            message = "saved loop '\(name)' (\(file))"
+            if let l = p.loop { return [loopAction(start: l.start, end: l.end, name: name, on: l.isOn, keepingCount: true)] }
+        case .bpmSaved(let bpm):
+            message = "tempo \(StatusLine.formatNumber(bpm)) bpm from \(taps.count) taps (saved)"
+        case .lyricsShifted(let total):
+            message = "lyrics \(total >= 0 ? "+" : "−")\(Int((abs(total) * 1000).rounded())) ms (saved)"
+        }
+        return []
+    }
+
+    // MARK: Keys
+
+    private mutating func perform(_ action: Action, _ s: PlayerState, now: UInt64) -> [SessionAction] {
+        switch action {
+        case .quit: return [.quit]
+        case .playPause: return [.togglePause]
+        case .back: return [.seek(s.position - 5)]
+        case .forward: return [.seek(s.position + 5)]
+        case .backFine: return [.seek(s.position - 1)]
+        case .forwardFine: return [.seek(s.position + 1)]
+        case .toStart: return [.seek(0)]
+        case .faster: return [rate(s.rate + 0.1, grid: 0.1)]
+        case .slower: return [rate(s.rate - 0.1, grid: 0.1)]
+        case .fasterFine: return [rate(s.rate + 0.01, grid: 0.01)]
+        case .slowerFine: return [rate(s.rate - 0.01, grid: 0.01)]
+        case .speedReset: return [rate(1, grid: 0.01)]
+        case .pitchUp: return [.pitch(s.pitch + 1)]
+        case .pitchDown: return [.pitch(s.pitch - 1)]
+        case .addMarker:
+            promptTime = Sidecar.milliseconds(s.position)
+            promptPurpose = .markerName
+            prompt = .init(label: "Marker at \(Timecode.format(promptTime, decimals: 3)), name", text: nextMarkerName(), isSuggestion: true)
+        case .jump1, .jump2, .jump3, .jump4, .jump5, .jump6, .jump7, .jump8, .jump9:
+            let k = action.jumpNumber! - 1
+            if k < sidecar.markers.count { return jump(to: sidecar.markers[k]) }
+            message = "no marker \(k + 1)"
+        case .previousMarker:
+            // Within a second after a marker, go to the one before it, as players' "previous" does.
+            if let m = sidecar.markers.last(where: { $0.time < s.position - 1 }) { return jump(to: m) }
+            return [.seek(0)]
+        case .nextMarker:
+            if let m = sidecar.markers.first(where: { $0.time > s.position + 0.0005 }) { return jump(to: m) }
+            message = "no marker after here"
+        case .markerList:
+            guard !sidecar.markers.isEmpty else { message = "no markers yet (\(bindings.label(.addMarker)) drops one)"; break }
+            markerList = sidecar.markers.lastIndex { $0.time <= s.position + 0.0005 } ?? 0
+        case .loopStart: return setLoopStart(Sidecar.milliseconds(s.position), s)
+        case .loopEnd: return setLoopEnd(Sidecar.milliseconds(s.position), s)
+        case .loopToggle:
+            if let l = s.loop { return [.looping(!l.isOn)] }
+            message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
+        case .nextLoop: return nextNamedLoop()
+        case .saveLoop:
+            guard s.loop != nil else {
+                message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
+                break
+            }
+            promptPurpose = .loopName
+            prompt = .init(label: "Save the loop as", text: nextLoopName(), isSuggestion: true)
+        case .switchEnd:
+            selectedEnd = selectedEnd == .start ? .end : .start
+            message = "the nudge keys move the loop's \(selectedEnd == .start ? "start (A)" : "end (B)")"
+        case .nudgeEarlier: return nudgeLoop(by: -0.01, s)
+        case .nudgeLater: return nudgeLoop(by: 0.01, s)
+        case .nudgeEarlierMore: return nudgeLoop(by: -0.1, s)
+        case .nudgeLaterMore: return nudgeLoop(by: 0.1, s)
+        case .tapTempo: return tap(now: now, s)
+        case .countIn: return toggleCountIn(s)
+        case .lyricsView: toggleLyricsView(s)
+        case .lyricsEarlier: return shiftLyrics(by: -0.05)
+        case .lyricsLater: return shiftLyrics(by: 0.05)
+        case .help: showHelp = true
+        }
+        return []
+    }
+
+    /// The marker list's own keys; nil hands the key on to the usual bindings.
+    private mutating func handleList(_ key: Key, _ s: PlayerState) -> [SessionAction]? {
+        let markers = sidecar.markers
+        guard var k = markerList, !markers.isEmpty else { markerList = nil; return nil }
+        k = min(k, markers.count - 1)
+        switch key {
+        case .up: markerList = max(k - 1, 0)
+        case .down: markerList = min(k + 1, markers.count - 1)
+        case .left: return [.edit(.moveMarker(markers[k].name, by: -0.01))]
+        case .right: return [.edit(.moveMarker(markers[k].name, by: 0.01))]
+        case .shiftLeft: return [.edit(.moveMarker(markers[k].name, by: -0.1))]
+        case .shiftRight: return [.edit(.moveMarker(markers[k].name, by: 0.1))]
+        case .enter: return jump(to: markers[k])
+        case .character("r"):
+            promptPurpose = .rename(markers[k].name)
+            prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name, isSuggestion: true)
+        case .character("d"), .character("x"):
+            confirmDelete = markers[k].name
+            message = "Delete the marker '\(markers[k].name)'? y deletes it, any other key keeps it"
+        case .escape: markerList = nil
+        default:
+            if bindings[key] == .markerList || key == .character("q") { markerList = nil; return [] }
+            return nil
+        }
+        return []
+    }
+
+    private func rate(_ r: Double, grid: Double) -> SessionAction { .rate((r / grid).rounded() * grid) }
+
+    private mutating func jump(to m: ScreenState.MarkerRow) -> [SessionAction] {
+        message = "\(m.name) (\(Timecode.format(m.time, decimals: 3)))"
+        return [.jump(m.time)]
+    }
+
+    /// `a`: the loop's start here. With an end after it (the loop's, or one waiting), the loop is
+    /// set (on, or still off if it was off); otherwise the start waits for an end.
+    private mutating func setLoopStart(_ t: Double, _ s: PlayerState) -> [SessionAction] {
+        selectedEnd = .start
+        if let b = s.loop?.end ?? pendingEnd, b > t {
+            return [loopAction(start: t, end: b, on: s.loop?.isOn ?? true)]
+        }
+        pendingStart = t
+        pendingEnd = nil
+        message = "loop from \(Timecode.format(t, decimals: 3)); \(bindings.label(.loopEnd)) sets its end"
+        return s.loop != nil ? [.loop(nil, keepingCount: false, on: true)] : []
+    }
+
+    /// `b`: the loop's end here, after its start (the loop's, or one waiting); the loop plays.
+    private mutating func setLoopEnd(_ t: Double, _ s: PlayerState) -> [SessionAction] {
+        selectedEnd = .end
+        guard let a = s.loop?.start ?? pendingStart else {
+            pendingEnd = t
+            message = "loop to \(Timecode.format(t, decimals: 3)); \(bindings.label(.loopStart)) sets its start"
+            return []
+        }
+        guard t > a else { message = "the loop's end must come after its start (\(Timecode.format(a, decimals: 3)))"; return [] }
+        return [loopAction(start: a, end: t, on: true)]
+    }
+
+    /// The loop for the player, with this session's rehearsal; nothing waits any more.
+    private mutating func loopAction(start a: Double, end b: Double, name: String? = nil, on: Bool, keepingCount: Bool = false) -> SessionAction {
+        pendingStart = nil
+        pendingEnd = nil
+        return .loop(LoopRange(start: a, end: b, name: name, rehearsal: loopRehearsal), keepingCount: keepingCount, on: on)
+    }
+
+    /// The rehearsal with the sidecar's tempo when the command line gave none.
+    private var loopRehearsal: Rehearsal {
+        var r = rehearsal
+        if r.bpm == nil { r.bpm = sidecar.bpm }
+        return r
+    }
+
+    /// Moves the picked loop end; when looping, plays from just before the change so it is heard.
+    private mutating func nudgeLoop(by seconds: Double, _ s: PlayerState) -> [SessionAction] {
+        guard let l = s.loop else {
+            message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
+            return []
+        }
+        var (a, b) = (l.start, l.end)
+        if selectedEnd == .start {
+            a = Sidecar.milliseconds(min(max(a + seconds, 0), b - LoopRange.minimumSeconds))
+            message = "loop start \(Timecode.format(a, decimals: 3))"
+        } else {
+            b = Sidecar.milliseconds(max(min(b + seconds, s.duration), a + LoopRange.minimumSeconds))
+            message = "loop end \(Timecode.format(b, decimals: 3))"
+        }
+        let set = loopAction(start: a, end: b, on: l.isOn, keepingCount: true)
+        guard l.isOn else { return [set] }
+        // Hear the new start at once, or the last 1.5 s into the new end and the turn.
+        return [set, .seek(selectedEnd == .start ? a : max(a, b - 1.5))]
+    }
+
+    private mutating func editPrompt(_ key: Key, _ s: PlayerState) -> [SessionAction] {
+        guard var p = prompt else { return [] }
+        switch key {
+        case .enter:
+            prompt = nil
+            switch promptPurpose {
+            case .markerName: return [.edit(.addMarker(name: p.text, time: promptTime))]
+            case .loopName:
+                guard let l = s.loop else { return [] }
+                return [.edit(.addLoop(name: p.text, start: l.start, end: l.end))]
+            case .rename(let old): return [.edit(.renameMarker(old, to: p.text))]
+            }
+        case .escape, .ctrlC: prompt = nil; message = "cancelled"; return []
+        default: p.edit(key)
+        }
+        prompt = p
+        return []
+    }
+
+    // MARK: Markers and loops
+
+    private func nextMarkerName() -> String {
+        let taken = Set(sidecar.markers.map { $0.name.lowercased() })
+        var n = sidecar.markers.count + 1
+        while taken.contains("marker \(n)") { n += 1 }
+        return "Marker \(n)"
+    }
+
+    private func nextLoopName() -> String {
+        let taken = Set(sidecar.loops.map { $0.name.lowercased() })
+        var n = sidecar.loops.count + 1
+        while taken.contains("loop \(n)") { n += 1 }
+        return "Loop \(n)"
+    }
+
+    /// `L`: the next named loop from the sidecar, looping at once.
+    private mutating func nextNamedLoop() -> [SessionAction] {
+        guard !sidecar.loops.isEmpty else { message = "no named loops yet (\(bindings.label(.saveLoop)) saves the current one)"; return [] }
+        loopIndex = (loopIndex + 1) % sidecar.loops.count
+        let l = sidecar.loops[loopIndex]
+        message = "loop '\(l.name)'"
+        return [loopAction(start: l.start, end: l.end, name: l.name, on: true)]
+    }
+
+    // MARK: Lyrics
+
+    /// `y`: the full-lyrics view, on the heard line (or closed).
+    private mutating func toggleLyricsView(_ s: PlayerState) {
+        if lyricsView != nil { lyricsView = nil; return }
+        guard let lyrics else { message = "no lyrics for this track (song.lrc beside it, or --lyrics PATH)"; return }
+        if !lyrics.isSynced { lyricsView = LyricsView(selected: 0, seekMode: false, following: false); return }
+        lyricsView = LyricsView(selected: lyrics.lineIndex(at: s.position) ?? 0, seekMode: seekModeDefault)
+    }
+
+    /// The full view's own keys; nil hands the key on to the usual bindings.
+    private mutating func handleLyrics(_ key: Key, _ s: PlayerState) -> [SessionAction]? {
+        guard var v = lyricsView, let lyrics else { lyricsView = nil; return nil }
+        let count = max(lyrics.lines.count, 1)
+        if v.following, lyrics.isSynced { v.selected = lyrics.lineIndex(at: s.position) ?? 0 }
+        var actions: [SessionAction] = []
+        switch key {
+        case .up: v.selected = max(v.selected - 1, 0); v.following = false
+        case .down: v.selected = min(v.selected + 1, count - 1); v.following = false
+        case .tab:
+            v.seekMode.toggle()
+            seekModeDefault = v.seekMode
+            message = v.seekMode ? "Enter jumps to the line and plays" : "Enter closes the lyrics"
+        case .enter:
+            guard v.seekMode, lyrics.isSynced else { lyricsView = nil; return [] }
+            let line = lyrics.lines[v.selected]
+            actions = [.jump(line.time)]
+            v.following = true
+            message = "line \(v.selected + 1) (\(Timecode.format(line.time, decimals: 2)))"
+        case .escape: lyricsView = nil; return []
+        case _ where bindings[key] == .loopStart && lyrics.isSynced:
+            actions = setLoopStart(Sidecar.milliseconds(lyrics.lines[v.selected].time), s)
+            if message?.hasPrefix("the loop") != true { message = "loop from line \(v.selected + 1)" }
+        case _ where bindings[key] == .loopEnd && lyrics.isSynced:
+            // The end of the picked line: where the next begins (or the track ends).
+            let end = v.selected + 1 < lyrics.lines.count ? lyrics.lines[v.selected + 1].time : s.duration
+            actions = setLoopEnd(Sidecar.milliseconds(end), s)
+            if message?.hasPrefix("the loop") != true { message = "loop to the end of line \(v.selected + 1)" }
+        default:
+            if bindings[key] == .lyricsView || key == .character("q") { lyricsView = nil; return [] }
+            return nil
+        }
+        if lyricsView != nil { lyricsView = v }
+        return actions
+    }
+
+    /// `<` / `>`: the lyrics 50 ms earlier or later, kept in the sidecar for this track.
+    private mutating func shiftLyrics(by seconds: Double) -> [SessionAction] {
+        guard let current = lyrics else { message = "no lyrics for this track"; return [] }
+        lyrics = current.shifted(by: seconds)
+        return [.edit(.shiftLyrics(by: seconds))]
+    }
+
+    // MARK: Tempo and count-in
+
+    /// `t`: the tempo from the last taps (2 or more, each within 2 s of the one before), as the
+    /// song's tempo (what is heard ÷ the speed), saved in the sidecar's settings.
+    private mutating func tap(now: UInt64, _ s: PlayerState) -> [SessionAction] {
+        if let last = taps.last, now - last > 2_000_000_000 { taps.removeAll() }
+        taps.append(now)
+        if taps.count > 8 { taps.removeFirst(taps.count - 8) }
+        guard taps.count >= 2 else { message = "tap on every beat (\(bindings.label(.tapTempo)))"; return [] }
+        let beat = Double(taps.last! - taps.first!) / Double(taps.count - 1) / 1e9
+        let bpm = (60 / beat / s.rate * 10).rounded() / 10
+        guard (20...400).contains(bpm) else { message = "\(StatusLine.formatNumber(bpm)) bpm is out of range (20–400)"; return [] }
+        rehearsal.bpm = bpm
+        return [.edit(.setBPM(bpm))]
+    }
+
+    /// `c`: count-in before each pass on or off (the command line's number of clicks, else 4).
+    private mutating func toggleCountIn(_ s: PlayerState) -> [SessionAction] {
+        if rehearsal.countIn > 0 {
+            rehearsal.countIn = 0
+            rehearsal.countInEvery = false
+            message = "count-in off"
+        } else {
+            guard let bpm = rehearsal.bpm ?? sidecar.bpm else {
+                message = "a count-in needs the song's tempo: tap it with \(bindings.label(.tapTempo))"
+                return []
+            }
+            rehearsal.countIn = countInClicks > 0 ? countInClicks : 4
+            rehearsal.countInEvery = true
+            message = "count-in: \(rehearsal.countIn) clicks at \(StatusLine.formatNumber(bpm)) bpm before each pass"
+        }
+        if let l = s.loop { return [loopAction(start: l.start, end: l.end, name: l.name, on: l.isOn, keepingCount: true)] }
+        return []
+    }
+
+    // MARK: The screen
+
+    /// Everything the screen shows: the player's state and what this session adds.
+    public func screen(_ player: PlayerState) -> ScreenState {
+        var st = ScreenState(player: player, markers: sidecar.markers, pendingStart: pendingStart, pendingEnd: pendingEnd,
+                             message: message, prompt: prompt)
+        st.showHelp = showHelp
+        st.selectedEnd = selectedEnd
+        st.markerList = markerList
+        st.rehearsal = player.loop?.rehearsal ?? rehearsal
+        st.bpm = rehearsal.bpm ?? sidecar.bpm
+        st.bindings = bindings
+        st.lyrics = lyrics
+        if var v = lyricsView, let lyrics, v.following, lyrics.isSynced {
+            v.selected = lyrics.lineIndex(at: player.position) ?? 0
+            st.lyricsView = v
+        } else {
+            st.lyricsView = lyricsView
+        }
+        return st
+    }
+}

@@ -1,0 +1,73 @@
+import Testing
+import PracticeDocuments
+import PracticeEngine
+@testable import PracticeTUI
+
+/// The practice screen's model alone: keys and the player's state in, actions out, with no
+/// player, no sidecar and no terminal.
+@Suite struct SessionModelTests {
+    static func state(at position: Double, rate: Double = 1, loop: LoopState? = nil) -> PlayerState {
+        PlayerState(title: "Song", path: "song.wav", position: position, duration: 20, rate: rate, isPlaying: true, loop: loop)
+    }
+
+    @Test func aThenBMakeTheLoopAndTheStartWaitsForItsEnd() {
+        var m = SessionModel()
+        #expect(m.handle(.character("a"), player: Self.state(at: 0.5), now: 0) == [])
+        #expect(m.pendingStart == 0.5 && m.message == "loop from 0:00.500; b sets its end")
+        #expect(m.handle(.character("b"), player: Self.state(at: 1.75), now: 0)
+                == [.loop(LoopRange(start: 0.5, end: 1.75), keepingCount: false, on: true)])
+        #expect(m.pendingStart == nil)
+        let looping = Self.state(at: 1, loop: LoopState(start: 0.5, end: 1.75, name: nil, pass: 1, passes: nil, isOn: false))
+        #expect(m.handle(.character("l"), player: looping, now: 0) == [.looping(true)])
+    }
+
+    @Test func typingReplacesTheSuggestionAndEnterAddsTheMarker() {
+        var m = SessionModel()
+        m.reload(SidecarView(markers: [.init(name: "Marker 1", time: 3)]))
+        _ = m.handle(.character("m"), player: Self.state(at: 4.25), now: 0)
+        #expect(m.prompt == .init(label: "Marker at 0:04.250, name", text: "Marker 2", isSuggestion: true))
+        for c in "Solo" { _ = m.handle(.character(c), player: Self.state(at: 5), now: 0) }
+        #expect(m.handle(.enter, player: Self.state(at: 5), now: 0) == [.edit(.addMarker(name: "Solo", time: 4.25))])
+        #expect(m.finished(.markerAdded(name: "Solo", time: 4.25, file: "song.wav.practice.json"), player: Self.state(at: 5)) == [])
+        #expect(m.message == "added marker 'Solo' at 0:04.250 (song.wav.practice.json)")
+    }
+
+    /// The marker list nudges through the sidecar, then goes where the marker now is.
+    @Test func aNudgedMarkerIsHeardAtItsNewPlace() {
+        var m = SessionModel()
+        m.reload(SidecarView(markers: [.init(name: "Intro", time: 1), .init(name: "Verse", time: 2)]))
+        _ = m.handle(.character("M"), player: Self.state(at: 2.5), now: 0)
+        #expect(m.markerList == 1)
+        #expect(m.handle(.shiftRight, player: Self.state(at: 2.5), now: 0) == [.edit(.moveMarker("Verse", by: 0.1))])
+        #expect(m.finished(.markerMoved(name: "Verse", time: 2.1, by: 0.1), player: Self.state(at: 2.5)) == [.seek(2.1)])
+        #expect(m.message == "'Verse' at 0:02.100 (+100 ms)")
+        m.reload(SidecarView(markers: [.init(name: "Intro", time: 1), .init(name: "Verse", time: 2.1)]))   // as the I/O loop does after an edit
+        #expect(m.handle(.enter, player: Self.state(at: 2.1), now: 0) == [.jump(2.1)])
+    }
+
+    /// Taps half a second apart at 0.8×: the song's tempo is 120 ÷ 0.8 = 150 bpm, kept in the sidecar.
+    @Test func tapsGiveTheSongsTempo() {
+        var m = SessionModel()
+        let s = Self.state(at: 1, rate: 0.8)
+        #expect(m.handle(.character("t"), player: s, now: 1_000_000_000) == [])
+        #expect(m.handle(.character("t"), player: s, now: 1_500_000_000) == [.edit(.setBPM(150))])
+        #expect(m.rehearsal.bpm == 150)
+    }
+
+    /// A key that the bindings moved elsewhere does nothing; the new key does the action.
+    static func bindings(_ text: String) throws -> KeyBindings {
+        var b = KeyBindings.defaults
+        try b.apply(text, file: "keys.conf")
+        return b
+    }
+
+    @Test func reboundKeysAreFollowed() throws {
+        var m = SessionModel(bindings: try Self.bindings("x add-marker\nm ignore\n"))
+        #expect(m.handle(.character("m"), player: Self.state(at: 1), now: 0) == [] && m.prompt == nil)
+        _ = m.handle(.character("x"), player: Self.state(at: 1), now: 0)
+        #expect(m.prompt?.label == "Marker at 0:01.000, name")
+        var cleared = SessionModel(bindings: try Self.bindings("A loop-start\na ignore\nB loop-end\nb ignore\n"))
+        #expect(cleared.handle(.character("B"), player: Self.state(at: 3), now: 0) == [])
+        #expect(cleared.message == "loop to 0:03.000; A sets its start")
+    }
+}

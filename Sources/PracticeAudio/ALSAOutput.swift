@@ -191,14 +191,15 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     public var nowNanoseconds: Int64 { monotonicNanoseconds() }
 
-    /// `the device is gone (the sound server stopped or the card was unplugged)`, from ALSA's code.
-    /// The corresponding C function is `snd_strerror`.
+    /// What a failure means, in words: `went away (the sound server stopped or the card was
+    /// unplugged; ALSA: Input/output error, -5)`. The corresponding C function is `snd_strerror`.
     public func describe(failure code: Int32) -> String {
+        let alsa = "ALSA: \(String(cString: snd_strerror(code))), \(code)"
         switch code {
         case -ENODEV, -EBADFD, -ENOTCONN, -ECONNRESET, -EPIPE, -EIO, -ESHUTDOWN, -EHOSTDOWN:
-            return "the device went away (\(String(cString: snd_strerror(code))), ALSA error \(code)): the sound server stopped or the card was unplugged"
+            return "went away (the sound server stopped or the card was unplugged; \(alsa))"
         default:
-            return "\(String(cString: snd_strerror(code))) (ALSA error \(code))"
+            return "failed (\(alsa))"
         }
     }
 

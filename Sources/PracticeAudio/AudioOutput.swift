@@ -53,6 +53,6 @@ public protocol AudioOutput: AnyObject, Sendable {
     func drain()
     /// Discards what the device holds at once, then readies it for more.
     func drop()
-    /// What a failure code returned by `write` means, in words (any thread).
+    /// What a failure code returned by `write` means, in words, after "audio device 'NAME' " (any thread).
     func describe(failure code: Int32) -> String
 }

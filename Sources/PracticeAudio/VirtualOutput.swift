@@ -185,7 +185,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         signal(writtenFD)
     }
 
-    public func describe(failure code: Int32) -> String { "virtual device error \(code)" }
+    public func describe(failure code: Int32) -> String { "failed (virtual device error \(code))" }
 
     // MARK: eventfds
 

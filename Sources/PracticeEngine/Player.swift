@@ -467,7 +467,7 @@ public final class Player: Sendable {
             earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {
                 "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
             },
-            failure: failure == 0 ? nil : "audio device '\(deviceName)' stopped: \(audio.audioOutput.describe(failure: failure))",
+            failure: failure == 0 ? nil : "audio device '\(deviceName)' \(audio.audioOutput.describe(failure: failure)); your markers and loops are saved",
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime

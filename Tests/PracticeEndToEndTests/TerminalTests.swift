@@ -228,6 +228,31 @@ import PracticeAudio
         #expect(Double(tapped) == bpm, "the screen said \(tapped) bpm, the sidecar \(bpm)")
     }
 
+    /// The sound server dies mid-play: the screen gives the terminal back, one line names the
+    /// device and says what happened, the exit code is 74 (EX_IOERR), and the marker dropped just
+    /// before is in the sidecar.
+    @Test func aSoundServerThatDiesEndsTheSessionCleanly() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("server-dies")
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"))
+        let session = try startShell("practice-dies-\(getpid())", running: "XDG_CACHE_HOME=\(dir.path)/cache \(practiceBinary) song.wav --device pulse",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        _ = try waitFor("▶ Playing   0:01", in: session)
+        _ = try tmux(["send-keys", "-t", session, "m"])
+        _ = try waitFor("Marker 1", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        _ = try waitFor("added marker 'Marker 1'", in: session)
+        rig.killServer()
+        _ = try waitFor("EXIT=", in: session)
+        let screen = try tmux(["capture-pane", "-p", "-J", "-t", session])   // -J: wrapped lines joined
+        #expect(screen.contains("EXIT=74"), "screen:\n\(screen)")
+        #expect(screen.contains("practice: audio device 'pulse' went away (the sound server stopped or the card was unplugged; ALSA: ")
+                && screen.contains("); your markers and loops are saved"), "screen:\n\(screen)")
+        #expect(!screen.contains("Markers"), "the practice screen is still shown:\n\(screen)")
+        #expect(try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8).contains("\"name\": \"Marker 1\""))
+    }
+
     /// `practice song.wav` comes back where it was left: position, speed and the loop (kept in
     /// `$XDG_STATE_HOME/practice/resume.json`, not in the shared sidecar), and says so; `--fresh`
     /// starts at the beginning at 1.0×.

@@ -99,6 +99,12 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         })
     }
 
+    /// Kills the sound server at once (SIGKILL), as a crash or a logout does.
+    public func killServer() {
+        kill(daemon.pid, SIGKILL)
+        _ = daemon.wait()
+    }
+
     deinit {
         recorder?.terminate()
         daemon.terminate()

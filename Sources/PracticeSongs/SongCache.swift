@@ -162,11 +162,10 @@ public enum SongCache {
 
     /// Removes the temporary folders of processes that are gone (killed while fetching).
     static func removeAbandoned(in root: String) {
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        where entry.hasPrefix(".tmp-") || entry.hasPrefix(".old-") {
-            let parts = entry.split(separator: "-")
-            guard parts.count == 4, let pid = pid_t(parts[2]), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(atPath: root + "/" + entry)
+        AtomicFile.removeAbandoned(in: root) { entry in
+            let parts = entry.split(separator: "-")   // .tmp-KEY-PID-RANDOM, .old-KEY-PID-RANDOM
+            guard entry.hasPrefix(".tmp-") || entry.hasPrefix(".old-"), parts.count == 4 else { return nil }
+            return pid_t(parts[2])
         }
     }
 

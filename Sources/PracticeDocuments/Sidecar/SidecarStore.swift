@@ -47,11 +47,18 @@ extension AtomicFile {
     /// (`.NAME.tmp-PID-…` whose process is gone). Call it holding the folder's lock.
     static func removeLeftovers(of path: String) {
         let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
         let prefix = ".\(url.lastPathComponent).tmp-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
-            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
-            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { unlink("\(folder)/\(name)") }
+        removeAbandoned(in: url.deletingLastPathComponent().path) { name in
+            name.hasPrefix(prefix) ? Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) : nil
+        }
+    }
+
+    /// Removes the entries of `folder` (files or folders) whose `owner` is a process that is gone:
+    /// what a writer killed mid-write left behind.
+    public static func removeAbandoned(in folder: String, owner: (String) -> pid_t?) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let pid = owner(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: "\(folder)/\(name)")
         }
     }
 }

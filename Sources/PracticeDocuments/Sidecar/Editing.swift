@@ -48,24 +48,27 @@ extension Sidecar {
     /// The live marker called `name` (ignoring case); an error if there is none, or several
     /// (possible after a merge).
     public func markerIndex(named name: String) throws(PracticeError) -> Int {
-        let folded = name.trimmingCharacters(in: .whitespaces).lowercased()
-        let hits = markers.indices.filter { !markers[$0].deleted && markers[$0].name.lowercased() == folded }
-        guard let first = hits.first else {
-            throw PracticeError(.usage, "no marker named '\(name)'\(Self.suggestion(name, in: liveMarkers.map(\.name)))")
+        try Self.index(of: name, kind: "marker", names: markers.map { $0.deleted ? nil : $0.name }) { hits in
+            " (at \(hits.map { Timecode.format(markers[$0].time, decimals: 3) }.joined(separator: ", ")))"
         }
-        guard hits.count == 1 else {
-            throw PracticeError(.usage, "\(hits.count) markers are named '\(markers[first].name)' (at \(hits.map { Timecode.format(markers[$0].time, decimals: 3) }.joined(separator: ", "))); rename one first")
-        }
-        return first
     }
 
+    /// The live loop called `name` (ignoring case), as `markerIndex`.
     public func loopIndex(named name: String) throws(PracticeError) -> Int {
+        try Self.index(of: name, kind: "loop", names: loops.map { $0.deleted ? nil : $0.name }) { _ in "" }
+    }
+
+    /// The one live entry of `names` (nil: removed) called `name`, ignoring case and the spaces
+    /// around it; `places` says where several that share it are.
+    private static func index(of name: String, kind: String, names: [String?], places: ([Int]) -> String) throws(PracticeError) -> Int {
         let folded = name.trimmingCharacters(in: .whitespaces).lowercased()
-        let hits = loops.indices.filter { !loops[$0].deleted && loops[$0].name.lowercased() == folded }
+        let hits = names.indices.filter { names[$0]?.lowercased() == folded }
         guard let first = hits.first else {
-            throw PracticeError(.usage, "no loop named '\(name)'\(Self.suggestion(name, in: liveLoops.map(\.name)))")
+            throw PracticeError(.usage, "no \(kind) named '\(name)'\(suggestion(name, in: names.compactMap { $0 }))")
         }
-        guard hits.count == 1 else { throw PracticeError(.usage, "\(hits.count) loops are named '\(loops[first].name)'; rename one first") }
+        guard hits.count == 1 else {
+            throw PracticeError(.usage, "\(hits.count) \(kind)s are named '\(names[first]!)'\(places(hits)); rename one first")
+        }
         return first
     }
 

@@ -30,14 +30,15 @@ extension Practice {
             let frames = info.format.framesAreEstimated ? try TrackIdentity.of(track).pcm.frames : info.frames
             let duration = Double(frames) / Double(info.sampleRate)
             if json {
-                let doc = TrackDocument(version: 1, path: track.path, container: info.format.container,
-                                        encoding: info.format.encoding, duration: (duration * 1000).rounded() / 1000,
-                                        frames: frames, headerFrames: frames == info.frames ? nil : info.frames,
-                                        sampleRate: info.sampleRate, channels: info.channels, tags: track.tags)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = Terminal.isTTY(STDOUT_FILENO) ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-                let data = try encoder.encode(doc)
-                Terminal.write(String(decoding: data, as: UTF8.self) + "\n", to: STDOUT_FILENO)
+                var doc: [String: JSONValue] = [
+                    "version": .integer(1), "path": .string(track.path), "container": .string(info.format.container),
+                    "encoding": .string(info.format.encoding), "duration": .seconds(duration), "frames": .integer(frames),
+                    "sampleRate": .integer(info.sampleRate), "channels": .integer(info.channels),
+                    "tags": .object(track.tags.mapValues { .string($0) }),
+                ]
+                // What the header said, where it differs from the decoded count (MP3).
+                if frames != info.frames { doc["headerFrames"] = .integer(info.frames) }
+                printJSON(.object(doc))
                 return
             }
             var rows: [(String, String)] = [
@@ -56,19 +57,4 @@ extension Practice {
             Terminal.write(text + "\n", to: STDOUT_FILENO)
         }
     }
-}
-
-/// `practice info --json`.
-struct TrackDocument: Encodable {
-    var version: Int
-    var path: String
-    var container: String
-    var encoding: String
-    var duration: Double
-    var frames: Int
-    /// What the header said, where it differs from the decoded count (MP3).
-    var headerFrames: Int?
-    var sampleRate: Int
-    var channels: Int
-    var tags: [String: String]
 }

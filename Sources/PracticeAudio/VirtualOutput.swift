@@ -58,9 +58,6 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
 
     // MARK: The test's side
 
-    /// Frames heard so far (the device clock).
-    public var heardFrames: Int { clockFrames.load(ordering: .acquiring) }
-
     /// How many times the audio thread dropped what the device held (every command while playing does).
     public var drops: Int { dropCount.load(ordering: .acquiring) }
     private let dropCount = Atomic<Int>(0)

@@ -15,12 +15,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let player: Player
     private let onQuit: @Sendable () -> Void
     private let listener: Int32
-    /// A pipe whose write end `stop()` closes, waking the server thread.
-    private let wake: (read: Int32, write: Int32)
     private var thread: Thread?
-    /// Event lines from the player's stream, waiting for the server thread; `events` wakes it.
+    /// Event lines from the player's stream, waiting for the server thread; `wake` wakes it for
+    /// them and for `stop()` (which sets `stopping` first).
     private let outbox = Locked<[String]>([])
-    private let events = WakePipe()
+    private let wake = WakePipe()
+    private let stopping = Locked(false)
     private var subscription: Task<Void, Never>?
 
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
@@ -65,19 +65,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             throw PracticeError(.cannotCreate, "\(path): cannot listen (\(reason))")
         }
         listener = fd
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else {
-            close(fd)
-            throw PracticeError(.cannotCreate, "\(path): cannot make a pipe (\(systemMessage()))")
-        }
-        for e in ends { _ = fcntl(e, F_SETFD, FD_CLOEXEC) }
-        wake = (ends[0], ends[1])
         let stream = player.events(keepingNewest: 256)
         subscription = Task.detached { [weak self] in
             for await event in stream where event.kind != .snapshot {
                 guard let self else { return }
                 self.outbox.withLock { $0.append(event.state.eventLine) }
-                self.events.ring()
+                self.wake.ring()
             }
         }
         let t = Thread { [self] in serve() }
@@ -89,7 +82,8 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     /// Stops serving, closes the clients and removes the socket file.
     public func stop() {
         subscription?.cancel()
-        close(wake.write)
+        stopping.withLock { $0 = true }
+        wake.ring()
         while thread?.isFinished == false { usleep(1_000) }
     }
 
@@ -130,21 +124,19 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         defer {
             for c in clients { close(c.fd) }
             close(listener)
-            close(wake.read)
             unlink(path)
         }
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: events.readEnd, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), -1)
-            if fds[1].revents != 0 { return }
+            if stopping.withLock({ $0 }) { return }
             var dropped = Set<Int32>()
-            for (k, p) in fds.dropFirst(3).enumerated() where p.revents != 0 {
+            for (k, p) in fds.dropFirst(2).enumerated() where p.revents != 0 {
                 if !receive(&clients[k]) { dropped.insert(clients[k].fd) }
             }
-            if fds[2].revents != 0 {
-                events.drain()
+            if fds[1].revents != 0 {
+                wake.drain()
                 for line in outbox.withLock({ o in defer { o.removeAll() }; return o }) where line != last {
                     for c in clients where !send(line, to: c.fd) { dropped.insert(c.fd) }
                     last = line

@@ -18,9 +18,6 @@ public enum Terminal {
         writeRaw(text.terminalSafe(keepingLayout: true), to: fd)
     }
 
-    /// `String.terminalSafe`, for building lines.
-    public static func safe(_ text: String) -> String { text.terminalSafe }
-
     /// Writes bytes as they are, unbuffered (C `stdout` is not usable from Swift 6): for our own
     /// escape sequences (the screen, a redrawn status line), whose data parts were made safe.
     public static func writeRaw(_ text: String, to fd: Int32) {

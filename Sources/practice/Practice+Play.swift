@@ -137,8 +137,7 @@ extension Practice {
 extension Practice.PlayOptions {
     /// `--verbose`: the device and format, and once, a missing real-time priority (as cmus says it).
     func report(_ player: Player) {
-        let f = player.outputFormat
-        Terminal.write("practice: playing through '\(Terminal.safe(player.deviceName))' at \(f.sampleRate) Hz, \(f.channels) channel\(f.channels == 1 ? "" : "s")\n", to: STDERR_FILENO)
+        Terminal.write("practice: playing through '\(player.deviceName)' at \(player.outputFormat)\n", to: STDERR_FILENO)
         if !player.isRealTime {
             Terminal.write("practice: warning: no real-time priority for the audio thread (SCHED_FIFO was refused: raise 'ulimit -r' or use rtkit); playback may skip when the machine is busy\n", to: STDERR_FILENO)
         }

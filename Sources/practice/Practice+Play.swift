@@ -89,7 +89,8 @@ extension Practice {
             let screen = !controlled && !noTui && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
             // A person at a terminal comes back where they left the track; scripts start where told.
-            var store = !controlled && Terminal.isTTY(STDOUT_FILENO) ? ResumeStore() : nil
+            let interactive = !controlled && Terminal.isTTY(STDOUT_FILENO)
+            var store = interactive ? ResumeStore() : nil
             if let problem = store?.problem { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
             let resumed = fresh ? nil : store?.point(for: file)
             if let resumed { resume(from: resumed, into: &options, file: file) }
@@ -108,7 +109,7 @@ extension Practice {
                 return
             }
             if let notice, Terminal.isTTY(STDERR_FILENO) { Terminal.write("practice: \(notice)\n", to: STDERR_FILENO) }
-            let showStatus = !controlled && Terminal.isTTY(STDOUT_FILENO)
+            let showStatus = interactive
             if controlled { StdinControl.start(player) }
             let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { player.stop() } }
             defer { socket?.stop() }
@@ -144,13 +145,13 @@ extension Practice.PlayOptions {
     }
 
     /// The saved place, under what the command line says: `--rate` and `--pitch` win over the saved
-    /// ones, `--from` and `--loop` over the saved position and loop.
+    /// ones, `--from`, `--to` and `--loop` over the saved position (and `--loop` over the saved loop).
     func resume(from point: ResumePoint, into options: inout PlayerOptions, file: String) {
         if sound.rate == nil { options.settings.rate = point.rate }
         if sound.pitch == nil { options.settings.pitch = point.pitch }
         // Not from the very end (or past it, if the file was replaced by a shorter one).
         let duration = (try? Track.open(file).track.duration) ?? 0
-        if place.from == nil, place.loop.isEmpty, point.position < duration - 0.5 { options.from = point.position }
+        if place.from == nil, place.to == nil, place.loop.isEmpty, point.position < duration - 0.5 { options.from = point.position }
     }
 
     /// Keeps where the person stopped (a track played to its end starts at the beginning next time).

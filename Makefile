@@ -54,7 +54,7 @@ build:
 
 release:
 	$(call install,$(BUILD_DEPS))
-	$(SWIFT) build -c release --product practice
+	$(SWIFT) build -c release --product practice --static-swift-stdlib
 
 bench: release
 	$(call install,$(BENCH_DEPS))

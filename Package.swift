@@ -17,9 +17,11 @@ let package = Package(
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.
@@ -29,9 +31,9 @@ let package = Package(
         ]),
         // The control protocol: commands and events, the socket, its client, following lyrics.
         .target(name: "PracticeControl", dependencies: ["PracticeEngine", "PracticeDocuments"]),
-        // FLO song documents, fetching (URLSession over the system's libcurl) and the song cache.
+        // FLO song documents, fetching (libcurl, through the C boundary) and the song cache.
         .target(name: "PracticeSongs", dependencies: [
-            "PracticeEngine", "PracticeDocuments",
+            "PracticeAudio", "PracticeEngine", "PracticeDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The practice screen: a view of the player's state, keys turned into commands.

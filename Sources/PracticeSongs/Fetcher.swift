@@ -1,12 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking   // URLSession on Linux, over the system's libcurl
-#endif
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
+import PracticeAudio
 
-/// Copies a song's files into the cache: http(s) URLs through URLSession, local files with a
+/// Copies a song's files into the cache: http(s) URLs through libcurl (`HTTPGet`), local files with a
 /// plain copy. Every failure is a `PracticeError` naming the URL or path: 66 for a missing file
 /// (HTTP 404 and 410 included), 69 for the network (no connection, a timeout, too many
 /// redirects, any other HTTP error), 65 for a document over `limit`, 74 when writing fails.
@@ -46,16 +44,6 @@ public struct Fetcher: Sendable {
         return Fetched(location: .local(source), bytes: size)
     }
 
-    /// FoundationNetworking makes an empty `org.swift.foundation.URLCache/practice` folder in the
-    /// user's cache for every session configuration (`.default` and `.ephemeral` both create a
-    /// `URLCache`; swift-corelibs-foundation 6.x), though we keep no HTTP cache: remove it again if empty.
-    static func removeEmptyURLCacheFolder() {
-        guard let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first else { return }
-        let folder = caches.appendingPathComponent("org.swift.foundation.URLCache")
-        rmdir(folder.appendingPathComponent(ProcessInfo.processInfo.processName).path)
-        rmdir(folder.path)
-    }
-
     static func tooLarge(_ name: String, _ limit: Int64) -> PracticeError {
         PracticeError(.dataError, "\(name): too large for a song document (over \(limit >> 20) MiB)")
     }
@@ -66,179 +54,64 @@ public struct Fetcher: Sendable {
         guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot create: \(systemMessage())") }
         defer { close(fd) }
 
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        // Our watchdog below owns timeouts: FoundationNetworking's request timeout runs from the
-        // start of the transfer (swift-corelibs-foundation, HTTPURLProtocol.swift: "the timeout
-        // value needs to be reset on every data transfer"), so it would cut off a long download.
-        configuration.timeoutIntervalForRequest = 86_400
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let transfer = Transfer(fd: fd, name: name, path: path, limit: limit, maximumRedirects: maximumRedirects, progress: progress)
-        let session = URLSession(configuration: configuration, delegate: transfer, delegateQueue: queue)
-        defer {
-            session.finishTasksAndInvalidate()
-            Self.removeEmptyURLCacheFolder()
-        }
-        var request = URLRequest(url: url)
-        request.setValue("practice/0.1", forHTTPHeaderField: "User-Agent")
-        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")   // progress counts the bytes on the wire
-        let task = session.dataTask(with: request)
-
-        let timeout = timeout
-        let watchdog = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                if transfer.secondsIdle > timeout {
-                    let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
-                    transfer.fail(PracticeError(.unavailable, "\(name): timed out (no answer or data for \(seconds) s)"))
-                    task.cancel()
-                    return
+        var get = HTTPGet(url: url.absoluteString)
+        get.userAgent = "practice/0.1"
+        get.idleTimeout = timeout
+        get.maximumRedirects = maximumRedirects
+        // The transfer blocks this thread; a cancelled task stops it at libcurl's next progress call.
+        let cancelled = Atomic<Bool>(false)
+        var failure: PracticeError?
+        let result = await withTaskCancellationHandler {
+            Result { () throws(CurlError) -> HTTPGet.Response in
+                try get.run(isCancelled: { cancelled.load(ordering: .relaxed) }) { data, response in
+                    if let limit, (response.expectedLength ?? 0) > limit || response.received > limit {
+                        failure = Self.tooLarge(name, limit)
+                        return false
+                    }
+                    guard Self.writeAll(fd, data) else {
+                        failure = PracticeError(.ioError, "\(path): cannot write: \(systemMessage())")
+                        return false
+                    }
+                    progress(response.received, response.expectedLength)
+                    return true
                 }
             }
-        }
-        defer { watchdog.cancel() }
-        let error = await withTaskCancellationHandler {
-            await withCheckedContinuation { transfer.start(task, continuation: $0) }
         } onCancel: {
-            task.cancel()
+            cancelled.store(true, ordering: .relaxed)
         }
-        return try transfer.result(error: error, url: url)
-    }
-}
-
-/// One download's delegate: writes the body to a file and keeps what the watchdog and the result
-/// need. URLSession calls it on one serial queue; the watchdog reads it from another thread.
-private final class Transfer: NSObject, URLSessionDataDelegate, Sendable {
-    struct State {
-        var response: HTTPURLResponse?
-        var received: Int64 = 0
-        var redirects = 0
-        var lastActivity = ContinuousClock.now
-        /// A failure we decided on (a timeout, too many redirects, an HTTP error, a write error).
-        var failure: PracticeError?
-        var continuation: CheckedContinuation<(any Error)?, Never>?
-    }
-    private let state = Mutex(State())
-    private let fd: Int32
-    private let name: String
-    private let path: String
-    private let limit: Int64?
-    private let maximumRedirects: Int
-    private let progress: @Sendable (Int64, Int64?) -> Void
-
-    init(fd: Int32, name: String, path: String, limit: Int64?, maximumRedirects: Int, progress: @escaping @Sendable (Int64, Int64?) -> Void) {
-        self.fd = fd; self.name = name; self.path = path; self.limit = limit; self.maximumRedirects = maximumRedirects
-        self.progress = progress
-    }
-
-    func start(_ task: URLSessionTask, continuation: CheckedContinuation<(any Error)?, Never>) {
-        state.withLock { $0.continuation = continuation; $0.lastActivity = .now }
-        task.resume()
-    }
-
-    var secondsIdle: Double {
-        let (s, atto) = (ContinuousClock.now - state.withLock { $0.lastActivity }).components
-        return Double(s) + Double(atto) / 1e18
-    }
-
-    /// Records the first failure; later ones are consequences of it.
-    func fail(_ error: PracticeError) { state.withLock { if $0.failure == nil { $0.failure = error } } }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        let follow = state.withLock { s in
-            s.redirects += 1
-            s.lastActivity = .now
-            return s.redirects <= maximumRedirects
-        }
-        // Not followed, the redirect becomes the response, which the failure then turns down.
-        // (Cancelling here crashes FoundationNetworking: it then gets a callback it no longer expects.)
-        if !follow { fail(PracticeError(.unavailable, "\(name): too many redirects (more than \(maximumRedirects))")) }
-        completionHandler(follow ? request : nil)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        let http = response as? HTTPURLResponse
-        let failed = state.withLock { $0.response = http; $0.lastActivity = .now; return $0.failure != nil }
-        var failure: PracticeError?
-        if let http, !(200..<300).contains(http.statusCode) {
-            let kind: PracticeError.Kind = [404, 410].contains(http.statusCode) ? .noInput : .unavailable
-            failure = PracticeError(kind, "\(name): HTTP \(http.statusCode)\(Self.reason(http.statusCode).map { " " + $0 } ?? "")")
-        } else if let limit, response.expectedContentLength > limit {
-            failure = Fetcher.tooLarge(name, limit)
-        }
-        guard !failed, let failure else { return completionHandler(.allow) }
-        fail(failure)
-        // FoundationNetworking ignores a .cancel disposition (it cannot pause libcurl), so cancel the task too.
-        dataTask.cancel()
-        completionHandler(.cancel)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let (ok, total, expected) = state.withLock { s -> (Bool, Int64, Int64?) in
-            guard s.failure == nil else { return (false, s.received, nil) }
-            s.received += Int64(data.count)
-            s.lastActivity = .now
-            let length = s.response?.expectedContentLength ?? -1
-            return (true, s.received, length >= 0 ? length : nil)
-        }
-        guard ok else { return }
-        if let limit, total > limit {
-            fail(Fetcher.tooLarge(name, limit))
-            dataTask.cancel()
-            return
-        }
-        let written = data.withUnsafeBytes { raw -> Bool in
-            var done = 0
-            while done < raw.count {
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                done += n
+        if let failure { throw failure }
+        switch result {
+        case .success(let response):
+            guard (200..<300).contains(response.status) else {
+                let kind: PracticeError.Kind = [404, 410].contains(response.status) ? .noInput : .unavailable
+                throw PracticeError(kind, "\(name): HTTP \(response.status)\(Self.reason(response.status).map { " " + $0 } ?? "")")
             }
-            return true
-        }
-        guard written else {
-            fail(PracticeError(.ioError, "\(path): cannot write: \(systemMessage())"))
-            dataTask.cancel()
-            return
-        }
-        progress(total, expected)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let continuation = state.withLock { s in
-            defer { s.continuation = nil }
-            return s.continuation
-        }
-        continuation?.resume(returning: error)
-    }
-
-    /// What the finished transfer amounts to: where it came from, or the error to report.
-    func result(error: (any Error)?, url: URL) throws(PracticeError) -> Fetcher.Fetched {
-        let s = state.withLock { $0 }
-        if let failure = s.failure { throw failure }
-        if let error {
-            let code = (error as NSError).code
-            let reason = switch code {
-            case NSURLErrorCancelled: "cancelled"
-            case NSURLErrorTimedOut: "timed out"
-            case NSURLErrorCannotConnectToHost: "cannot connect to the server"
-            case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: "cannot find the server \(url.host ?? "")"
-            case NSURLErrorNetworkConnectionLost: "the connection was lost after \(s.received) bytes"
-            case NSURLErrorNotConnectedToInternet: "no network connection"
-            default: (error as NSError).localizedDescription
+            return Fetched(location: .remote(URL(string: response.url) ?? url), bytes: response.received)
+        case .failure(let error):
+            let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
+            let reason = switch error.kind {
+            case .timedOut: "timed out (no answer or data for \(seconds) s)"
+            case .stopped: "cancelled"
+            case .cannotConnect: "cannot connect to the server"
+            case .cannotResolve: "cannot find the server \(url.host ?? "")"
+            case .tooManyRedirects: "too many redirects (more than \(maximumRedirects))"
+            case .brokenOff:
+                if let expected = error.expected { "the transfer broke off after \(error.received) of \(expected) bytes" }
+                else { "the connection was lost after \(error.received) bytes" }
+            case .unavailable, .other: error.message
             }
             throw PracticeError(.unavailable, "\(name): \(reason)")
         }
-        guard let response = s.response else { throw PracticeError(.unavailable, "\(name): the server sent no response") }
-        let expected = response.expectedContentLength
-        if expected >= 0, s.received != expected {
-            throw PracticeError(.unavailable, "\(name): the transfer broke off after \(s.received) of \(expected) bytes")
+    }
+
+    private static func writeAll(_ fd: Int32, _ data: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < data.count {
+            let n = write(fd, data.baseAddress! + done, data.count - done)
+            if n < 0 { if errno == EINTR { continue }; return false }
+            done += n
         }
-        return Fetcher.Fetched(location: .remote(response.url ?? url), bytes: s.received)
+        return true
     }
 
     /// The standard reason phrase (RFC 9110) of an HTTP status.

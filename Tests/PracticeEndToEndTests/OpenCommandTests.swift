@@ -390,4 +390,34 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         #expect(p.wait() == 130)
         #expect(songFolders() == [])
     }
+
+    /// libcurl (and the TLS, Kerberos and LDAP libraries it brings) is opened only to fetch: a
+    /// fetching `open` maps it, a playing `practice` never does.
+    @Test func onlyFetchingLoadsLibcurl() throws {
+        func mapsWhen(_ arguments: [String], ready: (String) -> Bool) throws -> String {
+            var env = ProcessInfo.processInfo.environment
+            env["XDG_CACHE_HOME"] = cache
+            env["XDG_STATE_HOME"] = dir.path + "/state"
+            let p = try Spawned(practiceBinary, arguments + ["--device", "null", "--no-tui"], environment: env)
+            defer { kill(p.pid, SIGKILL); p.wait() }
+            var maps = ""
+            for _ in 0..<100 where !ready(maps) {
+                usleep(50_000)
+                // (read whole: procfs files have no size, and Foundation reads them only in part)
+                maps = (try? FileHandle(forReadingAtPath: "/proc/\(p.pid)/maps")?.readToEnd()).map { String(decoding: $0 ?? Data(), as: UTF8.self) } ?? ""
+            }
+            #expect(kill(p.pid, 0) == 0, "\(arguments) ended early")
+            return maps
+        }
+        let server = try SongServer()
+        // Fetching the stalled audio: by then the document came over HTTP.
+        let fetching = try mapsWhen(["open", server.base + "/songs/slowaudio.json"]) { _ in server.requests.contains("/slow/tone.wav") }
+        #expect(fetching.contains("/libcurl.so.4"))
+        // Playing for a second (the device opened within milliseconds): no libcurl.
+        try Signals.write(Signals.sine(440, seconds: 10), to: dir.file("tone.wav"))
+        let started = ContinuousClock.now
+        let playing = try mapsWhen(["play", dir.file("tone.wav")]) { _ in ContinuousClock.now - started > .seconds(1) }
+        #expect(playing.contains("/libsndfile.so"))
+        #expect(!playing.contains("libcurl"))
+    }
 }

@@ -52,9 +52,12 @@ build:
 	$(call install,$(BUILD_DEPS))
 	$(SWIFT) build
 
+# The Swift runtime linked in (only the parts used, no libFoundation.so and ICU to map), and no
+# table of exported symbols (nothing loads symbols from the program): 36 → 20 MB resident while
+# playing (bench/memory).
 release:
 	$(call install,$(BUILD_DEPS))
-	$(SWIFT) build -c release --product practice --static-swift-stdlib
+	$(SWIFT) build -c release --product practice --static-swift-stdlib -Xlinker --no-export-dynamic
 
 bench: release
 	$(call install,$(BENCH_DEPS))

@@ -39,7 +39,7 @@ let package = Package(
         // The practice screen: a view of the player's state, keys turned into commands.
         .target(name: "PracticeTUI", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl"]),
         .executableTarget(name: "practice", dependencies: [
-            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs",
+            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -57,3 +57,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Members only from modules a file imports itself: swift-crypto imports all of Foundation, and
+// without this its String extensions (`contains`, `range(of:)`) would quietly win over the
+// standard library's and link Foundation, CoreFoundation and ICU tables into the binary.
+for target in package.targets where target.type == .regular && target.name.hasPrefix("Practice") && target.name != "PracticeAudio"
+    || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

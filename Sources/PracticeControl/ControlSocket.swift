@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import PracticeAudio
 import PracticeDocuments
@@ -15,7 +16,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let player: Player
     private let onQuit: @Sendable () -> Void
     private let listener: Int32
-    private var thread: Thread?
+    private var thread: ControlThread?
     /// Event lines from the player's stream, waiting for the server thread; `wake` wakes it for
     /// them and for `stop()` (which sets `stopping` first).
     private let outbox = Locked<[String]>([])
@@ -35,10 +36,10 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         self.path = path
         self.player = player
         self.onQuit = onQuit
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = Path.directory(path)
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-                throw PracticeError(.cannotCreate, "\(path): cannot make the folder (\(error.localizedDescription))")
+                throw PracticeError(.cannotCreate, "\(path): cannot make the folder (\(systemMessage(for: error)))")
             }
         }
         var address = try Self.address(path)
@@ -73,10 +74,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                 self.wake.ring()
             }
         }
-        let t = Thread { [self] in serve() }
-        t.name = "practice-control"
-        thread = t
-        t.start()
+        thread = ControlThread(name: "practice-control") { [self] in serve() }
     }
 
     /// Stops serving, closes the clients and removes the socket file.
@@ -84,7 +82,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         subscription?.cancel()
         stopping.withLock { $0 = true }
         wake.ring()
-        while thread?.isFinished == false { usleep(1_000) }
+        thread?.join()
     }
 
     /// The address of the Unix socket at `path`; an error if the path is too long for one.
@@ -164,7 +162,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         case .bytes: break
         }
         while let line = client.lines.nextLine() {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            if line.trimmingWhitespace().isEmpty { continue }
             do throws(PracticeError) {
                 let command = try PlayerCommand.parse(line)
                 if command == .quit { onQuit(); continue }

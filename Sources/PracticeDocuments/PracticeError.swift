@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failure the user can act on: a one-line message and the sysexits code to leave with.
 public struct PracticeError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -22,3 +23,11 @@ public struct PracticeError: Error, CustomStringConvertible, Sendable, Equatable
 /// What the C library says an error code means ("No such file or directory"): the one place
 /// that turns `errno` into words.
 public func systemMessage(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+/// Words for an error Foundation threw (a file it could not read, a folder it could not make):
+/// the system's message for the POSIX error underneath, else the error as it describes itself.
+public func systemMessage(for error: any Error) -> String {
+    if let posix = error as? POSIXError { return systemMessage(posix.code.rawValue) }
+    if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError { return systemMessage(posix.code.rawValue) }
+    return String(describing: error)
+}

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Can this file be read, and if not, why: the one place that says so, in one line naming the
 /// file (sysexits 66, EX_NOINPUT): `song.lrc: no such file`, `songs: is a directory, not a
@@ -8,11 +9,11 @@ public enum ReadableFile {
     /// the path); `noun` says what it should have been ("an audio file").
     public static func check(_ path: String, name: String? = nil, noun: String? = nil) throws(PracticeError) {
         let shown = name ?? path
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw PracticeError(.noInput, "\(shown): no such file")
         }
-        if isDirectory.boolValue { throw PracticeError(.noInput, "\(shown): is a directory\(noun.map { ", not \($0)" } ?? "")") }
+        if isDirectory { throw PracticeError(.noInput, "\(shown): is a directory\(noun.map { ", not \($0)" } ?? "")") }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw PracticeError(.noInput, "\(shown): cannot read it (permission denied)")
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a person left a track: the position, speed, pitch and the loop they were on. Personal,
 /// so it lives in `$XDG_STATE_HOME/practice/resume.json`, never in the shared sidecar.
@@ -24,7 +25,7 @@ public struct ResumePoint: Sendable, Equatable {
     /// `resumed at 1:12, 0.80×, loop chorus` for the screen.
     public var summary: String {
         var parts = ["resumed at \(Timecode.format(position))"]
-        if rate != 1 { parts.append(String(format: "%.2f×", rate)) }
+        if rate != 1 { parts.append(cFormat("%.2f×", rate)) }
         if pitch != 0 { parts.append("\(pitch > 0 ? "+" : "")\(JSONValue.formatMilliseconds(pitch)) st") }
         if let loop, loop.isOn { parts.append("loop \(loop.name ?? "\(Timecode.format(loop.start))–\(Timecode.format(loop.end))")") }
         return parts.joined(separator: ", ")
@@ -98,9 +99,9 @@ public struct ResumeStore: Sendable {
             tracks[key] = .object(o)
         }
         let document = JSONValue.object(["format": .string(Self.formatName), "version": .integer(1), "tracks": .object(tracks)])
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = Path.directory(path)
         do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(error.localizedDescription))")
+            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage(for: error)))")
         }
         try AtomicFile.write(Data(document.pretty().utf8), to: path)
     }

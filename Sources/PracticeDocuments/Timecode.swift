@@ -2,7 +2,7 @@
 public enum Timecode {
     /// Parses a time in seconds; nil for anything else (negative, empty, minutes ≥ 60 after hours, …).
     public static func parse(_ text: String) -> Double? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = text.trimmingWhitespace().split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), let last = parts.last, isDecimal(last), let seconds = Double(last) else { return nil }
         var total = seconds
         if parts.count > 1 {

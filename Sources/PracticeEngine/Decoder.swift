@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeAudio
 import Synchronization
 import PracticeDocuments
@@ -32,12 +33,11 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     private let program: Program
     private let ring: RingBuffer
     let range: Range<Int>
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var pending: Request?          // under `condition`
     private var latestGeneration: UInt64 = 0   // the newest request taken (under `condition`)
     private var quit = false               // under `condition`
-    private var thread: Thread?
-    private let finishedThread = DispatchSemaphore(value: 0)
+    private var thread: ControlThread?
     private let segments = Locked<[Segment]>([])
     private let earlyEnds = Locked<[UInt64: (frame: Int, reason: String)]>([:])
 
@@ -60,24 +60,18 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     }
 
     func start() {
-        let t = Thread { [self] in
-            nameCurrentThread("practice-decode")
-            run()
-            finishedThread.signal()
-        }
-        t.name = "practice-decode"
-        t.qualityOfService = .userInitiated
-        thread = t
-        t.start()
+        condition.lock()
+        thread = ControlThread(name: "practice-decode") { [self] in run() }
+        condition.unlock()
     }
 
     func stop() {
         condition.lock()
-        let wasRunning = thread != nil && !quit
+        let running = thread
         quit = true
         condition.signal()
         condition.unlock()
-        if wasRunning { finishedThread.wait() }
+        running?.join()
     }
 
     /// Asks for a new stream. Requests carry their generation; one older than a request already
@@ -127,7 +121,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                     // generation; 0.25 s is well within the ring's 0.74 s, so that costs no underrun.
                     let missing = ring.capacity / 2 - ring.freeFrames
                     let wait = !ring.consumerInCurrentGeneration ? 0.002 : isIdle() ? 0.25 : max(0.01, Double(missing) / Double(outputRate))
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
+                    condition.wait(seconds: wait)
                     if ring.freeFrames >= ring.capacity / 2 { refilling = true }
                 } else {
                     condition.wait()
@@ -196,7 +190,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                         while !carry.isEmpty {
                             condition.lock()
                             let interrupted = quit || pending != nil
-                            if !interrupted && ring.freeFrames == 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.02)) }
+                            if !interrupted && ring.freeFrames == 0 { condition.wait(seconds: 0.02) }
                             condition.unlock()
                             if interrupted { break }
                             let n = carry.withUnsafeBufferPointer {

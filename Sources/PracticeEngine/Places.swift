@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 
 /// What people type for `--from`, `--to` and `--loop`: times, the names of markers and loops in
@@ -37,7 +38,7 @@ public struct Places {
             throw PracticeError(.usage, "\(option) '\(text)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
         }
         let s = try sidecar()
-        if let n = Self.lineNumber(text), !s.liveMarkers.contains(where: { $0.name.lowercased() == text.trimmingCharacters(in: .whitespaces).lowercased() }) {
+        if let n = Self.lineNumber(text), !s.liveMarkers.contains(where: { $0.name.lowercased() == text.trimmingWhitespace().lowercased() }) {
             return try lineTime(n, option: option, end: end)
         }
         do {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
+import Glibc
 import PracticeAudio
 import Synchronization
 import PracticeDocuments
@@ -520,8 +522,7 @@ public final class Player: Sendable {
     /// without a command (a new pass, the end, a failed device); while paused it sleeps.
     private func startTicker() {
         let interval = Double(tickInterval.components.seconds) + Double(tickInterval.components.attoseconds) / 1e18
-        let thread = Thread { [weak self] in
-            nameCurrentThread("practice-tick")
+        _ = ControlThread(name: "practice-tick") { [weak self] in
             while true {
                 // No strong reference across the wait: a player nobody holds goes away.
                 let step: (playing: Bool, wake: DispatchSemaphore)? = {
@@ -546,8 +547,6 @@ public final class Player: Sendable {
                 while step.wake.wait(timeout: .now()) == .success {}   // many commands are one change to look at
             }
         }
-        thread.name = "practice-tick"
-        thread.start()
     }
 }
 

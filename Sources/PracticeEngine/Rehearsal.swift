@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
+import PracticeAudio
 
 /// What a practice loop adds around the music: a count-in, silence before each repeat, a pre-roll
 /// before A, and a speed trainer. All of it is part of the stream, so `render` writes the whole

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeAudio
 import PracticeDocuments
 
@@ -26,7 +27,7 @@ public struct RenderJob: Sendable {
     public typealias SampleFormat = SoundFileWriter.SampleFormat
 
     /// The container chosen by the output's extension.
-    public var container: SoundFileWriter.Container? { .init(pathExtension: (output as NSString).pathExtension) }
+    public var container: SoundFileWriter.Container? { .init(pathExtension: Path.pathExtension(output)) }
 }
 
 public struct RenderResult: Sendable {
@@ -41,7 +42,7 @@ public enum Renderer {
     /// it is written to a temporary file in the same folder and renamed over the target.
     public static func render(_ job: RenderJob, progress: (Double) -> Void = { _ in }) throws(PracticeError) -> RenderResult {
         guard let container = job.container else {
-            throw PracticeError(.usage, "\(job.output): unknown output format '.\((job.output as NSString).pathExtension)' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)")
+            throw PracticeError(.usage, "\(job.output): unknown output format '.\(Path.pathExtension(job.output))' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)")
         }
         let opened = try Track.open(job.input)
         let track = opened.track
@@ -50,13 +51,12 @@ public enum Renderer {
         let (start, end, region) = (range.start, range.end, range.loop)
 
         let fm = FileManager.default
-        var isDir: ObjCBool = false
+        var isDir = false
         if fm.fileExists(atPath: job.output, isDirectory: &isDir) {
-            if isDir.boolValue { throw PracticeError(.cannotCreate, "\(job.output): is a directory") }
+            if isDir { throw PracticeError(.cannotCreate, "\(job.output): is a directory") }
             if !job.force { throw PracticeError(.cannotCreate, "\(job.output): already exists (use --force to replace it)") }
         }
-        if (try? URL(fileURLWithPath: job.output).resourceValues(forKeys: [.canonicalPathKey]).canonicalPath) ==
-            (try? URL(fileURLWithPath: job.input).resourceValues(forKeys: [.canonicalPathKey]).canonicalPath) {
+        if let output = Path.resolved(job.output), output == Path.resolved(job.input) {
             throw PracticeError(.cannotCreate, "\(job.output): is the input file; choose another output")
         }
         let rate = container.requiredSampleRate ?? job.sampleRate ?? track.info.sampleRate

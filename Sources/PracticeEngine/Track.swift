@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeAudio
 import PracticeDocuments
 
@@ -9,7 +10,7 @@ public struct Track: Sendable {
     public let tags: [String: String]
 
     /// The title tag, or the file name when the file has none.
-    public var displayTitle: String { tags["title"] ?? (path as NSString).lastPathComponent }
+    public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
     public var duration: Double { info.seconds }
 
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.

@@ -1,5 +1,6 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeAudio
 import PracticeDocuments
 
@@ -14,14 +15,13 @@ extension TrackIdentity {
     /// length and title/artist tags. Cached under `XDG.cache/identity`, keyed by the file's real
     /// path, device, inode, size and modification time, since decoding a song takes a while.
     public static func of(_ track: Track) throws(PracticeError) -> TrackIdentity {
-        try cached(key: cacheKey(track.path), fileName: (track.path as NSString).lastPathComponent) { () throws(PracticeError) in try compute(track) }
+        try cached(key: cacheKey(track.path), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
     }
 
     static func cacheKey(_ path: String) -> String? {
         var st = stat()
-        guard stat(path, &st) == 0, let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        let key = "identity v1\0\(String(cString: real))\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        guard stat(path, &st) == 0, let real = Path.resolved(path) else { return nil }
+        let key = "identity v1\0\(real)\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
         return SHA256.hash(data: Data(key.utf8)).hex
     }
 
@@ -29,13 +29,20 @@ extension TrackIdentity {
         let (frames, pcmHex) = try hashDecodedAudio(track)
         // SHA-256 of the bytes: an exact copy.
         var whole = SHA256()
-        if let handle = FileHandle(forReadingAtPath: track.path) {
-            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { whole.update(data: chunk) }
-            try? handle.close()
+        let fd = open(track.path, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                buffer.withUnsafeBytes { whole.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            }
         }
         let info = track.info
         return TrackIdentity(
-            fileName: (track.path as NSString).lastPathComponent, title: track.tags["title"], artist: track.tags["artist"],
+            fileName: Path.lastComponent(track.path), title: track.tags["title"], artist: track.tags["artist"],
             duration: Sidecar.milliseconds(Double(frames) / Double(info.sampleRate)), fileSHA256: whole.finalize().hex,
             pcm: PCMIdentity(sampleRate: info.sampleRate, channels: info.channels, frames: frames, sha256: pcmHex))
     }
@@ -64,7 +71,7 @@ extension TrackIdentity {
 }
 
 extension Sequence where Element == UInt8 {
-    public var hex: String { map { String(format: "%02x", $0) }.joined() }
+    public var hex: String { map { cFormat("%02x", $0) }.joined() }
 }
 
 extension Digest {

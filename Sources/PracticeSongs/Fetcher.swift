@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
@@ -36,10 +37,11 @@ public struct Fetcher: Sendable {
 
     private func copy(_ source: String, name: String, to path: String, limit: Int64?) throws(PracticeError) -> Fetched {
         try ReadableFile.check(source, name: name)
-        let size = ((try? FileManager.default.attributesOfItem(atPath: source)[.size]) as? NSNumber)?.int64Value ?? 0
+        var info = stat()
+        let size = stat(source, &info) == 0 ? Int64(info.st_size) : 0
         if let limit, size > limit { throw Self.tooLarge(name, limit) }
         do { try FileManager.default.copyItem(atPath: source, toPath: path) } catch {
-            throw PracticeError(.ioError, "\(name): cannot copy it into the cache: \((error as NSError).localizedDescription)")
+            throw PracticeError(.ioError, "\(name): cannot copy it into the cache: \(systemMessage(for: error))")
         }
         return Fetched(location: .local(source), bytes: size)
     }

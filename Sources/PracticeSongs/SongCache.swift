@@ -1,5 +1,6 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
 
@@ -67,7 +68,7 @@ public enum SongCache {
         let fetched = try await fetcher.fetch(location, name: name, to: documentPath, limit: Int64(SongDocument.maximumBytes))
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: documentPath)) } catch {
-            throw PracticeError(.ioError, "\(documentPath): cannot read: \((error as NSError).localizedDescription)")
+            throw PracticeError(.ioError, "\(documentPath): cannot read: \(systemMessage(for: error))")
         }
         let document = try SongDocument.parse(data, name: name)
 
@@ -111,8 +112,8 @@ public enum SongCache {
         }
         var manifest: [String: JSONValue] = ["version": .integer(1), "source": .string(location.url.absoluteString),
                                              "document": .string(fetched.location.url.absoluteString), "audio": .string(audioName)]
-        if let p = song.lyrics { manifest["lyrics"] = .string((p as NSString).lastPathComponent) }
-        if let p = song.cover { manifest["cover"] = .string((p as NSString).lastPathComponent) }
+        if let p = song.lyrics { manifest["lyrics"] = .string(Path.lastComponent(p)) }
+        if let p = song.cover { manifest["cover"] = .string(Path.lastComponent(p)) }
         try write(Data(JSONValue.object(manifest).pretty().utf8), to: folder + "/" + manifestName)
         return song
     }
@@ -143,7 +144,7 @@ public enum SongCache {
             where !ours.contains(entry) && !fm.fileExists(atPath: temporary + "/" + entry) {
                 rename(folder + "/" + entry, temporary + "/" + entry)
             }
-            let old = temporary.replacingOccurrences(of: "/.tmp-", with: "/.old-")
+            let old = temporary.replacing("/.tmp-", with: "/.old-")
             guard rename(folder, old) == 0 else { throw cannotCreate(folder) }
             guard rename(temporary, folder) == 0 else {
                 let error = cannotCreate(folder)
@@ -176,8 +177,8 @@ public enum SongCache {
             partial += "/" + component
             if mkdir(partial, 0o755) != 0 && errno != EEXIST { throw cannotCreate(path) }
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory else {
             errno = ENOTDIR
             throw cannotCreate(path)
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
 
@@ -81,10 +82,10 @@ public struct SongDocument: Sendable, Equatable {
         for (tag, value) in [("ti", title), ("ar", singer), ("al", album)] {
             // A header tag is one line.
             if let value, !value.isEmpty {
-                out += "[\(tag):\(value.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))]\n"
+                out += "[\(tag):\(value.replacing("\r", with: " ").replacing("\n", with: " "))]\n"
             }
         }
-        var lines = lyrics.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = lyrics.replacing("\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         for line in lines { out += line + "\n" }
         return out

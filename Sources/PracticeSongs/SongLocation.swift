@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
 
@@ -14,7 +15,7 @@ public enum SongLocation: Sendable, Equatable, CustomStringConvertible {
     public init?(source: String) {
         guard let scheme = Self.scheme(of: source) else {
             let absolute = source.hasPrefix("/") ? source : FileManager.default.currentDirectoryPath + "/" + source
-            self = .local((absolute as NSString).standardizingPath)
+            self = .local(Path.normalized(absolute))
             return
         }
         guard let url = URL(string: source) else { return nil }
@@ -29,7 +30,7 @@ public enum SongLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The scheme of `text` if it starts like a URL (`name://`), lowercased.
     static func scheme(of text: String) -> String? {
-        guard let r = text.range(of: "://") else { return nil }
+        guard let r = text.firstRange(of: "://") else { return nil }
         let name = text[..<r.lowerBound]
         guard let first = name.first, first.isASCII, first.isLetter,
               name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }) else { return nil }
@@ -63,9 +64,8 @@ public enum SongLocation: Sendable, Equatable, CustomStringConvertible {
         }
         // Characters a URL cannot hold (a space in a local document's path) are encoded first;
         // existing %XX escapes are kept.
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%")
-        guard let encoded = link.addingPercentEncoding(withAllowedCharacters: allowed),
-              let resolved = URL(string: encoded, relativeTo: url)?.absoluteURL else {
+        let encoded = Self.percentEncoded(link)
+        guard let resolved = URL(string: encoded, relativeTo: url)?.absoluteURL else {
             throw PracticeError(.dataError, "\(document): '\(field)' is not a URL or a path (got \(quoted))")
         }
         switch resolved.scheme?.lowercased() {
@@ -79,13 +79,37 @@ public enum SongLocation: Sendable, Equatable, CustomStringConvertible {
         throw PracticeError(.dataError, "\(document): '\(field)' must be an http(s) URL or a path (got \(quoted))")
     }
 
+    /// `text` with every byte a URL cannot hold as it is (not unreserved, reserved or `%`)
+    /// written as %XX.
+    static func percentEncoded(_ text: String) -> String {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%".utf8)
+        var out = ""
+        for byte in text.utf8 {
+            if allowed.contains(byte) { out.unicodeScalars.append(Unicode.Scalar(byte)) } else { out += cFormat("%%%02X", Int(byte)) }
+        }
+        return out
+    }
+
+    /// `text` with its %XX escapes decoded; nil when an escape is malformed or the bytes are not UTF-8.
+    static func percentDecoded(_ text: some StringProtocol) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = utf8.next().flatMap({ UInt8(String(UnicodeScalar($0)), radix: 16) }),
+                  let low = utf8.next().flatMap({ UInt8(String(UnicodeScalar($0)), radix: 16) }) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     /// Whether a link's path has a segment that is `..` or holds a `/` once percent-decoded.
     static func climbs(_ link: String) -> Bool {
         var path = Substring(link)
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
-        if let r = path.range(of: "://") { path = path[r.upperBound...].drop { $0 != "/" } }
+        if let r = path.firstRange(of: "://") { path = path[r.upperBound...].drop { $0 != "/" } }
         return path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
-            let decoded = String(segment).removingPercentEncoding ?? String(segment)
+            let decoded = Self.percentDecoded(segment) ?? String(segment)
             return decoded == ".." || decoded.contains("/")
         }
     }
@@ -101,7 +125,7 @@ public enum SongLocation: Sendable, Equatable, CustomStringConvertible {
         case .remote(let url):
             let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
             let segment = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-            last = segment.removingPercentEncoding ?? segment
+            last = Self.percentDecoded(segment) ?? segment
         }
         if last == ".." || last.contains("/") {
             throw PracticeError(.dataError, "\(document): '\(field)' would escape the cache folder (got \(JSONValue.string(description).compact()))")

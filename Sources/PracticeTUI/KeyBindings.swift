@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
 import PracticeControl
@@ -71,7 +72,7 @@ public struct KeyBindings: Sendable, Equatable {
 
     /// The config file's place: `$XDG_CONFIG_HOME/practice/keys.conf`, else `~/.config/practice/keys.conf`.
     public static func configPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.config")
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.config")
         return base + "/practice/keys.conf"
     }
 
@@ -97,7 +98,7 @@ public struct KeyBindings: Sendable, Equatable {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             if words.isEmpty { continue }
             func fail(_ what: String) -> PracticeError { PracticeError(.config, "\(file):\(n + 1): \(what)") }
-            guard words.count == 2 else { throw fail("expected 'KEY ACTION', such as 'x loop-toggle' (got '\(line.trimmingCharacters(in: .whitespaces))')") }
+            guard words.count == 2 else { throw fail("expected 'KEY ACTION', such as 'x loop-toggle' (got '\(line.trimmingWhitespace())')") }
             guard let key = Key(name: words[0]) else {
                 throw fail("unknown key '\(words[0])' (a character, or \(Self.keyNames.joined(separator: ", ")))")
             }

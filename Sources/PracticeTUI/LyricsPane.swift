@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
 import PracticeControl
@@ -56,8 +57,8 @@ extension Screen {
         return line.words.enumerated().map { k, word in
             let text = word.text.terminalSafe
             guard k == w else { return text }
-            let core = text.trimmingCharacters(in: .whitespaces)
-            return text.replacingOccurrences(of: core, with: "‹\(core)›")
+            let core = text.trimmingWhitespace()
+            return text.replacing(core, with: "‹\(core)›")
         }.joined()
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The terminal in raw mode on the alternate screen, restored however the program ends: by
 /// `restore()`, or by a fatal signal (a crash), whose handler puts the terminal back with

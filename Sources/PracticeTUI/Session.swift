@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
+import Glibc
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
@@ -137,7 +139,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                 return .markerAdded(name: m.name, time: m.time, file: loaded.writePath)
             case .renameMarker(let old, let new):
                 _ = try update { (s: inout Sidecar) throws(PracticeError) in try s.renameMarker(old, to: new) }
-                return .markerRenamed(old, to: new.trimmingCharacters(in: .whitespaces))
+                return .markerRenamed(old, to: new.trimmingWhitespace())
             case .moveMarker(let name, let seconds):
                 let (m, _) = try update { (s: inout Sidecar) throws(PracticeError) in try s.moveMarker(name, .by(seconds), duration: duration) }
                 return .markerMoved(name: m.name, time: m.time, by: seconds)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
 import PracticeControl
@@ -27,7 +28,7 @@ public enum StatusLine {
 
     static func formatNumber(_ v: Double) -> String {
         if v == v.rounded() { return String(Int(v)) }
-        var text = String(format: "%.2f", v)
+        var text = cFormat("%.2f", v)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }   // 2.001 → "2"
         return text

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Plain-text tables for listings: columns padded to their widest cell, two spaces apart.
 public enum Table {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PracticeDocuments
 
 /// Small facts about the terminal, per stream.
 public enum Terminal {

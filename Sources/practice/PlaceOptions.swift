@@ -1,7 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeDocuments
 import PracticeEngine
+import PracticeAudio
 import PracticeControl
 import PracticeSongs
 

@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
+import PracticeAudio
 import PracticeControl
 import PracticeSongs
 
@@ -40,14 +42,14 @@ extension Practice.Markers {
         var offset: Double = 0
 
         func validate() throws {
-            if format == nil, InterchangeFormat(pathExtension: (source as NSString).pathExtension) == nil {
+            if format == nil, InterchangeFormat(pathExtension: Path.pathExtension(source)) == nil {
                 throw ValidationError("cannot tell the format of '\(source)' from its name; say --format (\(InterchangeFormat.allValueStrings.joined(separator: ", ")))")
             }
             guard offset.isFinite, abs(offset) < 86_400 else { throw ValidationError("'--offset' must be a number of seconds") }
         }
 
         func run() throws {
-            let fmt = format ?? InterchangeFormat(pathExtension: (source as NSString).pathExtension)!
+            let fmt = format ?? InterchangeFormat(pathExtension: Path.pathExtension(source))!
             let data = try ReadableFile.contents(of: source)
             let read: (entries: [InterchangeEntry], notes: [String])
             do { read = try Interchange.read(data, format: fmt) } catch {
@@ -87,7 +89,7 @@ extension Practice.Markers {
         @Flag(help: "Replace OUT if it exists.") var force = false
 
         func validate() throws {
-            let fmt = format ?? output.flatMap { InterchangeFormat(pathExtension: ($0 as NSString).pathExtension) }
+            let fmt = format ?? output.flatMap { InterchangeFormat(pathExtension: Path.pathExtension($0)) }
             guard let fmt else {
                 throw ValidationError(output == nil ? "say which format with --format (\(InterchangeFormat.exportable.map(\.rawValue).joined(separator: ", ")))"
                                                     : "cannot tell the format of '\(output!)' from its name; say --format")
@@ -98,13 +100,13 @@ extension Practice.Markers {
         }
 
         func run() throws {
-            let fmt = format ?? InterchangeFormat(pathExtension: (output! as NSString).pathExtension)!
+            let fmt = format ?? InterchangeFormat(pathExtension: Path.pathExtension(output!))!
             if let output, FileManager.default.fileExists(atPath: output), !force {
                 throw PracticeError(.cannotCreate, "\(output): already exists (use --force to replace it)")
             }
             let (track, loaded) = try target.load()
             let entries = loaded.sidecar.interchangeEntries(for: fmt)
-            let written = Interchange.write(entries, format: fmt, audioFileName: (track.path as NSString).lastPathComponent,
+            let written = Interchange.write(entries, format: fmt, audioFileName: Path.lastComponent(track.path),
                                             duration: track.duration, title: track.tags["title"])
             let loops = loaded.sidecar.liveLoops.count
             let kind = fmt == .cue ? "CUE sheets" : "LRC files"

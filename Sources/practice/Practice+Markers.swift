@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
+import PracticeAudio
 import PracticeControl
 import PracticeSongs
 
@@ -158,7 +160,7 @@ extension Practice {
 
             func run() throws {
                 let (_, loaded) = try target.update { (s, _) throws(PracticeError) in try s.renameMarker(old, to: new) }
-                say("renamed marker '\(old)' to '\(new.trimmingCharacters(in: .whitespacesAndNewlines))' (\(loaded.writePath))")
+                say("renamed marker '\(old)' to '\(new.trimmingWhitespaceAndNewlines())' (\(loaded.writePath))")
             }
         }
 
@@ -257,5 +259,5 @@ extension Practice.Markers {
 
 /// Quotes a path for a command line a user can paste.
 func shellQuote(_ s: String) -> String {
-    s.allSatisfy { $0.isLetter || $0.isNumber || "-_./".contains($0) } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    s.allSatisfy { $0.isLetter || $0.isNumber || "-_./".contains($0) } ? s : "'" + s.replacing("'", with: "'\\''") + "'"
 }

@@ -1,11 +1,14 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Dispatch
+import Glibc
 import PracticeTUI
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
 import PracticeControl
 import PracticeSongs
+import PracticeAudio
 
 extension Practice {
     struct Play: AsyncParsableCommand {
@@ -206,7 +209,7 @@ final class SignalHandlers: @unchecked Sendable {  // `sources` is immutable aft
 /// The stdin controller: reads one JSON command per line and hands it to the player.
 enum StdinControl {
     static func start(_ player: Player) {
-        let thread = Thread {
+        _ = ControlThread(name: "practice-stdin") {
             var lines = LineReader()
             var open = true
             while open {
@@ -216,13 +219,11 @@ enum StdinControl {
                 }
             }
         }
-        thread.name = "practice-stdin"
-        thread.start()
     }
 
     /// Carries out one command line; false after `quit`.
     private static func perform(_ line: String, on player: Player) -> Bool {
-        if line.trimmingCharacters(in: .whitespaces).isEmpty { return true }
+        if line.trimmingWhitespace().isEmpty { return true }
         do throws(PracticeError) {
             let command = try PlayerCommand.parse(line)
             if command == .quit {

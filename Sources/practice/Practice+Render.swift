@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
+import PracticeAudio
 import PracticeControl
 import PracticeSongs
 

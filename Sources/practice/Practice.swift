@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
+import PracticeAudio
 import PracticeControl
 import PracticeSongs
 
@@ -41,7 +43,7 @@ struct Practice: AsyncParsableCommand {
             }
             if error is ExitCode { Glibc.exit(code.rawValue) }
             let message = message(for: error)
-                .replacingOccurrences(of: "Error: ", with: "")
+                .replacing("Error: ", with: "")
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
             fail("\(message) (see 'practice --help')", code: code.rawValue)
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Interchange {
     /// Audacity label tracks: `start⇥end⇥text` per line, seconds written with 6 decimals.
@@ -11,14 +12,14 @@ extension Interchange {
                 if line.text.hasPrefix("\\") { frequencyLines += 1; continue }
                 if isBlank(line.text) { continue }
                 let fields = line.text.split(separator: "\t", omittingEmptySubsequences: false)
-                let first = fields[0].trimmingCharacters(in: .whitespaces)
+                let first = fields[0].trimmingWhitespace()
                 guard let startValue = decimal(first) else {
                     throw InterchangeError(line: line.number, message: "not a time: \(quoted(first))")
                 }
                 let start = try checkedTime(startValue, line: line.number)
                 var end: Double?
                 var text = fields.dropFirst()
-                if let second = text.first?.trimmingCharacters(in: .whitespaces) {
+                if let second = text.first?.trimmingWhitespace() {
                     if let endValue = decimal(second) {
                         end = try checkedTime(endValue, line: line.number)
                         text = text.dropFirst()

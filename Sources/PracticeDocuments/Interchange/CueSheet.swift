@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Interchange {
     /// CUE sheets: one `TRACK` per marker, `INDEX 01 mm:ss:ff` at 75 frames per second.
@@ -24,11 +25,11 @@ extension Interchange {
         static func read(_ lines: [TextLine]) throws(InterchangeError) -> Reading {
             var tracks: [Track] = [], files = 0, pregaps = 0, subIndexes = 0, unknownLines: [Int] = []
             for line in lines {
-                let text = line.text.trimmingCharacters(in: .whitespaces)
+                let text = line.text.trimmingWhitespace()
                 if text.isEmpty { continue }
                 let word = text.prefix { $0 != " " && $0 != "\t" }
                 let keyword = word.uppercased()
-                let rest = text.dropFirst(word.count).trimmingCharacters(in: .whitespaces)
+                let rest = text.dropFirst(word.count).trimmingWhitespace()
                 switch keyword {
                 case "FILE":
                     files += 1
@@ -112,7 +113,7 @@ extension Interchange {
             if let title { out += "TITLE \"\(text.clean(title))\"\n" }
             var fileName = audioFileName, fileChanged = 0
             fileName = singleLine(fileName, changed: &fileChanged)
-            if fileName.contains("\"") { fileName = fileName.replacingOccurrences(of: "\"", with: "'"); fileChanged += 1 }
+            if fileName.contains("\"") { fileName = fileName.replacing("\"", with: "'"); fileChanged += 1 }
             out += "FILE \"\(fileName)\" WAVE\n"
 
             var tracks: [(name: String, frame: Int)] = [], regions = 0, sameFrame = 0, rounded = false
@@ -157,7 +158,7 @@ extension Interchange {
 
             mutating func clean(_ text: String) -> String {
                 var out = singleLine(text, changed: &lineBreaks)
-                if out.contains("\"") { out = out.replacingOccurrences(of: "\"", with: "'"); quotes += 1 }
+                if out.contains("\"") { out = out.replacing("\"", with: "'"); quotes += 1 }
                 if out.count > 80 { out = String(out.prefix(80)); shortened += 1 }
                 return out
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Interchange {
     /// ffmpeg's metadata file: `;FFMETADATA1`, global `key=value` lines, `[CHAPTER]` sections.
@@ -30,7 +31,7 @@ extension Interchange {
                 }
                 if isBlank(text) { continue }
                 if text.hasPrefix("[") {
-                    inChapter = text.trimmingCharacters(in: .whitespaces).uppercased() == "[CHAPTER]"
+                    inChapter = text.trimmingWhitespace().uppercased() == "[CHAPTER]"
                     if inChapter { chapters.append(Chapter(line: number)) }
                     continue   // other sections ([STREAM], [PROGRAM]) hold no chapters
                 }
@@ -98,7 +99,7 @@ extension Interchange {
 
         /// Parses `TIMEBASE=num/den` with both parts positive.
         static func timebase(_ text: String, line: Int) throws(InterchangeError) -> (num: Int64, den: Int64) {
-            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", omittingEmptySubsequences: false)
+            let parts = text.trimmingWhitespace().split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, isDigits(parts[0]), isDigits(parts[1]),
                   let num = Int64(parts[0]), let den = Int64(parts[1]), num > 0, den > 0 else {
                 throw InterchangeError(line: line, message: "bad TIMEBASE \(quoted(text))")
@@ -108,7 +109,7 @@ extension Interchange {
 
         /// Parses START or END: an integer in TIMEBASE units.
         static func integer(_ text: String, key: String, line: Int) throws(InterchangeError) -> Int64 {
-            switch Interchange.integer(text.trimmingCharacters(in: .whitespaces)) {
+            switch Interchange.integer(text.trimmingWhitespace()) {
             case .value(let v): return v
             case .tooLarge: throw InterchangeError(line: line, message: "time out of range")
             case .notInteger: throw InterchangeError(line: line, message: "chapter \(key) is not an integer: \(quoted(text))")

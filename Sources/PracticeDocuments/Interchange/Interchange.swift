@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Other programs' marker files that practice reads and writes (see formats.md, "Interchange formats").
 public enum InterchangeFormat: String, CaseIterable, Sendable {
@@ -119,25 +120,29 @@ public enum Interchange {
     public static func appendCues(toWAVAt path: String, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) {
         let chunks = try Wave.cueChunks(entries, sampleRate: sampleRate)
         guard !chunks.isEmpty else { return }
-        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw InterchangeError(line: nil, message: "cannot open \(path) to add cue points") }
-        defer { try? handle.close() }
-        do {
-            let header = try handle.read(upToCount: 12) ?? Data()
-            guard header.count == 12, header.prefix(4) == Data("RIFF".utf8), header.suffix(4) == Data("WAVE".utf8) else {
-                throw InterchangeError(line: nil, message: "not a RIFF WAVE file")
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw InterchangeError(line: nil, message: "cannot open \(path) to add cue points: \(systemMessage())") }
+        defer { close(fd) }
+        func failed() -> InterchangeError { InterchangeError(line: nil, message: "cannot add cue points to \(path): \(systemMessage())") }
+        func write(_ bytes: [UInt8], at offset: Int) throws(InterchangeError) {
+            var done = 0
+            while done < bytes.count {
+                let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+                if n < 0 { if errno == EINTR { continue }; throw failed() }
+                done += n
             }
-            var end = try handle.seekToEnd()
-            if end % 2 == 1 { try handle.write(contentsOf: Data([0])); end += 1 }   // chunks start on even offsets
-            try handle.write(contentsOf: Data(chunks))
-            let size = end + UInt64(chunks.count) - 8
-            guard size <= UInt64(UInt32.max) else { throw InterchangeError(line: nil, message: "file too large for RIFF") }
-            try handle.seek(toOffset: 4)
-            try handle.write(contentsOf: withUnsafeBytes(of: UInt32(size).littleEndian) { Data($0) })
-        } catch let e as InterchangeError {
-            throw e
-        } catch {
-            throw InterchangeError(line: nil, message: "cannot add cue points to \(path): \(error.localizedDescription)")
         }
+        var header = [UInt8](repeating: 0, count: 12)
+        guard pread(fd, &header, 12, 0) == 12, header.prefix(4).elementsEqual("RIFF".utf8), header.suffix(4).elementsEqual("WAVE".utf8) else {
+            throw InterchangeError(line: nil, message: "not a RIFF WAVE file")
+        }
+        var end = Int(lseek(fd, 0, SEEK_END))
+        guard end >= 12 else { throw failed() }
+        if end % 2 == 1 { try write([0], at: end); end += 1 }   // chunks start on even offsets
+        try write(chunks, at: end)
+        let size = end + chunks.count - 8
+        guard size <= Int(UInt32.max) else { throw InterchangeError(line: nil, message: "file too large for RIFF") }
+        try write(withUnsafeBytes(of: UInt32(size).littleEndian) { Array($0) }, at: 4)
     }
 
     /// Returns a copy of a RIFF WAVE file with `entries` as a `cue ` chunk plus a `LIST`/`adtl` chunk (a `labl` per entry with its name; an `ltxt` with purpose "rgn " and the length in samples for regions), appended after the existing chunks, with any old `cue ` and `LIST`/`adtl` chunks removed and the RIFF size fixed. Positions are sample frames at `sampleRate`, rounded to nearest. Throws for data that is not RIFF WAVE.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Interchange {
     /// LRC lyrics as markers: each stamped line is a point named by its text (see `LRC`).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the readers and writers share: text decoding, number and time checks, ordering, wording.
 extension Interchange {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Interchange {
     /// RIFF WAVE marker chunks, parsed and written by hand (libsndfile writes no names).
@@ -159,7 +160,7 @@ extension Interchange {
         private static func subchunks(_ bytes: [UInt8], in range: Range<Int>) throws(InterchangeError) -> [Chunk] {
             let found = scan(bytes, in: range)
             if let cut = found.first(where: \.truncated) {
-                throw InterchangeError(line: nil, message: "truncated \(cut.id.trimmingCharacters(in: .whitespaces)) chunk in LIST")
+                throw InterchangeError(line: nil, message: "truncated \(cut.id.trimmingWhitespace()) chunk in LIST")
             }
             return found
         }

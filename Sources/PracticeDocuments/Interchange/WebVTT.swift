@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Interchange {
     /// WebVTT chapters: `WEBVTT`, a blank line, then cues of an optional id, a timing line and a title.
@@ -27,7 +28,7 @@ extension Interchange {
                 let (start, end) = try times(line.text, line: line.number)
                 guard end >= start else { throw InterchangeError(line: line.number, message: "end before start") }
                 let title = block[(timing + 1)...].map { plainText($0.text) }.joined(separator: " ")
-                reading.entries.append(InterchangeEntry(name: title.trimmingCharacters(in: .whitespaces), start: start, end: end > start ? end : nil))
+                reading.entries.append(InterchangeEntry(name: title.trimmingWhitespace(), start: start, end: end > start ? end : nil))
             }
             if withoutTiming > 0 { reading.notes.append("skipped \(counted(withoutTiming, "block")) without a cue timing line") }
             return reading
@@ -42,9 +43,9 @@ extension Interchange {
 
         /// Parses `start --> end [settings]` into seconds.
         static func times(_ text: String, line: Int) throws(InterchangeError) -> (Double, Double) {
-            guard let arrow = text.range(of: "-->") else { throw InterchangeError(line: line, message: "missing -->") }
-            let left = text[..<arrow.lowerBound].trimmingCharacters(in: .whitespaces)
-            let right = text[arrow.upperBound...].trimmingCharacters(in: .whitespaces)
+            guard let arrow = text.firstRange(of: "-->") else { throw InterchangeError(line: line, message: "missing -->") }
+            let left = text[..<arrow.lowerBound].trimmingWhitespace()
+            let right = text[arrow.upperBound...].trimmingWhitespace()
             let endText = right.prefix { $0 != " " && $0 != "\t" }   // cue settings follow
             return (try time(Substring(left), line: line), try time(endText, line: line))
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// LRC lyrics files (see formats.md, "LRC"): `[mm:ss.xx]text` lines, header tags, `[offset:±ms]`,
 /// enhanced (A2) `<mm:ss.xx>` word stamps, and FLO's `[mm:ss:SSS]`.
@@ -76,7 +77,7 @@ public enum LRC {
         var warnings: [Warning] = []
         for (k, raw) in rawLines.enumerated() {
             let number = k + 1
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             var rest = Substring(line)
             var stamps: [Int64] = []
             while true {   // `[00:21.10][00:45.10]`, also with spaces between
@@ -87,12 +88,12 @@ public enum LRC {
                 rest = next[next.index(after: close)...]
             }
             if !stamps.isEmpty {
-                let (text, words, unordered) = wordsOf(rest.trimmingCharacters(in: .whitespaces), lineTime: stamps[0])
+                let (text, words, unordered) = wordsOf(rest.trimmingWhitespace(), lineTime: stamps[0])
                 if unordered { warnings.append(Warning(line: number, message: "word stamps out of order; each kept no earlier than the one before")) }
                 stamped.append(Stamped(stamps: stamps, text: text, words: words))
             } else if let (key, value) = tag(line) {
                 if key == "offset" {
-                    guard let ms = Int64(value.replacingOccurrences(of: " ", with: "")), abs(ms) <= 86_400_000 else {
+                    guard let ms = Int64(value.replacing(" ", with: "")), abs(ms) <= 86_400_000 else {
                         warnings.append(Warning(line: number, message: "skipped \(Interchange.quoted(line)) (the offset is a whole number of milliseconds, such as +250)"))
                         continue
                     }
@@ -161,10 +162,10 @@ public enum LRC {
         guard line.hasPrefix("["), line.hasSuffix("]"), line.count >= 3 else { return nil }
         let inside = line.dropFirst().dropLast()
         guard let colon = inside.firstIndex(of: ":") else { return nil }
-        let key = inside[..<colon].trimmingCharacters(in: .whitespaces)
+        let key = inside[..<colon].trimmingWhitespace()
         guard let first = key.first, first.isASCII, first.isLetter,
               key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else { return nil }
-        return (key.lowercased(), inside[inside.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        return (key.lowercased(), inside[inside.index(after: colon)...].trimmingWhitespace())
     }
 
     /// Splits a line's text at its `<mm:ss.xx>` word stamps. Text before the first stamp becomes a
@@ -185,7 +186,7 @@ public enum LRC {
             }
         }
         segments[segments.count - 1].text += rest
-        guard segments.count > 1 else { return (segments[0].text.trimmingCharacters(in: .whitespaces), [], false) }
+        guard segments.count > 1 else { return (segments[0].text.trimmingWhitespace(), [], false) }
         if segments[0].text.allSatisfy(\.isWhitespace) { segments.removeFirst() }
         var words: [(ms: Int64, text: String)] = []
         var unordered = false

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A song's lyrics: synced lines (with word stamps where the file has them) or the text of an
 /// unsynced file, and the file's header tags. Read from LRC files (`LRC.parse`).

@@ -1,19 +1,20 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finding and reading a track's lyrics: an LRC file beside the audio.
 public enum LyricsFile {
     /// Where a track's lyrics are looked for, in order: `song.mp3.lrc`, then `song.lrc`.
     public static func candidates(forAudio path: String) -> [String] {
         let own = path + ".lrc"
-        let stem = (path as NSString).deletingPathExtension + ".lrc"
+        let stem = Path.deletingExtension(path) + ".lrc"
         return stem == own ? [own] : [own, stem]
     }
 
     /// `<file name>.lrc` (song.mp3.lrc) then `<stem>.lrc` (song.lrc) next to the audio; nil if neither exists.
     public static func find(forAudio path: String) -> String? {
         candidates(forAudio: path).first { candidate in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) && !isDirectory.boolValue
+            var isDirectory = false
+            return FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) && !isDirectory
         }
     }
 

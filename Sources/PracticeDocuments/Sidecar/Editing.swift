@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A time typed by a user for `move`: absolute, or a nudge (`+0.1`, `-0.25`).
 public enum TimeChange: Sendable, Equatable {
@@ -6,7 +7,7 @@ public enum TimeChange: Sendable, Equatable {
     case by(Double)
 
     public init?(_ text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingWhitespace()
         if let sign = t.first, sign == "+" || sign == "-" {
             guard let v = Timecode.parse(String(t.dropFirst())) else { return nil }
             self = .by(sign == "-" ? -v : v)
@@ -22,7 +23,7 @@ public enum TimeChange: Sendable, Equatable {
 extension Sidecar {
     /// Checks a new name: not empty, not a time (so `--loop A B` can tell them apart), not taken.
     public static func checkName(_ name: String, kind: String, taken: [String]) throws(PracticeError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = name.trimmingWhitespaceAndNewlines()
         guard !trimmed.isEmpty else { throw PracticeError(.usage, "a \(kind) name cannot be empty or only spaces") }
         guard !trimmed.contains("\n"), !trimmed.contains("\t") else {
             throw PracticeError(.usage, "a \(kind) name cannot contain a tab or a line break: '\(trimmed)'")
@@ -61,7 +62,7 @@ extension Sidecar {
     /// The one live entry of `names` (nil: removed) called `name`, ignoring case and the spaces
     /// around it; `places` says where several that share it are.
     private static func index(of name: String, kind: String, names: [String?], places: ([Int]) -> String) throws(PracticeError) -> Int {
-        let folded = name.trimmingCharacters(in: .whitespaces).lowercased()
+        let folded = name.trimmingWhitespace().lowercased()
         let hits = names.indices.filter { names[$0]?.lowercased() == folded }
         guard let first = hits.first else {
             throw PracticeError(.usage, "no \(kind) named '\(name)'\(suggestion(name, in: names.compactMap { $0 }))")

@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The XDG base directories (an unset, empty or relative variable means the default).
 public enum XDG {
     public static func directory(_ variable: String, default relative: String) -> URL {
         if let v = ProcessInfo.processInfo.environment[variable], v.hasPrefix("/") { return URL(fileURLWithPath: v) }
-        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(relative)
     }
     /// `$XDG_CACHE_HOME/practice` (`~/.cache/practice`): things we can compute again.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What an import added, and what it left out or changed (one line each).
 public struct ImportSummary: Sendable, Equatable {
@@ -54,8 +55,8 @@ extension Sidecar {
                 end = Sidecar.milliseconds(min(b, duration))
                 if end - start >= Sidecar.shortestLoop { isRegion = true } else if end != start { short += 1 }
             }
-            var base = e.name.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\r", with: " ")
-                .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+            var base = e.name.replacing("\t", with: " ").replacing("\r", with: " ")
+                .replacing("\n", with: " ").trimmingWhitespace()
             if base.isEmpty { base = isRegion ? "Loop \(k + 1)" : "Marker \(k + 1)" }
             if TimeChange(base) != nil { base = "Marker \(base)" }
             if isRegion {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON document as read, so that fields this version does not know survive a rewrite.
 ///
@@ -126,7 +127,7 @@ private struct JSONReader {
         guard index < bytes.count else { return "end of file" }
         let b = bytes[index]
         if b >= 0x20 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
-        return String(format: "byte 0x%02X", b)
+        return cFormat("byte 0x%02X", b)
     }
 
     mutating func skipSpace() {
@@ -398,7 +399,7 @@ extension JSONValue {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            case _ where u.value < 0x20: out += cFormat("\\u%04x", u.value)
             default: out.unicodeScalars.append(u)
             }
         }

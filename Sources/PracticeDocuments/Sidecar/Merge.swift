@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a merge did, for people: one line per change, and what they should look at.
 public struct MergeReport: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The markers, loops and practice settings of one track, as kept in its sidecar file
 /// (`song.mp3.practice.json`; specified in `Formats/practice-sidecar.md`).
@@ -150,7 +151,7 @@ extension Sidecar {
         var t = time_t(ms / 1000)
         var parts = tm()
         gmtime_r(&t, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+        return cFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
                       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(ms % 1000))
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why a sidecar's contents cannot be used: where in the document, and what is wrong.
 public struct SidecarFormatError: Error, Equatable, Sendable {

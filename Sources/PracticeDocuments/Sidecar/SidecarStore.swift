@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes a file so that readers see either the old or the new contents, never a part.
 public enum AtomicFile {

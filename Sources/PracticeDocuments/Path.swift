@@ -1,0 +1,64 @@
+import Glibc
+
+/// File-path arithmetic on plain strings, as NSString did it: the last component, the folder,
+/// the extension. Only `resolved` looks at the file system.
+public enum Path {
+    /// The absolute path with every symbolic link, "." and ".." resolved (realpath(3)); nil for a
+    /// path that does not exist.
+    public static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// The last component: "/a/b.wav" → "b.wav", "/a/b/" → "b", "/" → "/".
+    public static func lastComponent(_ path: String) -> String {
+        let trimmed = withoutTrailingSlashes(path)
+        if trimmed == "/" { return "/" }
+        return trimmed.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+    }
+
+    /// The folder: "/a/b.wav" → "/a", "/a" → "/", "b.wav" → "", "/" → "/".
+    public static func directory(_ path: String) -> String {
+        let trimmed = withoutTrailingSlashes(path)
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        let folder = withoutTrailingSlashes(String(trimmed[..<slash]))
+        return folder.isEmpty ? "/" : folder
+    }
+
+    /// The extension of the last component, without its dot: "a/b.tar.gz" → "gz"; "" if none
+    /// (".hidden" and "name." have none).
+    public static func pathExtension(_ path: String) -> String {
+        let last = lastComponent(path)
+        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return "" }
+        return String(last[last.index(after: dot)...])
+    }
+
+    /// The path without the extension of its last component: "/a/b.wav" → "/a/b".
+    public static func deletingExtension(_ path: String) -> String {
+        let ext = pathExtension(path)
+        guard !ext.isEmpty else { return withoutTrailingSlashes(path) }
+        let trimmed = withoutTrailingSlashes(path)
+        return String(trimmed.dropLast(ext.count + 1))
+    }
+
+    /// An absolute path with "." and ".." components and doubled slashes taken out
+    /// ("/a/./b/../c" → "/a/c"); ".." above the root stays at the root.
+    public static func normalized(_ absolute: String) -> String {
+        var parts: [Substring] = []
+        for part in absolute.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    private static func withoutTrailingSlashes(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        return String(p)
+    }
+}

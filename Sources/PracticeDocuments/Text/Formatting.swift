@@ -1,0 +1,34 @@
+import Glibc
+
+/// printf-style formatting through the C library (`"%.2f"`, `"%02x"`, `"%04ld"`): what
+/// `String(format:)` did, without the part of Foundation that brings it.
+/// Integers are 64-bit here: use `%ld`, not `%d`.
+public func cFormat(_ format: String, _ arguments: CVarArg...) -> String {
+    var size = 64
+    while true {
+        var buffer = [CChar](repeating: 0, count: size)
+        let needed = withVaList(arguments) { vsnprintf(&buffer, size, format, $0) }
+        guard needed >= 0 else { return "" }
+        if Int(needed) < size { return String(decoding: buffer.prefix(Int(needed)).map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        size = Int(needed) + 1
+    }
+}
+
+extension StringProtocol {
+    /// Without spaces and tabs (and other horizontal white space) at either end.
+    public func trimmingWhitespace() -> String { trimming(while: \.isHorizontalWhitespace) }
+
+    /// Without white space or line breaks at either end.
+    public func trimmingWhitespaceAndNewlines() -> String { trimming(while: \.isWhitespace) }
+
+    private func trimming(while isSpace: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = lastIndex(where: { !isSpace($0) })!
+        return String(self[first...last])
+    }
+}
+
+extension Character {
+    /// White space that is not a line break: a space, a tab, a no-break or other Unicode space.
+    var isHorizontalWhitespace: Bool { isWhitespace && !isNewline }
+}

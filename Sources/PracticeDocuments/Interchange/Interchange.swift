@@ -98,7 +98,7 @@ public enum Interchange {
         return (sortedByStart(reading.entries), reading.notes)
     }
 
-    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= / LRC [ti:] when given. Not for .wav (use wavWithCues).
+    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= / LRC [ti:] when given. Not for .wav (cue points go into a WAV file with `appendCues`).
     public static func write(_ entries: [InterchangeEntry], format: InterchangeFormat, audioFileName: String, duration: Double, title: String?) -> (data: Data, notes: [String]) {
         let (ready, initialNotes) = prepared(entries)
         var notes = initialNotes
@@ -143,10 +143,5 @@ public enum Interchange {
         let size = end + chunks.count - 8
         guard size <= Int(UInt32.max) else { throw InterchangeError(line: nil, message: "file too large for RIFF") }
         try write(withUnsafeBytes(of: UInt32(size).littleEndian) { Array($0) }, at: 4)
-    }
-
-    /// Returns a copy of a RIFF WAVE file with `entries` as a `cue ` chunk plus a `LIST`/`adtl` chunk (a `labl` per entry with its name; an `ltxt` with purpose "rgn " and the length in samples for regions), appended after the existing chunks, with any old `cue ` and `LIST`/`adtl` chunks removed and the RIFF size fixed. Positions are sample frames at `sampleRate`, rounded to nearest. Throws for data that is not RIFF WAVE.
-    static func wavWithCues(_ wav: Data, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) -> Data {
-        try Wave.withCues(wav, entries: entries, sampleRate: sampleRate)
     }
 }

@@ -167,28 +167,6 @@ extension Interchange {
 
         // MARK: Writing
 
-        /// See `Interchange.wavWithCues`.
-        static func withCues(_ wav: Data, entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) -> Data {
-            guard sampleRate > 0 else { throw InterchangeError(line: nil, message: "bad sample rate \(sampleRate)") }
-            let bytes = [UInt8](wav)
-            var out: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVE".utf8)
-            for chunk in try chunks(bytes) {
-                if chunk.truncated {
-                    throw InterchangeError(line: nil, message: "truncated WAV file: the \(quoted(chunk.id)) chunk runs past the end")
-                }
-                if chunk.id == "cue " { continue }
-                if chunk.id == "LIST", chunk.body.count >= 4, fourCC(bytes, chunk.body.lowerBound) == "adtl" { continue }
-                out += bytes[chunk.whole]
-                if chunk.whole.count % 2 == 1 { out.append(0) }   // the file ended without the pad byte
-            }
-
-            out += try cueChunks(entries, sampleRate: sampleRate)
-            guard out.count - 8 <= Int(UInt32.max) else { throw InterchangeError(line: nil, message: "file too large for RIFF") }
-            let size = UInt32(out.count - 8)
-            for i in 0..<4 { out[4 + i] = UInt8(truncatingIfNeeded: size >> (8 * UInt32(i))) }
-            return Data(out)
-        }
-
         /// The `cue ` and `LIST`/`adtl` chunks for `entries` (empty for none), ready to append.
         static func cueChunks(_ entries: [InterchangeEntry], sampleRate: Int) throws(InterchangeError) -> [UInt8] {
             guard sampleRate > 0 else { throw InterchangeError(line: nil, message: "bad sample rate \(sampleRate)") }

@@ -137,9 +137,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                 carry.removeAll(keepingCapacity: true)
                 carryOffset = 0
                 do {
-                    let start = request.loop.map { min(max(request.frame, 0), $0.end - 1) }
-                        ?? min(max(request.frame, 0), range.upperBound - 1)
-                    try program.start(at: start, end: range.upperBound, loop: request.loop, settings: request.settings)
+                    try program.start(at: request.frame, end: range.upperBound, loop: request.loop, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame,
                                           endFrame: request.loop?.end ?? range.upperBound, timeline: program.timeline)

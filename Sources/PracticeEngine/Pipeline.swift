@@ -295,11 +295,15 @@ final class Pipeline {
         let ch = info.channels
         let base = middle.count / ch - n
         for i in 0..<n {
-            let toEnd = owed - 1 - (end - n + i)
-            guard toEnd < fadeFrames else { continue }
-            let g = Float(toEnd + 1) / Float(fadeFrames + 1)
+            guard let g = edgeGain(framesFromEdge: owed - 1 - (end - n + i)) else { continue }
             for c in 0..<ch { middle[(base + i) * ch + c] *= g }
         }
+    }
+
+    /// The linear edge fade's gain `d` frames from the range's edge (0: the edge frame itself);
+    /// nil past the fade.
+    private func edgeGain(framesFromEdge d: Int) -> Float? {
+        d < fadeFrames ? Float(d + 1) / Float(fadeFrames + 1) : nil
     }
 
     /// Linear fades over the first and last `fadeFrames` of the range, for the `n` frames just read
@@ -310,9 +314,8 @@ final class Pipeline {
             let f = sourceFrame + i
             // Stretched, the fade-out is made on the output instead (`fadeOut`).
             let fromStart = f - startFrame, toEnd = bypassStretch ? endFrame - 1 - f : Int.max
-            guard fromStart < fadeFrames || toEnd < fadeFrames else { continue }
-            let g = Float(min(fromStart, toEnd) + 1) / Float(fadeFrames + 1)
-            for c in 0..<ch { input[(offset + i) * ch + c] *= min(g, 1) }
+            guard let g = edgeGain(framesFromEdge: min(fromStart, toEnd)) else { continue }
+            for c in 0..<ch { input[(offset + i) * ch + c] *= g }
         }
     }
 

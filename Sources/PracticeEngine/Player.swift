@@ -282,7 +282,7 @@ public final class Player: Sendable {
     public func seek(to seconds: Double) {
         engine.withLock { c in
             guard !c.stopped else { return }
-            restart(&c, at: seekFrame(seconds, c), settings: c.settings, playing: c.playing)
+            restart(&c, at: track.frame(clamping: seconds), settings: c.settings, playing: c.playing)
             publish(&c, .seeked)
         }
     }
@@ -291,16 +291,11 @@ public final class Player: Sendable {
     public func jump(to seconds: Double) {
         engine.withLock { c in
             guard !c.stopped else { return }
-            restart(&c, at: seekFrame(seconds, c), settings: c.settings, playing: true)
+            restart(&c, at: track.frame(clamping: seconds), settings: c.settings, playing: true)
             publish(&c, .seeked)
         }
     }
 
-    private func seekFrame(_ seconds: Double, _ c: Engine) -> Int {
-        // `--from` is where playing starts, not a fence: a seek may go before it (Home, a marker).
-        let end = c.activeLoop.map { track.frame(clamping: $0.end) } ?? decoder.range.upperBound
-        return min(track.frame(clamping: seconds), end - 1)
-    }
 
     /// Where playing started (`--from`), in seconds: where the end of the range sends a session back to.
     public var startPosition: Double { Double(decoder.range.lowerBound) / Double(track.info.sampleRate) }
@@ -349,10 +344,16 @@ public final class Player: Sendable {
             c.loop = loop
             c.loopOn = on
             guard on || wasOn else { publish(&c, .loopChanged); return }   // nothing heard changes
-            let start = c.activeLoop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
-            restart(&c, at: start, settings: c.settings, playing: c.playing, passesBefore: keepingCount ? nil : 0)
+            restart(&c, at: placeInLoop(at, c), settings: c.settings, playing: c.playing, passesBefore: keepingCount ? nil : 0)
             publish(&c, .loopChanged)
         }
+    }
+
+    /// Where playing goes on from `frame` when the loop changes: there if it is before the active
+    /// loop's end, else the loop's start.
+    private func placeInLoop(_ frame: Int, _ c: Engine) -> Int {
+        guard let loop = c.activeLoop, frame >= track.frame(clamping: loop.end) else { return frame }
+        return track.frame(clamping: loop.start)
     }
 
     /// Switches the loop on or off, keeping its ends (nothing happens without a loop).
@@ -361,8 +362,7 @@ public final class Player: Sendable {
             guard !c.stopped, c.loop != nil, c.loopOn != on else { return }
             let at = heardFrame(c)
             c.loopOn = on
-            let start = c.activeLoop.map { at < track.frame(clamping: $0.end) ? at : track.frame(clamping: $0.start) } ?? at
-            restart(&c, at: start, settings: c.settings, playing: c.playing, passesBefore: 0)
+            restart(&c, at: placeInLoop(at, c), settings: c.settings, playing: c.playing, passesBefore: 0)
             publish(&c, .loopChanged)
         }
     }
@@ -408,13 +408,16 @@ public final class Player: Sendable {
         c.generation += 1
         c.settings = settings
         c.playing = playing
-        c.startFrame = frame
         c.passesBefore = heardPasses
         let region = c.activeLoop.map { l in
             LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),
                        passes: l.passes.map { max($0 - heardPasses, 1) }, rehearsal: l.rehearsal, firstPass: heardPasses)
         }
-        c.pending = .init(generation: c.generation, frame: frame, settings: settings, loop: region)
+        // The one clamp: a stream starts inside the track and before the loop's end (or the range's).
+        // `--from` is where playing starts, not a fence: a seek may go before it (Home, a marker).
+        let start = min(max(frame, 0), (region?.end ?? decoder.range.upperBound) - 1)
+        c.startFrame = start
+        c.pending = .init(generation: c.generation, frame: start, settings: settings, loop: region)
     }
 
     /// Hands the decoder the restart's request and sets the audio thread's transport.

@@ -7,7 +7,7 @@ extension Interchange {
         /// Reads the stamped lines as points, the file's offset applied. Lines without text (the
         /// breaks some files mark) are left out; a file without stamps is an error.
         static func read(_ lines: [TextLine]) throws(InterchangeError) -> Reading {
-            let (lyrics, warnings) = LRC.read(lines.map(\.text).joined(separator: "\n"))
+            let (lyrics, warnings) = LRC.read(lines)
             guard lyrics.isSynced else { throw InterchangeError(line: nil, message: "no time stamps (unsynced lyrics)") }
             var reading = Reading()
             var empty = 0

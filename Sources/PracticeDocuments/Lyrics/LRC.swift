@@ -11,8 +11,9 @@ public enum LRC {
     }
 
     /// Lenient parse, never crashes, never throws: returns the lyrics and one-line warnings for what it skipped (with line numbers).
+    /// Text that is not text (a NUL byte) has no lyrics; files go through `LyricsFile.load`, which says so.
     public static func parse(_ text: String) -> (lyrics: Lyrics, warnings: [String]) {
-        let (lyrics, warnings) = read(text)
+        let (lyrics, warnings) = read((try? Interchange.textLines(Data(text.utf8))) ?? [])
         return (lyrics, warnings.map { "line \($0.line): \($0.message)" })
     }
 
@@ -66,18 +67,16 @@ public enum LRC {
         var words: [(ms: Int64, text: String)]
     }
 
-    static func read(_ text: String) -> (lyrics: Lyrics, warnings: [Warning]) {
-        var body = Substring(text)
-        if body.first == "\u{FEFF}" { body.removeFirst() }
-        let rawLines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+    /// Parses the lines of a file (`Interchange.textLines` decoded and split them).
+    static func read(_ lines: [Interchange.TextLine]) -> (lyrics: Lyrics, warnings: [Warning]) {
         var stamped: [Stamped] = []
         var others: [(line: Int, text: String, bracketed: Bool)] = []   // text without stamps, and blank lines
         var tags: [String: String] = [:]
         var offset: Int64 = 0
         var warnings: [Warning] = []
-        for (k, raw) in rawLines.enumerated() {
-            let number = k + 1
-            let line = raw.trimmingWhitespace()
+        for raw in lines {
+            let number = raw.number
+            let line = raw.text.trimmingWhitespace()
             var rest = Substring(line)
             var stamps: [Int64] = []
             while true {   // `[00:21.10][00:45.10]`, also with spaces between

@@ -31,7 +31,7 @@ public enum LyricsFile {
         do { lines = try Interchange.textLines(data) } catch {
             throw PracticeError(.dataError, "\(path)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")
         }
-        let (lyrics, warnings) = LRC.read(lines.map(\.text).joined(separator: "\n"))
+        let (lyrics, warnings) = LRC.read(lines)
         return (lyrics, warnings.map { "\(path):\($0.line): \($0.message)" })
     }
 

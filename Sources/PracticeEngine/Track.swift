@@ -31,7 +31,15 @@ public struct Track: Sendable {
             throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
         }
         guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
-        return OpenedTrack(track: Track(path: path, info: file.info, tags: file.tags), file: file)
+        var info = file.info
+        // An MP3's length is estimated from its headers; once the audio was decoded (for its
+        // identity: `info`, a sidecar), the decoded length is known, and playing uses it.
+        if info.format.framesAreEstimated,
+           let known = TrackIdentity.lookup(key: TrackIdentity.cacheKey(path), fileName: Path.lastComponent(path)),
+           known.pcm.sampleRate == info.sampleRate, known.pcm.channels == info.channels, known.pcm.frames > 0 {
+            info.frames = known.pcm.frames
+        }
+        return OpenedTrack(track: Track(path: path, info: info, tags: file.tags), file: file)
     }
 
     /// The frame nearest `seconds`, within the track.

@@ -116,6 +116,33 @@ import PracticeTestSupport
     }
 
     /// A socket file left by a player that was killed is replaced.
+    /// An MP3's length from its headers is an estimate; once its audio was decoded (here by `info`,
+    /// which caches the decoded identity), the player takes the decoded length. The test puts a
+    /// different decoded length in that cache (1 s shorter): the player's state says that one.
+    @Test func anMP3PlaysForItsDecodedLengthOnceKnown() throws {
+        let dir = ScratchDirectory("mp3-length")
+        let cache = dir.path + "/cache"
+        let env = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": cache]) { $1 }
+        try FileManager.default.copyItem(atPath: fx.dir.file("tone.mp3"), toPath: dir.file("tone.mp3"))
+        func firstState() throws -> String {
+            let sock = dir.file("c.sock")
+            let player = try Spawned(practiceBinary, [dir.file("tone.mp3"), "--device", "null", "--no-tui", "--loop", "1", "2",
+                                                      "--control", sock], environment: env)
+            defer { kill(player.pid, SIGKILL); player.wait() }
+            return try #require(try Client(sock).line())
+        }
+        #expect(try firstState().hasPrefix(#"{"duration":10,"#))   // from the headers, before any decoding
+        let info = try run(practiceBinary, ["info", dir.file("tone.mp3")], environment: env)
+        #expect(info.status == 0 && info.stdout.contains("Duration:     0:10.000 (441000 frames)"))
+        let cached = try FileManager.default.contentsOfDirectory(atPath: cache + "/practice/identity")
+        try #require(cached.count == 1)
+        let path = cache + "/practice/identity/" + cached[0]
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try #require(text.contains(#""frames": 441000"#))
+        try text.replacing(#""frames": 441000"#, with: #""frames": 396900"#).write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try firstState().hasPrefix(#"{"duration":9,"#))
+    }
+
     @Test func aStaleSocketIsReplaced() throws {
         let dir = ScratchDirectory("socket-stale")
         let sock = dir.file("c.sock")

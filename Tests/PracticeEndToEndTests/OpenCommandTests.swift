@@ -175,9 +175,15 @@ final class SongServer: @unchecked Sendable {  // immutable after init
     @Test func fetchesCachesAndPlaysThenPlaysTheCachedCopyWithoutTheServer() throws {
         let server = try SongServer()
         let url = server.base + "/songs/warmup.json"
-        let first = try open([url])
+        // Played into ALSA's file plugin: what was heard is the server's audio, sample for sample.
+        let raw = dir.file("heard.raw")
+        let first = try practice(["open", url, "--device", "capture", "--no-tui"], in: dir,
+                                 environment: environment.merging(ALSACapture.environment(in: dir, rawPath: raw)) { $1 })
         #expect(first.status == 0)
         #expect(first.stdout == "" && first.stderr == "")
+        let heard = try Signals.readRawFloat(raw)
+        let served = try Signals.read(server.media + "/warm up.wav").samples
+        #expect(heard.count == 88_200 * 2 && heard == served)
         let folders = songFolders()
         try #require(folders.count == 1)
         let key = folders[0]

@@ -27,12 +27,8 @@ extension TrackIdentity {
     /// A track's identity from the cache under `XDG.cache/identity` (`key`: the caller's digest of
     /// the file's real path, device, inode, size and modification time), else `compute`d and kept.
     public static func cached(key: String?, fileName: String, compute: () throws(PracticeError) -> TrackIdentity) throws(PracticeError) -> TrackIdentity {
+        if let known = lookup(key: key, fileName: fileName) { return known }
         let cacheFile = key.map { XDG.cache.appendingPathComponent("identity/\($0).json") }
-        if let cacheFile, let data = try? Data(contentsOf: cacheFile),
-           let doc = try? JSONValue.parse(data), var cached = try? TrackIdentity(FieldReader(path: "", value: doc)) {
-            cached.fileName = fileName
-            return cached
-        }
         let identity = try compute()
         if let cacheFile {
             // Best effort: a cache we cannot write only costs time.
@@ -40,6 +36,14 @@ extension TrackIdentity {
             try? AtomicFile.write(Data(identity.json.pretty().utf8), to: cacheFile.path)
         }
         return identity
+    }
+
+    /// The identity cached under `key`, if any (nothing is computed).
+    public static func lookup(key: String?, fileName: String) -> TrackIdentity? {
+        guard let key, let data = try? Data(contentsOf: XDG.cache.appendingPathComponent("identity/\(key).json")),
+              let doc = try? JSONValue.parse(data), var cached = try? TrackIdentity(FieldReader(path: "", value: doc)) else { return nil }
+        cached.fileName = fileName
+        return cached
     }
 
     /// How this identity differs from `other` (the track in hand), for a warning; nil when the

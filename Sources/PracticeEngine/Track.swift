@@ -8,6 +8,9 @@ public struct Track: Sendable {
     public let path: String
     public let info: SoundFile.Info
     public let tags: [String: String]
+    /// The frame count the file's headers give: `info.frames` unless an MP3's estimate was
+    /// replaced by its decoded count.
+    public let headerFrames: Int
 
     /// The title tag, or the file name when the file has none.
     public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
@@ -39,7 +42,7 @@ public struct Track: Sendable {
            known.pcm.sampleRate == info.sampleRate, known.pcm.channels == info.channels, known.pcm.frames > 0 {
             info.frames = known.pcm.frames
         }
-        return OpenedTrack(track: Track(path: path, info: info, tags: file.tags), file: file)
+        return OpenedTrack(track: Track(path: path, info: info, tags: file.tags, headerFrames: file.info.frames), file: file)
     }
 
     /// The frame nearest `seconds`, within the track.

@@ -39,15 +39,15 @@ extension Practice {
                     "tags": .object(track.tags.mapValues { .string($0) }),
                 ]
                 // What the header said, where it differs from the decoded count (MP3).
-                if frames != info.frames { doc["headerFrames"] = .integer(info.frames) }
+                if frames != track.headerFrames { doc["headerFrames"] = .integer(track.headerFrames) }
                 printJSON(.object(doc))
                 return
             }
             var rows: [(String, String)] = [
                 ("File", track.path),
                 ("Format", info.format.description),
-                ("Duration", frames == info.frames ? "\(Timecode.format(duration, decimals: 3)) (\(frames) frames)"
-                    : "\(Timecode.format(duration, decimals: 3)) (\(frames) frames decoded; the header says \(Timecode.format(track.duration, decimals: 3)), \(info.frames) frames)"),
+                ("Duration", frames == track.headerFrames ? "\(Timecode.format(duration, decimals: 3)) (\(frames) frames)"
+                    : "\(Timecode.format(duration, decimals: 3)) (\(frames) frames decoded; the header says \(Timecode.format(Double(track.headerFrames) / Double(info.sampleRate), decimals: 3)), \(track.headerFrames) frames)"),
                 ("Sample rate", "\(info.sampleRate) Hz"),
                 ("Channels", "\(info.channels)"),
             ]

@@ -38,7 +38,9 @@ public struct ScreenState: Sendable, Equatable {
     public struct MarkerRow: Sendable, Equatable {
         public var name: String
         public var time: Double
-        public init(name: String, time: Double) { self.name = name; self.time = time }
+        /// The marker's id, which edits from the screen name it by (names may be shared after a merge).
+        public var id: String
+        public init(name: String, time: Double, id: String? = nil) { self.name = name; self.time = time; self.id = id ?? name }
     }
     public struct Prompt: Sendable, Equatable {
         public var label: String

@@ -138,14 +138,14 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                 let (m, loaded) = try update { (s: inout Sidecar) throws(PracticeError) in try s.addMarker(name: name, time: time, duration: duration) }
                 return .markerAdded(name: m.name, time: m.time, file: loaded.writePath)
             case .renameMarker(let old, let new):
-                _ = try update { (s: inout Sidecar) throws(PracticeError) in try s.renameMarker(old, to: new) }
-                return .markerRenamed(old, to: new.trimmingWhitespace())
+                let (was, _) = try update { (s: inout Sidecar) throws(PracticeError) in try s.renameMarker(old, to: new) }
+                return .markerRenamed(was.name, to: new.trimmingWhitespace())
             case .moveMarker(let name, let seconds):
                 let (m, _) = try update { (s: inout Sidecar) throws(PracticeError) in try s.moveMarker(name, .by(seconds), duration: duration) }
                 return .markerMoved(name: m.name, time: m.time, by: seconds)
-            case .deleteMarker(let name):
-                _ = try update { (s: inout Sidecar) throws(PracticeError) in try s.removeMarker(named: name) }
-                return .markerDeleted(name)
+            case .deleteMarker(let id):
+                let (m, _) = try update { (s: inout Sidecar) throws(PracticeError) in try s.removeMarker(named: id) }
+                return .markerDeleted(m.name)
             case .addLoop(let name, let a, let b):
                 let (l, loaded) = try update { (s: inout Sidecar) throws(PracticeError) in
                     try s.addLoop(name: name, from: Timecode.format(a, decimals: 3), to: Timecode.format(b, decimals: 3), duration: duration)
@@ -154,7 +154,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             case .setBPM(let bpm):
                 _ = try update { (s: inout Sidecar) throws(PracticeError) in
                     var settings = s.settings ?? PracticeSettings()
-                    settings.bpm = bpm
+                    settings.set(\.bpm, bpm)
                     s.settings = settings
                 }
                 return .bpmSaved(bpm)
@@ -162,7 +162,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                 let (total, _) = try update { (s: inout Sidecar) throws(PracticeError) -> Double in
                     var settings = s.settings ?? PracticeSettings()
                     let total = Sidecar.milliseconds((settings.lyricsShift ?? 0) + seconds)
-                    settings.lyricsShift = total == 0 ? nil : total
+                    settings.set(\.lyricsShift, total == 0 ? nil : total)
                     s.settings = settings
                     return total
                 }
@@ -182,7 +182,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             guard let a = s.time(of: l.start), let b = s.time(of: l.end) else { return nil }
             return .init(name: l.name, start: a, end: b)
         }
-        model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time) }, loops: loops, bpm: s.settings?.bpm))
+        model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id) }, loops: loops, bpm: s.settings?.bpm))
     }
 
     // MARK: Lyrics

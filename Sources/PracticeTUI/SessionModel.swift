@@ -19,6 +19,7 @@ public enum SessionAction: Equatable, Sendable {
 /// One change of the sidecar, made at once (locked, re-read, written atomically).
 public enum SidecarEdit: Equatable, Sendable {
     case addMarker(name: String, time: Double)
+    /// The marker by its id (or anything `Sidecar.markerIndex(named:)` takes).
     case renameMarker(String, to: String)
     case moveMarker(String, by: Double)
     case deleteMarker(String)
@@ -73,7 +74,7 @@ public struct SessionModel: Sendable {
     public private(set) var showHelp = false
     /// The marker list's picked row while it is open, and a marker waiting for "y" to be deleted.
     public private(set) var markerList: Int?
-    private var confirmDelete: String?
+    private var confirmDelete: ScreenState.MarkerRow?
     /// What Enter does with the prompt's text.
     private enum PromptPurpose: Sendable { case markerName, loopName, rename(String) }
     private var promptPurpose = PromptPurpose.markerName
@@ -118,10 +119,10 @@ public struct SessionModel: Sendable {
     public mutating func handle(_ key: Key, player p: PlayerState, now: UInt64) -> [SessionAction] {
         if prompt != nil { return editPrompt(key, p) }
         if showHelp { showHelp = false; return [] }
-        if let name = confirmDelete {
+        if let row = confirmDelete {
             confirmDelete = nil
-            if key == .character("y") || key == .character("Y") { return [.edit(.deleteMarker(name))] }
-            message = "kept '\(name)'"
+            if key == .character("y") || key == .character("Y") { return [.edit(.deleteMarker(row.id))] }
+            message = "kept '\(row.name)'"
             return []
         }
         message = nil
@@ -143,7 +144,7 @@ public struct SessionModel: Sendable {
             if markerList != nil, let k = sidecar.markers.firstIndex(where: { $0.name == new }) { markerList = k }
         case .markerMoved(let name, let time, let by):
             message = "'\(name)' at \(Timecode.format(time, decimals: 3)) (\(by > 0 ? "+" : "−")\(Int((abs(by) * 1000).rounded())) ms)"
-            if let k = sidecar.markers.firstIndex(where: { $0.name == name }) { markerList = k }
+            if let k = sidecar.markers.firstIndex(where: { $0.name == name && $0.time == time }) { markerList = k }
             return [.seek(time)]   // while playing, the change is heard at once
         case .markerDeleted(let name):
             message = "deleted the marker '\(name)'"
@@ -232,16 +233,16 @@ public struct SessionModel: Sendable {
         switch key {
         case .up: markerList = max(k - 1, 0)
         case .down: markerList = min(k + 1, markers.count - 1)
-        case .left: return [.edit(.moveMarker(markers[k].name, by: -0.01))]
-        case .right: return [.edit(.moveMarker(markers[k].name, by: 0.01))]
-        case .shiftLeft: return [.edit(.moveMarker(markers[k].name, by: -0.1))]
-        case .shiftRight: return [.edit(.moveMarker(markers[k].name, by: 0.1))]
+        case .left: return [.edit(.moveMarker(markers[k].id, by: -0.01))]
+        case .right: return [.edit(.moveMarker(markers[k].id, by: 0.01))]
+        case .shiftLeft: return [.edit(.moveMarker(markers[k].id, by: -0.1))]
+        case .shiftRight: return [.edit(.moveMarker(markers[k].id, by: 0.1))]
         case .enter: return jump(to: markers[k])
         case .character("r"):
-            promptPurpose = .rename(markers[k].name)
+            promptPurpose = .rename(markers[k].id)
             prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name, isSuggestion: true)
         case .character("d"), .character("x"):
-            confirmDelete = markers[k].name
+            confirmDelete = markers[k]
             message = "Delete the marker '\(markers[k].name)'? y deletes it, any other key keeps it"
         case .escape: markerList = nil
         default:

@@ -103,8 +103,14 @@ extension Practice {
                     say("\(target.file): no markers yet (add one: practice markers add \(shellQuote(target.file)) NAME TIME)")
                     return
                 }
-                let rows = markers.map { [Timecode.format($0.time, decimals: 3), $0.name, $0.note ?? ""] }
-                for line in Table.render(header: ["TIME", "NAME", "NOTE"], rows: rows, rightAligned: [0]) { say(line) }
+                // Names shared after a merge: show the ids' starts, and how to pick one.
+                let shared = Dictionary(grouping: markers, by: { $0.name.lowercased() }).values.filter { $0.count > 1 }
+                let ids = !shared.isEmpty
+                let rows = markers.map { [Timecode.format($0.time, decimals: 3), $0.name] + (ids ? [String($0.id.prefix(8))] : []) + [$0.note ?? ""] }
+                for line in Table.render(header: ["TIME", "NAME"] + (ids ? ["ID"] : []) + ["NOTE"], rows: rows, rightAligned: [0]) { say(line) }
+                for group in shared.sorted(by: { $0[0].time < $1[0].time }) {
+                    warn(["\(group.count) markers are named '\(group[0].name)': pick one as '\(group[0].name)#1' … '#\(group.count)' (by time), @TIME or by id; or rename one"])
+                }
             }
         }
 
@@ -139,7 +145,7 @@ extension Practice {
                       practice markers rm song.mp3 "Verse 2"
                     """)
             @OptionGroup var target: SidecarOptions
-            @Argument(help: "The marker's name.") var name: String
+            @Argument(help: "The marker: its name, @TIME, NAME#N (the Nth of that name, by time) or its id's start.") var name: String
 
             func run() throws {
                 let (m, loaded) = try target.update { (s, _) throws(PracticeError) in try s.removeMarker(named: name) }
@@ -155,12 +161,12 @@ extension Practice {
                       practice markers rename song.mp3 "Verse 2" "Verse 2 (turn)"
                     """)
             @OptionGroup var target: SidecarOptions
-            @Argument(help: "The marker's name now.") var old: String
+            @Argument(help: "The marker: its name, @TIME, NAME#N (the Nth of that name, by time) or its id's start.") var old: String
             @Argument(help: "Its new name.") var new: String
 
             func run() throws {
-                let (_, loaded) = try target.update { (s, _) throws(PracticeError) in try s.renameMarker(old, to: new) }
-                say("renamed marker '\(old)' to '\(new.trimmingWhitespaceAndNewlines())' (\(loaded.writePath))")
+                let (was, loaded) = try target.update { (s, _) throws(PracticeError) in try s.renameMarker(old, to: new) }
+                say("renamed marker '\(was.name)' to '\(new.trimmingWhitespaceAndNewlines())' (\(loaded.writePath))")
             }
         }
 
@@ -168,15 +174,14 @@ extension Practice {
             static let configuration = CommandConfiguration(
                 abstract: "Move a marker to a time, or nudge it by +/- seconds.",
                 discussion: """
-                    A nudge that starts with '-' needs '--' before the arguments, as in the last example.
-
                     Examples:
                       practice markers move song.mp3 Chorus 0:45.2
                       practice markers move song.mp3 Chorus +0.1
-                      practice markers move -- song.mp3 Chorus -0.25
+                      practice markers move song.mp3 Chorus -0.25
+                      practice markers move song.mp3 Intro#2 -0.05
                     """)
             @OptionGroup var target: SidecarOptions
-            @Argument(help: "The marker's name.") var name: String
+            @Argument(help: "The marker: its name, @TIME, NAME#N (the Nth of that name, by time) or its id's start.") var name: String
             @Argument(help: "A time (1:12.5), or a nudge (+0.1, -0.25).") var time: String
 
             func validate() throws {
@@ -202,8 +207,11 @@ extension Practice.Markers {
             abstract: "Merge another copy of a sidecar (a friend's, say) into this track's.",
             discussion: """
                 Markers and loops are matched by id: what only one side has is kept, and where both \
-                edited the same one, the newer edit wins. Two different markers with the same name \
-                are both kept and reported. Prints what changed.
+                edited the same one, the newer edit wins. Settings (the tempo, the lyrics' shift) \
+                merge one by one, the newer edit of each winning; fields this version does not \
+                know are kept. Two different markers with the same name are both kept and \
+                reported. Prints what changed (+ - ~), what was decided where the copies \
+                disagree (*), and what to look at (! ?).
 
                 Example:
                   practice markers merge song.mp3 ~/Downloads/song.mp3.practice.json
@@ -237,12 +245,13 @@ extension Practice.Markers {
             discussion: """
                 Set it up once per repository:
                   echo '*.practice.json merge=practice' >> .gitattributes
-                  git config merge.practice.driver "practice markers merge-driver %O %A %B"
+                  git config merge.practice.driver "practice markers merge-driver %O %A %B %P"
                 Exits 0 when merged; a file it cannot read is left for git to mark as a conflict.
                 """)
-        @Argument(help: "The common ancestor (git's %O); unused: ids, edit times and removals say enough.") var ancestor: String
+        @Argument(help: "The common ancestor (git's %O): ids, edit times and removals decide; the ancestor tells the report which edits were made on both sides.") var ancestor: String
         @Argument(help: "Our version (git's %A); the merge is written here.") var ours: String
         @Argument(help: "Their version (git's %B).") var theirs: String
+        @Argument(help: "The sidecar's path in the repository (git's %P), for the report.") var path: String?
 
         func run() throws {
             var a = try SidecarStore.read(ours)
@@ -250,9 +259,15 @@ extension Practice.Markers {
             for (path, s) in [(ours, a), (theirs, b)] where s.version > Sidecar.currentVersion {
                 throw PracticeError(.dataError, "\(path): written by a newer practice (format version \(s.version)); not merged")
             }
-            let report = a.merge(b)
+            // The ancestor only tells edits made on both sides from edits made on one, for the
+            // report; git gives an empty one when both sides added the file.
+            let base = try? SidecarStore.read(ancestor)
+            let report = a.merge(b, ancestor: base)
             try AtomicFile.write(a.encoded(), to: ours)
-            for line in report.clashes + report.suggestions { Terminal.write("practice: \(line)\n", to: STDERR_FILENO) }
+            // git shows what a driver prints: what came in, and what was decided.
+            if !report.lines.isEmpty {
+                Terminal.write("practice: merged \(path ?? "the sidecar") with their version:\n" + report.lines.map { "practice: \($0)\n" }.joined(), to: STDERR_FILENO)
+            }
         }
     }
 }

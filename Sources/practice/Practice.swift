@@ -27,7 +27,7 @@ struct Practice: AsyncParsableCommand {
     /// Parses and runs, turning every error into one line on stderr and a sysexits code.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(argumentsAllowingNudges(Array(CommandLine.arguments.dropFirst())))
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
             } else {
@@ -47,6 +47,22 @@ struct Practice: AsyncParsableCommand {
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
             fail("\(message) (see 'practice --help')", code: code.rawValue)
         }
+    }
+
+    /// `markers move FILE NAME -0.25`: a nudge back reads as an option to the parser, so it goes
+    /// after a `--` (where positional arguments go on), as a user would otherwise have to write.
+    static func argumentsAllowingNudges(_ arguments: [String]) -> [String] {
+        guard arguments.starts(with: ["markers", "move"]), !arguments.contains("--"),
+              let k = arguments.indices.dropFirst(2).first(where: { isNudgeBack(arguments[$0]) }) else { return arguments }
+        var out = arguments
+        let nudge = out.remove(at: k)
+        return out + ["--", nudge]
+    }
+
+    /// `-0.25`, `-1:00`, `-.5`: a minus sign and a time.
+    static func isNudgeBack(_ s: String) -> Bool {
+        guard s.hasPrefix("-"), let second = s.dropFirst().first, second.isNumber || second == "." else { return false }
+        return TimeChange(s) != nil
     }
 
     static func fail(_ message: String, code: Int32) -> Never {

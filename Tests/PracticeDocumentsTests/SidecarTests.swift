@@ -208,6 +208,36 @@ import PracticeEngine
         try s.addMarker(name: "Chorus", time: 31, duration: 60)
     }
 
+    /// After a merge two markers may share a name: each can still be picked, by its time, its
+    /// place among those of that name, or its id's start; the name alone is refused, saying how.
+    @Test func markersThatShareANameCanEachBePicked() throws {
+        var s = Sidecar()
+        s.markers = [Marker(id: "9f1c2d3e-0000-4000-8000-000000000001", name: "Intro", time: 2, author: nil),
+                     Marker(id: "4b7a0c11-0000-4000-8000-000000000002", name: "intro", time: 5.25, author: nil),
+                     Marker(id: "4b7a99aa-0000-4000-8000-000000000003", name: "Verse", time: 9, author: nil)]
+        #expect(throws: PracticeError(.usage, "2 markers are named 'Intro': say which, as 'Intro#1' (0:02.000), 'Intro#2' (0:05.250), or '@TIME'")) {
+            try s.markerIndex(named: "intro")
+        }
+        #expect(try s.markerIndex(named: "Intro#2") == 1)
+        #expect(try s.markerIndex(named: "INTRO #1") == 0)
+        #expect(try s.markerIndex(named: "@0:05") == 1, "the nearest, within half a second")
+        #expect(try s.markerIndex(named: "@2.4") == 0)
+        #expect(try s.markerIndex(named: "9f1c") == 0)
+        #expect(try s.markerIndex(named: "4b7a0c") == 1)
+        #expect(try s.markerIndex(named: s.markers[2].id) == 2)
+        #expect(throws: PracticeError(.usage, "2 markers have ids that start with '4b7a': give more of the id")) { try s.markerIndex(named: "4b7a") }
+        #expect(throws: PracticeError(.usage, "no marker within 0.5 s of 0:07.000 (the nearest is 'intro' at 0:05.250)")) { try s.markerIndex(named: "@7") }
+        #expect(throws: PracticeError(.usage, "'Intro#3': there are 2 markers named 'Intro'")) { try s.markerIndex(named: "Intro#3") }
+        #expect(throws: PracticeError(.usage, "'@soon': after @ comes a time, such as @1:02.5")) { try s.markerIndex(named: "@soon") }
+        // The picks work for every edit.
+        let was = try s.renameMarker("Intro#2", to: "Intro (turn)")
+        #expect(was.time == 5.25 && s.markers[1].name == "Intro (turn)" && s.markers[0].name == "Intro")
+        try s.moveMarker("@2", .by(0.5), duration: 60)
+        #expect(s.markers[0].time == 2.5)
+        try s.removeMarker(named: "9f1c")
+        #expect(s.liveMarkers.map(\.name) == ["Intro (turn)", "Verse"])
+    }
+
     @Test(arguments: [("+0.1", TimeChange.by(0.1)), ("-0.25", .by(-0.25)), ("1:12.5", .to(72.5)), ("-1:00", .by(-60))] as [(String, TimeChange)])
     func nudgesAndTimes(text: String, change: TimeChange) { #expect(TimeChange(text) == change) }
 }

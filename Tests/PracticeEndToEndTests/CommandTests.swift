@@ -62,7 +62,7 @@ import PracticeTestSupport
         let usage = try #require(lines.firstIndex { $0.hasPrefix("USAGE: practice \(name)") }, "no usage line for \(name)")
         if command.last == "merge-driver" {
             // Its "example" is the setup git needs, word for word.
-            #expect(lines.contains(#"  git config merge.practice.driver "practice markers merge-driver %O %A %B""#))
+            #expect(lines.contains(#"  git config merge.practice.driver "practice markers merge-driver %O %A %B %P""#))
             return
         }
         // The examples: every indented line between "Examples:" and the usage runs practice (a long

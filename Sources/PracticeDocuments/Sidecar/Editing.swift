@@ -46,31 +46,68 @@ extension Sidecar {
         return Sidecar.milliseconds(t)
     }
 
-    /// The live marker called `name` (ignoring case); an error if there is none, or several
-    /// (possible after a merge).
+    /// The live marker a person means by `name`: its name (ignoring case); `@TIME`, the marker
+    /// nearest that time (within half a second); `NAME#N`, the Nth by time of the markers that
+    /// share a name (after a merge); or its id, or the id's first four or more characters. An
+    /// error if none, or several, match.
     public func markerIndex(named name: String) throws(PracticeError) -> Int {
-        try Self.index(of: name, kind: "marker", names: markers.map { $0.deleted ? nil : $0.name }) { hits in
-            " (at \(hits.map { Timecode.format(markers[$0].time, decimals: 3) }.joined(separator: ", ")))"
-        }
+        try Self.pick(name, kind: "marker", among: markers.indices.filter { !markers[$0].deleted }.map {
+            (index: $0, name: markers[$0].name, id: markers[$0].id, time: markers[$0].time)
+        })
     }
 
-    /// The live loop called `name` (ignoring case), as `markerIndex`.
+    /// The live loop a person means by `name`, as `markerIndex` (`@TIME` is the loop's start).
     public func loopIndex(named name: String) throws(PracticeError) -> Int {
-        try Self.index(of: name, kind: "loop", names: loops.map { $0.deleted ? nil : $0.name }) { _ in "" }
+        try Self.pick(name, kind: "loop", among: loops.indices.filter { !loops[$0].deleted }.map {
+            (index: $0, name: loops[$0].name, id: loops[$0].id, time: time(of: loops[$0].start) ?? 0)
+        })
     }
 
-    /// The one live entry of `names` (nil: removed) called `name`, ignoring case and the spaces
-    /// around it; `places` says where several that share it are.
-    private static func index(of name: String, kind: String, names: [String?], places: ([Int]) -> String) throws(PracticeError) -> Int {
-        let folded = name.trimmingWhitespace().lowercased()
-        let hits = names.indices.filter { names[$0]?.lowercased() == folded }
-        guard let first = hits.first else {
-            throw PracticeError(.usage, "no \(kind) named '\(name)'\(suggestion(name, in: names.compactMap { $0 }))")
+    /// How far from a marker `@TIME` may be and still pick it.
+    static let pickTolerance = 0.5
+
+    /// The one entry of `live` that `text` names (see `markerIndex`).
+    private static func pick(_ text: String, kind: String, among live: [(index: Int, name: String, id: String, time: Double)]) throws(PracticeError) -> Int {
+        let typed = text.trimmingWhitespace(), folded = typed.lowercased()
+        let byTime = live.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        func at(_ t: Double) -> String { Timecode.format(t, decimals: 3) }
+        if let exact = live.first(where: { $0.id == typed }) { return exact.index }
+        let named = byTime.filter { $0.name.lowercased() == folded }
+        if named.count == 1 { return named[0].index }
+        if named.count > 1 {
+            let choices = named.indices.map { "'\(named[0].name)#\($0 + 1)' (\(at(named[$0].time)))" }
+            throw PracticeError(.usage, "\(named.count) \(kind)s are named '\(named[0].name)': say which, as \(choices.joined(separator: ", ")), or '@TIME'")
         }
-        guard hits.count == 1 else {
-            throw PracticeError(.usage, "\(hits.count) \(kind)s are named '\(names[first]!)'\(places(hits)); rename one first")
+        if typed.hasPrefix("@") {
+            guard let t = Timecode.parse(String(typed.dropFirst())) else {
+                throw PracticeError(.usage, "'\(typed)': after @ comes a time, such as @1:02.5")
+            }
+            let nearest = byTime.sorted { abs($0.time - t) < abs($1.time - t) }
+            guard let best = nearest.first, abs(best.time - t) <= pickTolerance else {
+                let hint = nearest.first.map { " (the nearest is '\($0.name)' at \(at($0.time)))" } ?? " (there are none yet)"
+                throw PracticeError(.usage, "no \(kind) within \(JSONValue.formatMilliseconds(pickTolerance)) s of \(at(t))\(hint)")
+            }
+            if nearest.count > 1, abs(nearest[1].time - t) == abs(best.time - t) {
+                throw PracticeError(.usage, "'\(best.name)' at \(at(best.time)) and '\(nearest[1].name)' at \(at(nearest[1].time)) are equally near \(at(t)): pick one by name or id")
+            }
+            return best.index
         }
-        return first
+        if let hash = typed.lastIndex(of: "#"), let n = Int(typed[typed.index(after: hash)...]) {
+            let base = typed[..<hash].trimmingWhitespace().lowercased()
+            let group = byTime.filter { $0.name.lowercased() == base }
+            if !group.isEmpty {
+                guard (1...group.count).contains(n) else {
+                    throw PracticeError(.usage, "'\(typed)': there \(group.count == 1 ? "is 1 \(kind)" : "are \(group.count) \(kind)s") named '\(group[0].name)'")
+                }
+                return group[n - 1].index
+            }
+        }
+        if folded.count >= 4, folded.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            let hits = live.filter { $0.id.lowercased().hasPrefix(folded) }
+            if hits.count == 1 { return hits[0].index }
+            if hits.count > 1 { throw PracticeError(.usage, "\(hits.count) \(kind)s have ids that start with '\(typed)': give more of the id") }
+        }
+        throw PracticeError(.usage, "no \(kind) named '\(typed)'\(suggestion(typed, in: byTime.map(\.name)))")
     }
 
     private static func suggestion(_ name: String, in names: [String]) -> String {
@@ -119,14 +156,18 @@ extension Sidecar {
         return t
     }
 
-    public mutating func renameMarker(_ old: String, to new: String) throws(PracticeError) {
+    /// Renames the marker `old` picks (see `markerIndex`); returns it as it was.
+    @discardableResult
+    public mutating func renameMarker(_ old: String, to new: String) throws(PracticeError) -> Marker {
         let k = try markerIndex(named: old)
+        let before = markers[k]
         let others = liveMarkers.filter { $0.id != markers[k].id }.map(\.name)
         let name = try Self.checkName(new, kind: "marker", taken: others)
-        if name == markers[k].name { return }
+        if name == markers[k].name { return before }
         markers[k].name = name
         markers[k].updatedAt = Sidecar.now()
         if let a = Sidecar.author { markers[k].author = a }
+        return before
     }
 
     @discardableResult

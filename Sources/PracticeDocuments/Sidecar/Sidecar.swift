@@ -131,9 +131,29 @@ public struct PracticeSettings: Sendable, Equatable {
     public var bpm: Double?
     /// Seconds to move the track's lyrics by (positive: later), to the millisecond.
     public var lyricsShift: Double?
+    /// When each setting was last set or cleared (RFC 3339 UTC, by its key), so that a merge takes
+    /// the newer edit of each one. A setting without a time counts as older than any with one.
+    public var updatedAt: [String: String] = [:]
     public var extra: [String: JSONValue] = [:]
     public init(rate: Double? = nil, pitch: Double? = nil, position: Double? = nil, bpm: Double? = nil, lyricsShift: Double? = nil) {
         self.rate = rate; self.pitch = pitch; self.position = position; self.bpm = bpm; self.lyricsShift = lyricsShift
+    }
+
+    /// Sets (or, with nil, clears) one setting and records when, for merges.
+    public mutating func set(_ key: WritableKeyPath<PracticeSettings, Double?>, _ value: Double?, at time: String = Sidecar.now()) {
+        self[keyPath: key] = value
+        updatedAt[Self.name(of: key)] = time
+    }
+
+    static func name(of key: WritableKeyPath<PracticeSettings, Double?>) -> String {
+        switch key {
+        case \.rate: "rate"
+        case \.pitch: "pitch"
+        case \.position: "position"
+        case \.bpm: "bpm"
+        case \.lyricsShift: "lyricsShift"
+        default: "\(key)"
+        }
     }
 }
 

@@ -302,6 +302,13 @@ extension PracticeSettings {
         var m = try Members(r)
         self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"), bpm: try m.number("bpm"),
                   lyricsShift: try m.number("lyricsShift", "a number of seconds").map(Sidecar.milliseconds))
+        if let stamps = m.rest.removeValue(forKey: "updatedAt") {
+            let r = FieldReader(path: "settings.updatedAt", value: stamps)
+            for (key, value) in try r.object() {
+                guard let t = value.string else { throw FieldReader(path: "settings.updatedAt.\(key)", value: value).fail("expected a time such as \"2026-11-20T10:01:00.000Z\", found \(value.kindName)") }
+                updatedAt[key] = t
+            }
+        }
         extra = m.rest
     }
 
@@ -312,6 +319,7 @@ extension PracticeSettings {
         if let position { o["position"] = .seconds(position) }
         if let bpm { o["bpm"] = .double(bpm) }
         if let lyricsShift { o["lyricsShift"] = .double(lyricsShift) }
+        if !updatedAt.isEmpty { o["updatedAt"] = .object(updatedAt.mapValues { .string($0) }) }
         return .object(o)
     }
 }

@@ -139,23 +139,66 @@ public enum SidecarStore {
         }
     }
 
+    /// Where a track's markers go when its folder cannot be written (a read-only folder, a shared
+    /// drive): `$XDG_DATA_HOME/practice/sidecars/<file name>.<16 hex digits>.practice.json`, the
+    /// digits from the decoded audio's SHA-256, so the file is found again by the audio whatever
+    /// the track is called or wherever it is.
+    public static func fallbackPath(for identity: TrackIdentity) -> String {
+        let key = "." + identity.pcm.sha256.prefix(16) + suffix
+        let folder = XDG.data.appendingPathComponent("sidecars").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        if let known = names.sorted().first(where: { $0.hasSuffix(key) && !$0.hasPrefix(".") }) { return folder + "/" + known }
+        return folder + "/" + identity.fileName + key
+    }
+
+    /// Whether files can be created in the folder that holds `path`.
+    static func folderIsWritable(_ path: String) -> Bool {
+        let folder = Path.directory(path)
+        return access(folder.isEmpty ? "." : folder, W_OK) == 0
+    }
+
+    /// Where edits of the track's markers are written: `explicit`, else beside the audio, else
+    /// (a folder that cannot be written) the fallback under `$XDG_DATA_HOME`.
+    static func writePath(for track: some SidecarTrack, explicit: String?) throws(PracticeError) -> String {
+        if let explicit { return explicit }
+        let own = ownPath(forAudio: track.path)
+        return folderIsWritable(own) ? own : fallbackPath(for: try track.identity())
+    }
+
     /// Finds the track's sidecar (its own, a sibling's, or `explicit`), reads it and checks that it
-    /// was made for this recording. A track without one gets an empty sidecar.
+    /// was made for this recording. A track without one (or an `explicit` file that does not exist
+    /// yet) gets an empty sidecar. Where the track's folder cannot be written, the markers live in
+    /// the fallback (`fallbackPath`), which takes in the file beside the audio (a crew's shared
+    /// sidecar) each time it is read, so nothing from either side is lost.
     public static func load(for track: some SidecarTrack, explicit: String? = nil) throws(PracticeError) -> LoadedSidecar {
         let own = ownPath(forAudio: track.path)
-        let writePath = explicit ?? own
-        var readPath: String?
+        let writePath = try self.writePath(for: track, explicit: explicit)
+        var besidePath: String?
         if let explicit {
-            readPath = explicit
+            besidePath = FileManager.default.fileExists(atPath: explicit) ? explicit : nil
         } else if FileManager.default.fileExists(atPath: own) {
-            readPath = own
+            besidePath = own
         } else {
-            readPath = siblingPaths(forAudio: track.path).first { FileManager.default.fileExists(atPath: $0) }
+            besidePath = siblingPaths(forAudio: track.path).first { FileManager.default.fileExists(atPath: $0) }
         }
-        guard let readPath else { return LoadedSidecar(readPath: nil, writePath: writePath, sidecar: Sidecar()) }
-        let sidecar = try read(readPath)
+        let fallback = explicit == nil && writePath != own
+        let fallbackExists = fallback && FileManager.default.fileExists(atPath: writePath)
+        guard let readPath = fallbackExists ? writePath : besidePath else {
+            var loaded = LoadedSidecar(readPath: nil, writePath: writePath, sidecar: Sidecar())
+            if fallback { loaded.warnings.append(fallbackNotice(for: track, at: writePath)) }
+            return loaded
+        }
+        var sidecar = try read(readPath)
         try checkTimes(sidecar, for: track, path: readPath)
         var loaded = LoadedSidecar(readPath: readPath, writePath: writePath, sidecar: sidecar)
+        if fallbackExists, let besidePath {
+            let shared = try read(besidePath)
+            try checkTimes(shared, for: track, path: besidePath)
+            if shared.version <= Sidecar.currentVersion {
+                _ = sidecar.merge(shared)
+                loaded.sidecar = sidecar
+            }
+        }
         if sidecar.version > Sidecar.currentVersion {
             loaded.warnings.append("\(readPath) was written by a newer practice (format version \(sidecar.version)); showing what this version understands, read-only")
         }
@@ -166,10 +209,18 @@ public enum SidecarStore {
                 loaded.warnings.append("\(readPath) was made for \(made): \(diff); times may be off")
             }
         }
-        if readPath != writePath {
+        if fallback && !fallbackExists {
+            loaded.warnings.append(fallbackNotice(for: track, at: writePath))
+        } else if readPath != writePath {
             loaded.warnings.append("using \(readPath) (made for another file of the same song); changes go to \(writePath)")
         }
         return loaded
+    }
+
+    /// Said until the fallback sidecar exists (so, once: at the first edit it does).
+    static func fallbackNotice(for track: some SidecarTrack, at path: String) -> String {
+        let folder = Path.directory(track.path)
+        return "\(folder.isEmpty ? "this folder" : folder) cannot be written: markers for \(Path.lastComponent(track.path)) are kept in \(path)"
     }
 
     /// Locks the sidecar's folder, reads the sidecar afresh, applies `edit` and writes the result
@@ -179,7 +230,14 @@ public enum SidecarStore {
     public static func update<R>(for track: some SidecarTrack, explicit: String? = nil,
                                  _ edit: (inout Sidecar) throws(PracticeError) -> R) throws(PracticeError) -> (result: R, loaded: LoadedSidecar) {
         let identity = try track.identity()       // outside the lock: decoding takes a while
-        let writePath = explicit ?? ownPath(forAudio: track.path)
+        let writePath = try self.writePath(for: track, explicit: explicit)
+        if explicit == nil, writePath != ownPath(forAudio: track.path) {
+            do {
+                try FileManager.default.createDirectory(atPath: Path.directory(writePath), withIntermediateDirectories: true)
+            } catch {
+                throw PracticeError(.cannotCreate, "\(Path.directory(writePath)): cannot create the folder for markers of songs in read-only folders: \(systemMessage(for: error))")
+            }
+        }
         let lock = try FolderLock(for: writePath)
         defer { lock.release() }
         AtomicFile.removeLeftovers(of: writePath)

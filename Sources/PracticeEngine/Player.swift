@@ -159,6 +159,9 @@ public final class Player: Sendable {
     private let audio: any AudioThreadControl
     /// The real-time thread's `pthread_t` (for tests that watch what it does).
     var audioThreadID: UInt { audio.threadID }
+    /// When (on the output's clock) the audio thread last measured the device (for tests on a
+    /// virtual device, which wait for the measurement that includes the frames they heard).
+    var lastMeasurementNanoseconds: Int64 { audio.clock.read().timeNs }
     private let decoder: Decoder
     private let engine: Locked<Engine>
     private let subscribers = Locked<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])

@@ -24,7 +24,13 @@ final class VirtualRig: Sendable {
     /// is paused or finished and the device has nothing left).
     @discardableResult
     func play(_ frames: Int) -> [Float] {
-        output.play(frames: frames) { !player.state.isPlaying }
+        let heard = output.play(frames: frames) { !player.state.isPlaying }
+        // The audio thread measures the device just after each write, so the last frames heard
+        // may not be measured yet (a thread preempted in between): wait for the measurement made
+        // at the device's time now, which the audio thread takes once it has written again.
+        let deadline = Date().addingTimeInterval(1)
+        while player.lastMeasurementNanoseconds < output.nowNanoseconds && player.state.isPlaying && Date() < deadline { usleep(50) }
+        return heard
     }
 
     /// Runs a command and, if the device held frames, waits until the audio thread has dropped

@@ -32,6 +32,8 @@ public struct ScreenState: Sendable, Equatable {
     public var rehearsal = Rehearsal()
     public var bpm: Double?
     public var bindings = KeyBindings.defaults
+    /// Why the sidecar could not be read, shown in place of the markers' heading.
+    public var sidecarProblem: String?
 
     public enum LoopEnd: Sendable, Equatable { case start, end }
 
@@ -175,8 +177,12 @@ public enum Screen {
             for row in lyricsRows(s, view: view, room: room, color: color) { add(row) }
         } else if room > 0 {
             let editing = s.markerList != nil
-            add(s.markers.isEmpty ? "Markers: none yet (\(s.bindings.label(.addMarker)) drops one where you are)"
-                : editing ? "Markers (editing)" : "Markers")
+            if let problem = s.sidecarProblem {
+                add("Markers unreadable: \(problem.terminalSafe) (left as it is; reloads when fixed)")
+            } else {
+                add(s.markers.isEmpty ? "Markers: none yet (\(s.bindings.label(.addMarker)) drops one where you are)"
+                    : editing ? "Markers (editing)" : "Markers")
+            }
             let current = s.markers.lastIndex { $0.time <= p.position + 0.0005 }
             let focus = s.markerList ?? current
             let shown = markerWindow(count: s.markers.count, current: focus, room: room - 1)

@@ -43,17 +43,16 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     /// Runs until `q`, Ctrl-C, `requestQuit()` or the end of a limited loop; restores the terminal.
     public func run() throws {
-        reloadSidecar()
-        loadLyrics()
+        prepare()
         let terminal = try RawTerminal()
         defer { terminal.restore() }
         var decoder = KeyDecoder()
         var buffer = [UInt8](repeating: 0, count: 256)
         let wake = self.wake
-        let watcher = Task.detached { [player] in
+        let listener = Task.detached { [player] in
             for await _ in player.events(keepingNewest: 1) { wake.ring() }
         }
-        defer { watcher.cancel() }
+        defer { listener.cancel() }
         signal(SIGWINCH, SIG_IGN)
         let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         resize.setEventHandler { wake.ring() }
@@ -61,11 +60,13 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         defer { resize.cancel() }
         while !quitRequested.load(ordering: .acquiring) {
             draw()
-            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
             // Playing: ten redraws a second, plus one at each lyric line or word. Paused: only when something happens.
             let s0 = player.state
-            _ = poll(&fds, 2, s0.isPlaying && !s0.isFinished ? msUntilNextLyric(s0) : 2_000)
+            _ = poll(&fds, 3, s0.isPlaying && !s0.isFinished ? msUntilNextLyric(s0) : 2_000)
             if fds[1].revents != 0 { wake.drain() }
+            if fds[2].revents != 0, watcher?.drain() == true { reloadSidecar() }
             var keys: [Key] = []
             if fds[0].revents != 0 {
                 let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
@@ -173,9 +174,38 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         }
     }
 
-    /// Reads the sidecar into the model (a sidecar that cannot be read leaves what was shown).
+    /// Reads the sidecar and the lyrics, and starts watching the sidecar's files, so that another
+    /// window's edits (or a `git pull`) show at once.
+    func prepare() {
+        reloadSidecar()
+        loadLyrics()
+        if let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) {
+            watcher = FolderWatcher(paths: [loaded.writePath] + (loaded.readPath.map { [$0] } ?? []))
+        } else {
+            watcher = FolderWatcher(paths: [sidecarPath ?? SidecarStore.ownPath(forAudio: player.track.path)])
+        }
+    }
+
+    /// Watches the sidecar's files (nil without inotify).
+    private var watcher: FolderWatcher?
+
+    /// Waits up to `milliseconds` for the sidecar to change on disk and reloads it if it did.
+    func reloadIfChanged(waitingMs milliseconds: Int32) -> Bool {
+        guard watcher?.wait(milliseconds: milliseconds) == true else { return false }
+        reloadSidecar()
+        return true
+    }
+
+    /// Reads the sidecar into the model. One that cannot be read is said on the screen, and what
+    /// was shown stays (the file is never rewritten).
     private func reloadSidecar() {
-        guard let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) else { return }
+        let loaded: LoadedSidecar
+        do {
+            loaded = try SidecarStore.load(for: player.track, explicit: sidecarPath)
+        } catch {
+            model.sidecarUnreadable(error.message)
+            return
+        }
         var s = loaded.sidecar
         s.normalize()
         let loops = s.liveLoops.compactMap { l -> SidecarView.NamedLoop? in

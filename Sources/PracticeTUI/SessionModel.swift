@@ -47,14 +47,16 @@ public struct SidecarView: Equatable, Sendable {
     public var markers: [ScreenState.MarkerRow]
     public var loops: [NamedLoop]
     public var bpm: Double?
+    /// Why the sidecar could not be read (its markers are not shown; the file is left as it is).
+    public var problem: String?
     public struct NamedLoop: Equatable, Sendable {
         public var name: String
         public var start: Double
         public var end: Double
         public init(name: String, start: Double, end: Double) { self.name = name; self.start = start; self.end = end }
     }
-    public init(markers: [ScreenState.MarkerRow] = [], loops: [NamedLoop] = [], bpm: Double? = nil) {
-        self.markers = markers; self.loops = loops; self.bpm = bpm
+    public init(markers: [ScreenState.MarkerRow] = [], loops: [NamedLoop] = [], bpm: Double? = nil, problem: String? = nil) {
+        self.markers = markers; self.loops = loops; self.bpm = bpm; self.problem = problem
     }
 }
 
@@ -101,9 +103,19 @@ public struct SessionModel: Sendable {
     // MARK: Input from the I/O loop
 
     /// The sidecar as it now is (read at the start and after every edit).
+    /// The marker picked in the list stays picked (by its id) when the sidecar changes under it.
     public mutating func reload(_ view: SidecarView) {
+        let picked = markerList.flatMap { $0 < sidecar.markers.count ? sidecar.markers[$0].id : nil }
         sidecar = view
-        if let k = markerList { markerList = view.markers.isEmpty ? nil : min(k, view.markers.count - 1) }
+        if let k = markerList {
+            markerList = view.markers.isEmpty ? nil : view.markers.firstIndex { $0.id == picked } ?? min(k, view.markers.count - 1)
+        }
+    }
+
+    /// The sidecar could not be read (at the start, or after someone else wrote it): say why on
+    /// the screen, and keep what was shown until it reads again.
+    public mutating func sidecarUnreadable(_ problem: String) {
+        sidecar.problem = problem
     }
 
     /// The lyrics found for the track, and the first problem with them.
@@ -462,6 +474,7 @@ public struct SessionModel: Sendable {
         st.rehearsal = player.loop?.rehearsal ?? rehearsal
         st.bpm = rehearsal.bpm ?? sidecar.bpm
         st.bindings = bindings
+        st.sidecarProblem = sidecar.problem
         st.lyrics = lyrics
         if var v = lyricsView, let lyrics, v.following, lyrics.isSynced {
             v.selected = lyrics.lineIndex(at: player.position) ?? 0

@@ -74,4 +74,52 @@ import PracticeControl
         let saved = try SidecarStore.load(for: player.track, explicit: nil).sidecar.liveMarkers.map { "\($0.name)@\($0.time)" }
         #expect(saved == ["Intro riff@0.5", "Marker 2@1.0", "Marker 3 bis@2.0"])
     }
+
+    /// Another window (or a `git pull`) changes the sidecar: the screen reloads it by itself
+    /// (inotify), the marker picked in the list stays picked, and a file someone broke is said on
+    /// the screen, keeping what was shown, until it reads again.
+    @Test func theSidecarReloadsWhenAnotherProcessChangesIt() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        session.prepare()
+        let path = dir.file("tone.wav.practice.json")
+        func names() -> [String] { session.screenState.markers.map(\.name) }
+        #expect(names().isEmpty && !session.reloadIfChanged(waitingMs: 50))
+        try SidecarStore.update(for: player.track) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Verse", time: 2, duration: 4)
+            try s.addMarker(name: "Chorus", time: 3, duration: 4)
+        }
+        #expect(session.reloadIfChanged(waitingMs: 2_000) && names() == ["Verse", "Chorus"])
+        _ = session.handle(.character("M"))
+        _ = session.handle(.down)
+        #expect(session.screenState.markerList == 1)
+        try SidecarStore.update(for: player.track) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Intro", time: 0.5, duration: 4)
+        }
+        #expect(session.reloadIfChanged(waitingMs: 2_000) && names() == ["Intro", "Verse", "Chorus"])
+        #expect(session.screenState.markerList == 2, "Chorus stays picked")
+        // Broken by hand: said at once, markers kept on the screen, the file left alone.
+        let broken = Data("{\"format\": \"practice-markers\", \"version\": 1, \"markers\": [\n".utf8)
+        try broken.write(to: URL(fileURLWithPath: dir.file("broken.tmp")))
+        #expect(rename(dir.file("broken.tmp"), path) == 0)
+        #expect(session.reloadIfChanged(waitingMs: 2_000))
+        let screen = Screen.render(session.screenState, width: 300, height: 24)
+        #expect(screen.contains { $0.hasPrefix("Markers unreadable: \(path):2:1: unexpected end of file") && $0.hasSuffix("(left as it is; reloads when fixed)") },
+                "\(screen.joined(separator: "\n"))")
+        #expect(names() == ["Intro", "Verse", "Chorus"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == broken)
+    }
+
+    /// A sidecar that cannot be read is said as soon as the screen opens, not "none yet".
+    @Test func aBrokenSidecarIsSaidWhenTheScreenOpens() throws {
+        try Data("{\"format\": \"practice-markers\", \"version\": 1, \"markers\": [{\"name\": \"x\", \"time\": -3}]}\n".utf8)
+            .write(to: URL(fileURLWithPath: dir.file("tone.wav.practice.json")))
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        session.prepare()
+        let screen = Screen.render(session.screenState, width: 300, height: 24)
+        #expect(screen.contains { $0.hasPrefix("Markers unreadable: \(dir.file("tone.wav.practice.json")):1:") && $0.contains("markers[0].time") },
+                "\(screen.joined(separator: "\n"))")
+        #expect(!screen.contains { $0.contains("none yet") })
+    }
 }

@@ -28,6 +28,9 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
 
         /// The rate being heard at ring frame `ring`.
         func rate(atRing ring: Double) -> Double? { timeline.rate(atOutput: ring - Double(ringFrame)) }
+
+        /// The count-in's click heard at ring frame `ring`, if one is.
+        func countIn(atRing ring: Double) -> (beat: Int, of: Int)? { timeline.countIn(atOutput: ring - Double(ringFrame)) }
     }
 
     private let program: Program

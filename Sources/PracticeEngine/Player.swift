@@ -64,6 +64,13 @@ public struct LoopState: Sendable, Equatable {
     public var isOn: Bool
     /// Count-in, gaps, pre-roll and trainer around its passes.
     public var rehearsal: Rehearsal
+    /// During a count-in: the click being heard (from 1) and how many there are.
+    public var countIn: CountInBeat?
+    public struct CountInBeat: Sendable, Equatable {
+        public var beat: Int
+        public var of: Int
+        public init(beat: Int, of: Int) { self.beat = beat; self.of = of }
+    }
     public init(start: Double, end: Double, name: String?, pass: Int, passes: Int?, isOn: Bool = true, rehearsal: Rehearsal = Rehearsal()) {
         self.start = start; self.end = end; self.name = name; self.pass = pass; self.passes = passes
         self.isOn = isOn; self.rehearsal = rehearsal
@@ -359,6 +366,17 @@ public final class Player: Sendable {
         return track.frame(clamping: loop.start)
     }
 
+    /// After the last pass of a loop with a number of passes (or to start it over): back to the
+    /// loop's start, paused, with every pass to play again, as the end of the track goes back to
+    /// its start. Nothing happens without an active loop.
+    public func rewindLoop() {
+        engine.withLock { c in
+            guard !c.stopped, let loop = c.activeLoop else { return }
+            restart(&c, at: track.frame(clamping: loop.start), settings: c.settings, playing: false, passesBefore: 0)
+            publish(&c, .paused)
+        }
+    }
+
     /// Switches the loop on or off, keeping its ends (nothing happens without a loop).
     public func setLooping(_ on: Bool) {
         engine.withLock { c in
@@ -479,6 +497,10 @@ public final class Player: Sendable {
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
+        if s.isPlaying, c.activeLoop != nil, let segment = decoder.segment(forGeneration: c.generation),
+           let click = segment.countIn(atRing: heardRingFrame(from: segment.ringFrame)) {
+            s.loop?.countIn = .init(beat: click.beat, of: click.of)
+        }
         return s
     }
 

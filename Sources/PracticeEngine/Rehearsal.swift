@@ -145,7 +145,8 @@ final class Program {
         inPass = false
         if insertLeft > 0 {
             append(Timeline.Piece(outStart: outputFrames, source: passStartFor(k), sourceEnd: passStartFor(k), sourcePerOutput: 0, lead: 0,
-                                  pass: k - (loop?.firstPass ?? 0), rate: rate(forPass: k), isAudio: false))
+                                  pass: k - (loop?.firstPass ?? 0), rate: rate(forPass: k), isAudio: false,
+                                  clickSpacing: clickSpacing, clicks: clicks, gap: gapFrames))
         }
     }
 

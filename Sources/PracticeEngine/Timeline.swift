@@ -23,6 +23,11 @@ struct Timeline: Sendable, Equatable {
         var isAudio: Bool
         /// A plain loop: the region it repeats (`passes` of them in all, the first from `source`).
         var wrap: LoopRegion?
+        /// A count-in (an insert that is not audio): frames between clicks, the clicks, and the
+        /// silent gap before them.
+        var clickSpacing = 0
+        var clicks = 0
+        var gap = 0
     }
 
     var pieces: [Piece] = []
@@ -56,6 +61,15 @@ struct Timeline: Sendable, Equatable {
 
     /// The rate heard at output frame `out`.
     func rate(atOutput out: Double) -> Double? { piece(atOutput: out)?.piece.rate }
+
+    /// During a count-in: the click being heard (from 1) and how many there are; nil elsewhere,
+    /// and in the silent gap before the clicks.
+    func countIn(atOutput out: Double) -> (beat: Int, of: Int)? {
+        guard let (p, into) = piece(atOutput: out), !p.isAudio, p.clicks > 0, p.clickSpacing > 0 else { return nil }
+        let t = Int(into) - p.gap
+        guard t >= 0 else { return nil }
+        return (min(t / p.clickSpacing + 1, p.clicks), p.clicks)
+    }
 
     /// Every output frame (before `outputEnd`) at which source frame `frame` is heard: once per
     /// pass that plays it. `atEnd` also counts a piece's (or a pass's) exclusive end, for the end

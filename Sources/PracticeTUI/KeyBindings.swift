@@ -8,12 +8,14 @@ import PracticeControl
 public enum Action: String, CaseIterable, Sendable {
     case playPause = "play-pause"
     case back = "back", forward = "forward", backFine = "back-fine", forwardFine = "forward-fine", toStart = "to-start"
+    case backMore = "back-30", forwardMore = "forward-30", goTo = "go-to"
     case faster = "faster", slower = "slower", fasterFine = "faster-fine", slowerFine = "slower-fine", speedReset = "speed-reset"
     case pitchUp = "pitch-up", pitchDown = "pitch-down"
     case addMarker = "add-marker", markerList = "marker-list", previousMarker = "previous-marker", nextMarker = "next-marker"
     case jump1 = "jump-1", jump2 = "jump-2", jump3 = "jump-3", jump4 = "jump-4", jump5 = "jump-5"
     case jump6 = "jump-6", jump7 = "jump-7", jump8 = "jump-8", jump9 = "jump-9"
     case loopStart = "loop-start", loopEnd = "loop-end", loopToggle = "loop-toggle", nextLoop = "next-loop", saveLoop = "save-loop"
+    case loopSection = "loop-section", passes = "passes"
     case nudgeEarlier = "nudge-earlier", nudgeLater = "nudge-later"
     case nudgeEarlierMore = "nudge-earlier-more", nudgeLaterMore = "nudge-later-more", switchEnd = "switch-end"
     case tapTempo = "tap-tempo", countIn = "count-in"
@@ -37,6 +39,7 @@ public struct KeyBindings: Sendable, Equatable {
     public static let defaults = KeyBindings(actions: [
         .character(" "): .playPause,
         .left: .back, .right: .forward, .shiftLeft: .backFine, .shiftRight: .forwardFine, .home: .toStart,
+        .pageUp: .backMore, .pageDown: .forwardMore, .character("g"): .goTo,
         .character("]"): .faster, .character("["): .slower, .character("}"): .fasterFine, .character("{"): .slowerFine,
         .character("0"): .speedReset, .backspace: .speedReset,
         .character("+"): .pitchUp, .character("="): .pitchUp, .character("-"): .pitchDown,
@@ -44,7 +47,7 @@ public struct KeyBindings: Sendable, Equatable {
         .character("1"): .jump1, .character("2"): .jump2, .character("3"): .jump3, .character("4"): .jump4, .character("5"): .jump5,
         .character("6"): .jump6, .character("7"): .jump7, .character("8"): .jump8, .character("9"): .jump9,
         .character("a"): .loopStart, .character("b"): .loopEnd, .character("l"): .loopToggle,
-        .character("L"): .nextLoop, .character("s"): .saveLoop,
+        .character("L"): .nextLoop, .character("s"): .saveLoop, .character("o"): .loopSection, .character("p"): .passes,
         .down: .nudgeEarlier, .up: .nudgeLater, .shiftDown: .nudgeEarlierMore, .shiftUp: .nudgeLaterMore, .tab: .switchEnd,
         .character("t"): .tapTempo, .character("c"): .countIn,
         .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
@@ -53,7 +56,7 @@ public struct KeyBindings: Sendable, Equatable {
 
     /// The named keys `keys.conf` knows, for help texts.
     public static let keyNames = ["space", "left", "right", "up", "down", "shift-left", "shift-right", "shift-up", "shift-down",
-                                  "home", "end", "enter", "tab", "backspace", "escape", "sharp"]
+                                  "home", "end", "page-up", "page-down", "enter", "tab", "backspace", "escape", "sharp"]
 
     public subscript(key: Key) -> Action? { key == .ctrlC ? .quit : actions[key] }
 

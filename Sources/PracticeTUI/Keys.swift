@@ -3,13 +3,13 @@ public enum Key: Hashable, Sendable {
     case character(Character)
     case left, right, up, down
     case shiftLeft, shiftRight, shiftUp, shiftDown
-    case home, end
+    case home, end, pageUp, pageDown
     case enter, escape, backspace, tab
-    case ctrlC
+    case ctrlC, ctrlU, ctrlW
 }
 
 /// Turns the bytes a terminal sends into keys: UTF-8 text, the xterm escape sequences for arrows
-/// (with the shift modifier), Home and End, and control characters.
+/// (with the shift modifier), Home, End, PgUp and PgDn, and control characters.
 public struct KeyDecoder {
     private var pending: [UInt8] = []
 
@@ -39,6 +39,8 @@ public struct KeyDecoder {
         guard let first = b.first else { return nil }
         switch first {
         case 0x03: return (.ctrlC, 1)
+        case 0x15: return (.ctrlU, 1)
+        case 0x17: return (.ctrlW, 1)
         case 0x0D, 0x0A: return (.enter, 1)
         case 0x09: return (.tab, 1)
         case 0x7F, 0x08: return (.backspace, 1)
@@ -59,7 +61,14 @@ public struct KeyDecoder {
             case UInt8(ascii: "B"): key = shift ? .shiftDown : .down
             case UInt8(ascii: "H"): key = .home
             case UInt8(ascii: "F"): key = .end
-            case UInt8(ascii: "~"): key = params == "1" || params == "7" ? .home : params == "4" || params == "8" ? .end : nil
+            case UInt8(ascii: "~"):
+                switch params {
+                case "1", "7": key = .home
+                case "4", "8": key = .end
+                case "5": key = .pageUp
+                case "6": key = .pageDown
+                default: key = nil
+                }
             default: key = nil
             }
             return (key, i + 1)
@@ -82,7 +91,7 @@ extension Key {
         "space": .character(" "), "sharp": .character("#"),
         "left": .left, "right": .right, "up": .up, "down": .down,
         "shift-left": .shiftLeft, "shift-right": .shiftRight, "shift-up": .shiftUp, "shift-down": .shiftDown,
-        "home": .home, "end": .end, "enter": .enter, "tab": .tab, "backspace": .backspace, "escape": .escape,
+        "home": .home, "end": .end, "page-up": .pageUp, "page-down": .pageDown, "enter": .enter, "tab": .tab, "backspace": .backspace, "escape": .escape,
     ]
 
     /// A key from its name in `keys.conf`, or nil.
@@ -107,11 +116,15 @@ extension Key {
         case .shiftDown: "⇧↓"
         case .home: "Home"
         case .end: "End"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
         case .enter: "Enter"
         case .escape: "Esc"
         case .backspace: "backspace"
         case .tab: "Tab"
         case .ctrlC: "Ctrl-C"
+        case .ctrlU: "Ctrl-U"
+        case .ctrlW: "Ctrl-W"
         }
     }
 }

@@ -47,25 +47,51 @@ public struct ScreenState: Sendable, Equatable {
     public struct Prompt: Sendable, Equatable {
         public var label: String
         public var text: String
-        /// The text is a suggestion: the first key typed replaces it, Enter alone keeps it, → or End
-        /// keeps it for editing.
+        /// The text is a suggestion: the first key typed replaces it, Enter alone keeps it, an
+        /// editing key (← → Home End) keeps it for editing.
         public var isSuggestion: Bool
+        /// Where typing goes, in characters from the start.
+        public var cursor: Int
         public init(label: String, text: String, isSuggestion: Bool = false) {
-            self.label = label; self.text = text; self.isSuggestion = isSuggestion
+            self.label = label; self.text = text; self.isSuggestion = isSuggestion; cursor = text.count
         }
 
-        /// Applies one key to the text (Enter and Esc are the caller's).
+        /// Applies one key to the text as a shell's line editor does (Enter, Esc and Tab are the
+        /// caller's): characters insert at the cursor; Backspace, Ctrl-U (to the start) and
+        /// Ctrl-W (the word before) delete; ← → Home End move.
         mutating func edit(_ key: Key) {
+            var chars = Array(text)
+            cursor = min(max(cursor, 0), chars.count)
             switch key {
             case .character(let c):
-                if isSuggestion { text = "" }
-                text.append(c)
+                if isSuggestion { chars = []; cursor = 0 }
+                chars.insert(c, at: cursor)
+                cursor += 1
             case .backspace:
-                if isSuggestion { text = "" } else if !text.isEmpty { text.removeLast() }
-            case .right, .end: break
+                if isSuggestion { chars = []; cursor = 0 } else if cursor > 0 { chars.remove(at: cursor - 1); cursor -= 1 }
+            case .ctrlU:
+                chars.removeFirst(isSuggestion ? chars.count : cursor)
+                cursor = 0
+            case .ctrlW:
+                var k = isSuggestion ? chars.count : cursor
+                while k > 0, chars[k - 1] == " " { k -= 1 }
+                while k > 0, chars[k - 1] != " " { k -= 1 }
+                chars.removeSubrange(k..<(isSuggestion ? chars.count : cursor))
+                cursor = k
+            case .left: cursor = max(cursor - 1, 0)
+            case .right: cursor = min(cursor + 1, chars.count)
+            case .home: cursor = 0
+            case .end: cursor = chars.count
             default: return
             }
+            text = String(chars)
             isSuggestion = false
+        }
+
+        /// The text before the cursor, and from it on.
+        var split: (String, String) {
+            let chars = Array(text), k = min(max(cursor, 0), chars.count)
+            return (String(chars[..<k]), String(chars[k...]))
         }
     }
 
@@ -149,6 +175,7 @@ public enum Screen {
 
     public static func render(_ s: ScreenState, width: Int, height: Int, color: Bool = false) -> [String] {
         let w = max(width, 20)
+        if height < 10 || width < 30 { return compact(s, width: w, height: max(height, 1)) }
         var lines: [String] = []
         func add(_ line: String) { lines.append(fit(line, w)) }
         let p = s.player
@@ -165,7 +192,7 @@ public enum Screen {
         var right = "speed \(StatusLine.formatRate(p.rate))"
         if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch)) st" }
         if let bpm = s.bpm { right += "  \(StatusLine.formatNumber(bpm)) bpm" }
-        add(spread("\(state)   \(Timecode.format(p.position)) / \(Timecode.format(p.duration))", right, w))
+        add(spread("\(state)   \(where_(p)) / \(Timecode.format(p.duration))", right, w))
         add(seekBar(s, width: w, color: color))
         add(loopLine(s))
         for line in rehearsalLines(s) { add(line) }
@@ -196,9 +223,10 @@ public enum Screen {
         }
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))
         if let prompt = s.prompt {
+            let (before, after) = prompt.split
             let safe = prompt.text.terminalSafe
-            let text = !prompt.isSuggestion ? safe : color ? reverse(safe) : "‹\(safe)›"
-            add("\(prompt.label.terminalSafe): \(text)█")
+            let text = !prompt.isSuggestion ? before.terminalSafe + "█" + after.terminalSafe : (color ? reverse(safe) : "‹\(safe)›") + "█"
+            add("\(prompt.label.terminalSafe): \(text)")
         }
         add((s.message ?? "").terminalSafe)
         let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
@@ -232,6 +260,30 @@ public enum Screen {
         return "▕" + cells.joined() + "▏"
     }
 
+    /// The heard position, or during a count-in the click being heard.
+    static func where_(_ p: PlayerState) -> String {
+        if let c = p.loop?.countIn { return "count-in \(c.beat) of \(c.of)" }
+        return Timecode.format(p.position)
+    }
+
+    /// A terminal too small for the full screen (down to 20×5): what matters while drilling, the
+    /// position and the speed first, then the loop, the prompt and the message.
+    static func compact(_ s: ScreenState, width w: Int, height: Int) -> [String] {
+        let p = s.player
+        let symbol = p.isFinished ? "■" : p.isPlaying ? "▶" : "⏸"
+        var lines = [fit("\(symbol) \(where_(p)) \(StatusLine.formatRate(p.rate))\(p.pitch != 0 ? " \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch))st" : "")", w)]
+        if let l = p.loop {
+            lines.append(fit("loop \(l.isOn ? "\(l.pass)\(l.passes.map { "/\($0)" } ?? "")" : "off") \(Timecode.format(l.start))–\(Timecode.format(l.end))", w))
+        }
+        if let prompt = s.prompt {
+            let (before, after) = prompt.split
+            lines.append(fit("\(prompt.isSuggestion ? "‹\(prompt.text.terminalSafe)›" : before.terminalSafe)█\(prompt.isSuggestion ? "" : after.terminalSafe)", w))
+        }
+        if let m = s.message { lines.append(fit(m.terminalSafe, w)) }
+        if lines.count < height { lines.insert(fit(p.title.terminalSafe, w), at: 1) }
+        return pad(Array(lines.prefix(height)), w, height)
+    }
+
     static func loopLine(_ s: ScreenState) -> String {
         guard s.loopStart != nil || s.loopEnd != nil || s.player.loop != nil else { return "Loop: none (\(s.bindings.label(.loopStart)) and \(s.bindings.label(.loopEnd)) set its ends)" }
         let a = s.loopStart.map { Timecode.format($0, decimals: 3) } ?? "?"
@@ -240,6 +292,7 @@ public enum Screen {
         if let name = s.player.loop?.name { line += " (\(name.terminalSafe))" }
         if s.looping, let l = s.player.loop {
             line += "  on, pass \(l.pass)\(l.passes.map { "/\($0)" } ?? "")"
+            if let c = l.countIn { line += ", count-in \(c.beat) of \(c.of)" }
         } else if s.player.loop != nil {
             line += "  off (\(s.bindings.label(.loopToggle)) turns it on)"
         } else {

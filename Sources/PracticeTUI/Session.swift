@@ -85,7 +85,12 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             for key in keys where handle(key) == false { return }
             let s = player.state
             if s.failure != nil { return }
-            if s.isFinished, s.loop?.isOn == true, s.loop?.passes != nil { return }   // `--times N` ran out
+            if s.isFinished, let l = s.loop, l.isOn, let passes = l.passes {
+                // The passes ran out: back to A, paused, ready to drill them again.
+                player.rewindLoop()
+                model.say("\(passes) pass\(passes == 1 ? "" : "es") done: paused at the loop's start (space plays \(passes == 1 ? "it" : "them") again)")
+                continue
+            }
             if s.isFinished, s.loop?.isOn != true {
                 // The end of the track: back to the start, paused, ready to play again.
                 player.pause()
@@ -147,9 +152,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             case .deleteMarker(let id):
                 let (m, _) = try update { (s: inout Sidecar) throws(PracticeError) in try s.removeMarker(named: id) }
                 return .markerDeleted(m.name)
-            case .addLoop(let name, let a, let b):
+            case .addLoop(let name, let a, let b, let startMarker, let endMarker):
                 let (l, loaded) = try update { (s: inout Sidecar) throws(PracticeError) in
-                    try s.addLoop(name: name, from: Timecode.format(a, decimals: 3), to: Timecode.format(b, decimals: 3), duration: duration)
+                    try s.addLoop(name: name, from: startMarker ?? Timecode.format(a, decimals: 3), to: endMarker ?? Timecode.format(b, decimals: 3), duration: duration)
                 }
                 return .loopSaved(name: l.name, file: loaded.writePath)
             case .setBPM(let bpm):
@@ -212,7 +217,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             guard let a = s.time(of: l.start), let b = s.time(of: l.end) else { return nil }
             return .init(name: l.name, start: a, end: b)
         }
-        model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id) }, loops: loops, bpm: s.settings?.bpm))
+        let follow = model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id) }, loops: loops, bpm: s.settings?.bpm),
+                                  player: player.state)
+        if !follow.isEmpty { _ = carryOut(follow) }
     }
 
     // MARK: Lyrics

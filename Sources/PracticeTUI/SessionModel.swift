@@ -23,7 +23,9 @@ public enum SidecarEdit: Equatable, Sendable {
     case renameMarker(String, to: String)
     case moveMarker(String, by: Double)
     case deleteMarker(String)
-    case addLoop(name: String, start: Double, end: Double)
+    /// A loop's ends: times, or markers (by id) when the loop was set on markers, so the saved
+    /// loop follows them.
+    case addLoop(name: String, start: Double, end: Double, startMarker: String? = nil, endMarker: String? = nil)
     case setBPM(Double)
     case shiftLyrics(by: Double)
 }
@@ -78,10 +80,19 @@ public struct SessionModel: Sendable {
     public private(set) var markerList: Int?
     private var confirmDelete: ScreenState.MarkerRow?
     /// What Enter does with the prompt's text.
-    private enum PromptPurpose: Sendable { case markerName, loopName, rename(String) }
+    private enum PromptPurpose: Sendable { case markerName, loopName, rename(String), goTo }
     private var promptPurpose = PromptPurpose.markerName
     private var promptTime = 0.0
     private var loopIndex = -1
+    /// The markers (ids) the player's loop was set on, so that it follows them when they move;
+    /// with the ends they had then.
+    private var loopMarkers: (start: String?, end: String?, times: (Double, Double))?
+    /// The marker just added (nothing else done since): `loop-section` then loops up to it.
+    private var justAdded: (name: String, time: Double)?
+    /// `passes` was pressed: the next key is the number.
+    private var awaitingPasses = false
+    /// Tab completion in the go-to prompt: what was typed, and the last name offered.
+    private var completion: (typed: String, offered: Int)?
     /// The lyrics as shown (the file's, moved by the sidecar's shift) and the full view when open.
     public private(set) var lyrics: Lyrics?
     public private(set) var lyricsView: LyricsView?
@@ -104,12 +115,22 @@ public struct SessionModel: Sendable {
 
     /// The sidecar as it now is (read at the start and after every edit).
     /// The marker picked in the list stays picked (by its id) when the sidecar changes under it.
-    public mutating func reload(_ view: SidecarView) {
+    /// A loop set on markers follows them (a marker nudged here or moved in another window).
+    @discardableResult
+    public mutating func reload(_ view: SidecarView, player p: PlayerState? = nil) -> [SessionAction] {
         let picked = markerList.flatMap { $0 < sidecar.markers.count ? sidecar.markers[$0].id : nil }
         sidecar = view
         if let k = markerList {
             markerList = view.markers.isEmpty ? nil : view.markers.firstIndex { $0.id == picked } ?? min(k, view.markers.count - 1)
         }
+        guard let p, let l = p.loop, let lm = loopMarkers, (l.start, l.end) == lm.times else { return [] }
+        let a = lm.start.flatMap { id in view.markers.first { $0.id == id }?.time } ?? l.start
+        let b = lm.end.flatMap { id in view.markers.first { $0.id == id }?.time } ?? l.end
+        guard (a, b) != (l.start, l.end), b - a >= LoopRange.minimumSeconds else { return [] }
+        let kept = loopMarkers
+        let action = loopAction(start: a, end: b, name: l.name, on: l.isOn, keepingCount: true)
+        loopMarkers = kept.map { ($0.start, $0.end, (a, b)) }
+        return [action]
     }
 
     /// The sidecar could not be read (at the start, or after someone else wrote it): say why on
@@ -131,6 +152,14 @@ public struct SessionModel: Sendable {
     public mutating func handle(_ key: Key, player p: PlayerState, now: UInt64) -> [SessionAction] {
         if prompt != nil { return editPrompt(key, p) }
         if showHelp { showHelp = false; return [] }
+        if awaitingPasses {
+            awaitingPasses = false
+            if case .character(let c) = key, let n = c.wholeNumberValue { return setPasses(n, p) }
+            message = "passes unchanged"
+            return []
+        }
+        let added = justAdded
+        justAdded = nil
         if let row = confirmDelete {
             confirmDelete = nil
             if key == .character("y") || key == .character("Y") { return [.edit(.deleteMarker(row.id))] }
@@ -141,6 +170,7 @@ public struct SessionModel: Sendable {
         if lyricsView != nil, let actions = handleLyrics(key, p) { return actions }
         if markerList != nil, let actions = handleList(key, p) { return actions }
         guard let action = bindings[key] else { return [] }
+        if action == .loopSection { justAdded = added }
         return perform(action, p, now: now)
     }
 
@@ -151,6 +181,7 @@ public struct SessionModel: Sendable {
             message = text
         case .markerAdded(let name, let time, let file):
             message = "added marker '\(name)' at \(Timecode.format(time, decimals: 3)) (\(file))"
+            justAdded = (name, time)
         case .markerRenamed(let old, let new):
             message = "renamed '\(old)' to '\(new)'"
             if markerList != nil, let k = sidecar.markers.firstIndex(where: { $0.name == new }) { markerList = k }
@@ -181,7 +212,24 @@ public struct SessionModel: Sendable {
         case .forward: return [.seek(s.position + 5)]
         case .backFine: return [.seek(s.position - 1)]
         case .forwardFine: return [.seek(s.position + 1)]
-        case .toStart: return [.seek(0)]
+        case .toStart:
+            // While looping, the loop's start (A) is where the section starts.
+            if let l = s.loop, l.isOn { return [.seek(l.start)] }
+            return [.seek(0)]
+        case .backMore: return [.seek(s.position - 30)]
+        case .forwardMore: return [.seek(s.position + 30)]
+        case .goTo:
+            promptPurpose = .goTo
+            completion = nil
+            prompt = .init(label: "Go to (a time such as 1:00 or 75.5, or a marker; Tab completes)", text: "")
+        case .loopSection: return loopSection(s)
+        case .passes:
+            guard s.loop != nil else {
+                message = "set a loop first (\(bindings.label(.loopSection)) loops the section you are in)"
+                break
+            }
+            awaitingPasses = true
+            message = "passes: type 1–9, or 0 for no limit"
         case .faster: return [rate(s.rate + 0.1, grid: 0.1)]
         case .slower: return [rate(s.rate - 0.1, grid: 0.1)]
         case .fasterFine: return [rate(s.rate + 0.01, grid: 0.01)]
@@ -250,6 +298,8 @@ public struct SessionModel: Sendable {
         case .shiftLeft: return [.edit(.moveMarker(markers[k].id, by: -0.1))]
         case .shiftRight: return [.edit(.moveMarker(markers[k].id, by: 0.1))]
         case .enter: return jump(to: markers[k])
+        case _ where bindings[key] == .loopStart: return setLoopEnd(onMarker: markers[k], start: true, s)
+        case _ where bindings[key] == .loopEnd: return setLoopEnd(onMarker: markers[k], start: false, s)
         case .character("r"):
             promptPurpose = .rename(markers[k].id)
             prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name, isSuggestion: true)
@@ -300,6 +350,7 @@ public struct SessionModel: Sendable {
     private mutating func loopAction(start a: Double, end b: Double, name: String? = nil, on: Bool, keepingCount: Bool = false) -> SessionAction {
         pendingStart = nil
         pendingEnd = nil
+        loopMarkers = nil
         return .loop(LoopRange(start: a, end: b, name: name, rehearsal: loopRehearsal), keepingCount: keepingCount, on: on)
     }
 
@@ -339,9 +390,13 @@ public struct SessionModel: Sendable {
             case .markerName: return [.edit(.addMarker(name: p.text, time: promptTime))]
             case .loopName:
                 guard let l = s.loop else { return [] }
-                return [.edit(.addLoop(name: p.text, start: l.start, end: l.end))]
+                let onMarkers = loopMarkers.flatMap { (l.start, l.end) == $0.times ? $0 : nil }
+                return [.edit(.addLoop(name: p.text, start: l.start, end: l.end, startMarker: onMarkers?.start, endMarker: onMarkers?.end))]
             case .rename(let old): return [.edit(.renameMarker(old, to: p.text))]
+            case .goTo: return goTo(p.text, s)
             }
+        case .tab:
+            if case .goTo = promptPurpose { complete(&p) }
         case .escape, .ctrlC: prompt = nil; message = "cancelled"; return []
         default: p.edit(key)
         }
@@ -372,6 +427,86 @@ public struct SessionModel: Sendable {
         let l = sidecar.loops[loopIndex]
         message = "loop '\(l.name)'"
         return [loopAction(start: l.start, end: l.end, name: l.name, on: true)]
+    }
+
+    /// `o`: loops the section you are in, from the marker before the heard position to the one
+    /// after it (the track's start or end where there is none); right after dropping a marker,
+    /// the section that marker closes. The loop's ends are those markers: it follows them.
+    private mutating func loopSection(_ s: PlayerState) -> [SessionAction] {
+        let markers = sidecar.markers
+        var before: ScreenState.MarkerRow?, after: ScreenState.MarkerRow?
+        if let added = justAdded, let k = markers.firstIndex(where: { $0.name == added.name && $0.time == added.time }), k > 0 {
+            (before, after) = (markers[k - 1], markers[k])
+        } else {
+            before = markers.last { $0.time <= s.position + 0.0005 }
+            after = markers.first { $0.time > s.position + 0.0005 }
+        }
+        let a = before?.time ?? 0, b = after?.time ?? s.duration
+        guard b - a >= LoopRange.minimumSeconds else { message = "this section is too short to loop"; return [] }
+        let action = loopAction(start: a, end: b, on: true)
+        loopMarkers = (before?.id, after?.id, (a, b))
+        message = "loop \(before.map { "'\($0.name)'" } ?? "the start") → \(after.map { "'\($0.name)'" } ?? "the end")"
+        // From the section's start, so the whole of it is heard (with the count-in, if on).
+        return [action, .jump(a)]
+    }
+
+    /// The marker list's `a` / `b`: the loop's start or end on the picked marker (it follows it).
+    private mutating func setLoopEnd(onMarker m: ScreenState.MarkerRow, start: Bool, _ s: PlayerState) -> [SessionAction] {
+        let other = start ? (s.loop?.end ?? pendingEnd) : (s.loop?.start ?? pendingStart)
+        let otherMarker = loopMarkers.flatMap { lm in (start ? lm.end : lm.start) }
+        let actions = start ? setLoopStart(m.time, s) : setLoopEnd(m.time, s)
+        if actions.contains(where: { if case .loop(let l?, _, _) = $0 { return l.start < l.end } else { return false } }), let other {
+            let (a, b) = start ? (m.time, other) : (other, m.time)
+            loopMarkers = start ? (m.id, otherMarker, (a, b)) : (otherMarker, m.id, (a, b))
+        }
+        message = "loop \(start ? "start" : "end") on '\(m.name)'"
+        return actions
+    }
+
+    /// `p` then a digit: the loop plays that many passes from its start (0: no limit).
+    private mutating func setPasses(_ n: Int, _ s: PlayerState) -> [SessionAction] {
+        guard let l = s.loop else { return [] }
+        let kept = loopMarkers
+        var action = loopAction(start: l.start, end: l.end, name: l.name, on: true)
+        loopMarkers = kept
+        if case .loop(var range?, _, let on) = action {
+            range.passes = n == 0 ? nil : n
+            range.rehearsal = l.rehearsal
+            action = .loop(range, keepingCount: false, on: on)
+        }
+        message = n == 0 ? "passes: no limit" : "\(n) pass\(n == 1 ? "" : "es") from the loop's start"
+        return [action, .jump(l.start)]
+    }
+
+    /// The go-to prompt's Enter: a time (`1:00`, `75.5`), or a marker by name (or the start of
+    /// one, as Tab completes it).
+    private mutating func goTo(_ text: String, _ s: PlayerState) -> [SessionAction] {
+        let typed = text.trimmingWhitespace()
+        if typed.isEmpty { return [] }
+        if let t = Timecode.parse(typed) {
+            guard t <= s.duration else { message = "\(Timecode.format(t, decimals: 3)) is past the end (\(Timecode.format(s.duration, decimals: 3)))"; return [] }
+            message = "at \(Timecode.format(t, decimals: 3))"
+            return [.jump(t)]
+        }
+        let folded = typed.lowercased()
+        if let m = sidecar.markers.first(where: { $0.name.lowercased() == folded }) ?? sidecar.markers.first(where: { $0.name.lowercased().hasPrefix(folded) }) {
+            return jump(to: m)
+        }
+        message = "no marker called '\(typed)', and not a time"
+        return []
+    }
+
+    /// Tab in the go-to prompt: the next marker whose name starts with what was typed.
+    private mutating func complete(_ p: inout ScreenState.Prompt) {
+        let typed = completion?.typed ?? p.text
+        let names = sidecar.markers.map(\.name).filter { $0.lowercased().hasPrefix(typed.lowercased()) }
+        guard !names.isEmpty else { message = "no marker starts with '\(typed)'"; return }
+        let next = ((completion?.offered ?? -1) + 1) % names.count
+        completion = (typed, next)
+        p.text = names[next]
+        p.cursor = p.text.count
+        p.isSuggestion = false
+        message = names.count > 1 ? "\(next + 1) of \(names.count) (Tab for the next)" : nil
     }
 
     // MARK: Lyrics

@@ -127,6 +127,19 @@ import PracticeControl
         #expect(lines.allSatisfy { Table.width(of: $0) <= 30 })
         #expect(lines[11].hasSuffix("…"))
     }
+
+    /// Down to 20×5 the screen still says where you are and how fast, then the loop and what was said.
+    @Test func aSmallTerminalStillShowsThePositionAndTheSpeed() {
+        var p = Self.player
+        p.position = 61.25
+        p.pitch = 0
+        p.loop = LoopState(start: 60, end: 68, name: nil, pass: 2, passes: 5)
+        var s = ScreenState(player: p, markers: Self.markers, message: "loop 'Chorus' → 'Chorus end'")
+        #expect(Screen.render(s, width: 20, height: 5) == ["▶ 1:01.2 0.80×", "Practice Demo", "loop 2/5 1:00.0–1:0…", "loop 'Chorus' → 'Ch…", ""])
+        s.player.loop?.countIn = .init(beat: 3, of: 4)
+        #expect(Screen.render(s, width: 20, height: 5)[0] == "▶ count-in 3 of 4 0…")
+        #expect(Screen.render(s, width: 80, height: 24)[3].hasPrefix("▶ Playing   count-in 3 of 4 / "))
+    }
 }
 
 @Suite struct KeyDecoderTests {
@@ -203,7 +216,7 @@ import PracticeControl
 
     @Test(arguments: [
         ("x loop-toggle extra\n", "keys.conf:1: expected 'KEY ACTION', such as 'x loop-toggle' (got 'x loop-toggle extra')"),
-        ("\nF1 help\n", "keys.conf:2: unknown key 'F1' (a character, or space, left, right, up, down, shift-left, shift-right, shift-up, shift-down, home, end, enter, tab, backspace, escape, sharp)"),
+        ("\nF1 help\n", "keys.conf:2: unknown key 'F1' (a character, or space, left, right, up, down, shift-left, shift-right, shift-up, shift-down, home, end, page-up, page-down, enter, tab, backspace, escape, sharp)"),
         ("x loop\n", "keys.conf:1: unknown action 'loop' (see 'practice play --help' for the list)"),
     ])
     func badLinesNameTheFileAndLine(text: String, message: String) {

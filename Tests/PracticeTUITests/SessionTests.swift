@@ -122,4 +122,105 @@ import PracticeControl
                 "\(screen.joined(separator: "\n"))")
         #expect(!screen.contains { $0.contains("none yet") })
     }
+
+    func type(_ text: String, into session: Session) { for c in text { _ = session.handle(.character(c)) } }
+
+    func addMarkers(_ markers: [(String, Double)], for player: Player) throws {
+        try SidecarStore.update(for: player.track) { (s: inout Sidecar) throws(PracticeError) in
+            for (name, time) in markers { try s.addMarker(name: name, time: time, duration: 4) }
+        }
+    }
+
+    /// `g` goes to a time or a marker (Tab completes its name); PgUp and PgDn go 30 s.
+    @Test func goToATimeOrAMarker() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        try addMarkers([("Chorus", 1.25), ("Chorus end", 2.5), ("Outro", 3.5)], for: player)
+        session.prepare()
+        _ = session.handle(.character("g"))
+        type("1.5", into: session)
+        _ = session.handle(.enter)
+        #expect(player.state.position == 1.5 && player.state.isPlaying, "a go-to plays from there, as a jump does")
+        player.pause()
+        _ = session.handle(.character("g"))
+        type("ch", into: session)
+        _ = session.handle(.tab)
+        #expect(session.screenState.prompt?.text == "Chorus")
+        _ = session.handle(.tab)
+        #expect(session.screenState.prompt?.text == "Chorus end")
+        _ = session.handle(.enter)
+        #expect(player.state.position == 2.5)
+        _ = session.handle(.character("g"))
+        type("0:03", into: session)
+        _ = session.handle(.enter)
+        #expect(player.state.position == 3)
+        _ = session.handle(.pageUp)
+        #expect(player.state.position == 0)
+        _ = session.handle(.character("g"))
+        type("9", into: session)
+        _ = session.handle(.enter)
+        #expect(session.screenState.message == "0:09.000 is past the end (0:04.000)" && player.state.position == 0)
+    }
+
+    /// `o` loops the section you are in, between the markers around you, on the markers (so it
+    /// follows them when one is nudged); right after dropping a marker, the section it closes.
+    /// `p` and a digit set the passes and start them from A; Home goes to A while looping.
+    @Test func loopTheSectionAndItsPasses() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        try addMarkers([("Verse", 0.5), ("Chorus", 1.25)], for: player)
+        session.prepare()
+        player.seek(to: 0.9)
+        _ = session.handle(.character("o"))
+        #expect(player.state.loop.map { [$0.start, $0.end] } == [0.5, 1.25] && player.state.loop?.isOn == true)
+        #expect(player.state.position == 0.5 && session.screenState.message == "loop 'Verse' → 'Chorus'")
+        // Nudge the Chorus marker in the list: the loop's end follows it.
+        _ = session.handle(.character("M"))
+        _ = session.handle(.down)
+        _ = session.handle(.shiftRight)
+        #expect(player.state.loop?.end == 1.35)
+        _ = session.handle(.escape)
+        // Drop a marker at 2.5 and loop what it closes.
+        player.seek(to: 2.5)
+        try player.setLoop(nil)
+        player.seek(to: 2.5)
+        _ = session.handle(.character("m"))
+        type("Chorus end", into: session)
+        _ = session.handle(.enter)
+        _ = session.handle(.character("o"))
+        #expect(player.state.loop.map { [$0.start, $0.end] } == [1.35, 2.5])
+        _ = session.handle(.character("p"))
+        _ = session.handle(.character("5"))
+        #expect(player.state.loop?.passes == 5 && player.state.loop?.pass == 1 && player.state.position == 1.35)
+        player.seek(to: 2)
+        _ = session.handle(.home)
+        #expect(player.state.position == 1.35)
+        // Saved, the loop keeps its marker ends.
+        _ = session.handle(.character("s"))
+        _ = session.handle(.enter)
+        let saved = try SidecarStore.load(for: player.track).sidecar
+        let ids = Dictionary(uniqueKeysWithValues: saved.liveMarkers.map { ($0.name, $0.id) })
+        #expect(saved.liveLoops.map { [$0.start, $0.end] } == [[.marker(ids["Chorus"]!), .marker(ids["Chorus end"]!)]])
+    }
+
+    /// The prompt edits as a shell does: ← → Home End move, Ctrl-W removes a word, Ctrl-U the start.
+    @Test func thePromptEditsAsAShellDoes() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        _ = session.handle(.character("m"))
+        type("Chorus end", into: session)
+        _ = session.handle(.ctrlW)
+        #expect(session.screenState.prompt?.text == "Chorus ")
+        type("two", into: session)
+        _ = session.handle(.home)
+        type("The ", into: session)
+        _ = session.handle(.end)
+        _ = session.handle(.left)
+        _ = session.handle(.left)
+        _ = session.handle(.left)
+        _ = session.handle(.ctrlU)
+        #expect(session.screenState.prompt?.text == "two" && session.screenState.prompt?.cursor == 0)
+        _ = session.handle(.enter)
+        #expect(try SidecarStore.load(for: player.track).sidecar.liveMarkers.map(\.name) == ["two"])
+    }
 }

@@ -164,6 +164,113 @@ import PracticeAudio
         print("jumps: \(error(landing(1), marker)) ms, \(error(landing(2), 9)) ms; marker vs heard: \(-offset) ms")
     }
 
+    /// The study's task, typed as a person would on a fresh song: go to 1:00, mark "Chorus" and
+    /// "Chorus end" while it plays, loop that section, 0.8×, count-in on (the tempo tapped), five
+    /// passes. 14 keys besides the two names and the taps (`Self.taskKeys`; README). The capture
+    /// shows a count-in of four clicks, then a pass of (B − A) ÷ 0.8, five times, starting at the
+    /// step of the source where A is and ending at B's; then silence, paused at A.
+    static let taskKeys = ["g", "6", "0", "Enter", "m", "Enter", "m", "Enter", "o", "[", "[", "c", "p", "5"]
+
+    @Test func theStudysTaskInFourteenKeys() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("tui-task")
+        // 70 s whose pitch steps every 250 ms (300…750 Hz, below the clicks' 1 and 1.5 kHz), so a
+        // moment of audio says where in the song it is.
+        func step(_ t: Double) -> Double { 300 + 30 * Double(Int(t / 0.25) % 16) }
+        var samples = [Float](repeating: 0, count: 70 * 44_100 * 2)
+        var phase = 0.0
+        for i in 0..<(70 * 44_100) {
+            phase += 2 * .pi * step(Double(i) / 44_100) / 44_100
+            samples[2 * i] = Float(0.4 * sin(phase)); samples[2 * i + 1] = samples[2 * i]
+        }
+        try Signals.write(samples, to: dir.file("song.wav"))
+        let session = try startRecordedScreen("practice-task-\(getpid())", in: dir, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        func press(_ k: String) throws { _ = try tmux(["send-keys", "-t", session, k]) }
+        _ = try waitFor("▶ Playing   0:00", in: session)
+        for _ in 0..<4 { try press("t"); usleep(500_000) }   // the taps: 120 bpm
+        _ = try waitFor("bpm from", in: session)
+        let keys = Self.taskKeys
+        var k = 0
+        func next(_ n: Int) throws { for _ in 0..<n { try press(keys[k]); k += 1; usleep(60_000) } }
+        try next(4)                                          // g 6 0 Enter
+        _ = try waitFor("▶ Playing   1:00", in: session)
+        try next(1)                                          // m
+        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus"])
+        try next(1)                                          // Enter
+        _ = try waitFor("added marker 'Chorus'", in: session)
+        usleep(1_200_000)
+        try next(1)                                          // m
+        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus end"])
+        try next(1)                                          // Enter
+        _ = try waitFor("added marker 'Chorus end'", in: session)
+        try next(1)                                          // o
+        _ = try waitFor("loop 'Chorus' → 'Chorus end'", in: session)
+        try next(2)                                          // [ [
+        _ = try waitFor("speed 0.80×", in: session)
+        try next(1)                                          // c
+        _ = try waitFor("count-in: 4 clicks", in: session)
+        try next(2)                                          // p 5
+        #expect(k == keys.count && keys.count <= 15)
+        var screen = try waitFor("5 passes done: paused at the loop's start", in: session, seconds: 40)
+        #expect(screen.contains("5 passes done"), "screen:\n\(screen)")
+        usleep(1_000_000)
+        try press("q")
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+        let (captured, _) = rig.stopRecording()
+
+        let doc = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("song.wav.practice.json")))) as! [String: Any]
+        let times = Dictionary(uniqueKeysWithValues: (doc["markers"] as! [[String: Any]]).map { ($0["name"] as! String, $0["time"] as! Double) })
+        let a = try #require(times["Chorus"]), b = try #require(times["Chorus end"])
+        #expect(a >= 60 && a < 61 && b > a + 0.5, "markers at \(a), \(b)")
+
+        // Sound in 10 ms windows, told apart by how often it crosses zero: the song's tone (≤ 750 Hz:
+        // about 15 crossings a window) or a click (1 kHz and up: 20 or more).
+        let left = stride(from: 0, to: captured.count, by: 2).map { Double(captured[$0]) }
+        let window = 441
+        let kinds: [Character] = stride(from: 0, to: left.count - window, by: window).map { w in
+            let x = left[w..<(w + window)]
+            guard x.reduce(0, { $0 + $1 * $1 }) / Double(window) > 0.0004 else { return " " }
+            let crossings = zip(x, x.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+            return crossings <= 17 ? "t" : "c"
+        }
+        func runs(of kind: Character) -> [(start: Int, end: Int)] {   // in windows; one odd window inside is bridged
+            var out: [(start: Int, end: Int)] = []
+            var w = 0
+            while w < kinds.count {
+                guard kinds[w] == kind else { w += 1; continue }
+                var e = w
+                while e + 1 < kinds.count, kinds[e + 1] == kind || (e + 2 < kinds.count && kinds[e + 2] == kind) { e += 1 }
+                out.append((w, e))
+                w = e + 1
+            }
+            return out
+        }
+        let tones = runs(of: "t"), clicks = runs(of: "c")
+        let passes = tones.filter { $0.end - $0.start >= 50 }.suffix(5)   // ≥ 0.5 s of tone
+        try #require(passes.count == 5, "tones: \(tones)")
+        let expected = (b - a) / 0.8
+        for (n, p) in passes.enumerated() {
+            let seconds = Double(p.end - p.start + 1) * Double(window) / 44_100
+            #expect(abs(seconds - expected) <= 0.03, "pass \(n + 1) lasted \(seconds) s; (B − A) ÷ 0.8 is \(expected) s")
+            // Four clicks in the 2.5 s before it (four 625 ms beats at 120 bpm × 0.8), nothing else.
+            let before = clicks.filter { $0.end < p.start && $0.start >= p.start - Int(2.6 * 44_100) / window }
+            #expect(before.count == 4 && before.allSatisfy { $0.end - $0.start < 6 }, "clicks before pass \(n + 1): \(before)")
+            // (A click's first window, half silence, may count as one window of tone.)
+            let stray = tones.filter { $0.start > p.start - Int(2.6 * 44_100) / window && $0.end < p.start && $0.end > $0.start }
+            #expect(stray.isEmpty, "only clicks before pass \(n + 1) (\(p)): \(stray)")
+            // It starts where A is in the song and ends where B is (the steps say where).
+            let first = Array(left[(p.start * window + 441)..<(p.start * window + 441 + 2_048)])
+            let last = Array(left[((p.end + 1) * window - 441 - 2_048)..<((p.end + 1) * window - 441)])
+            #expect(abs(Analysis.dominantFrequency(first, sampleRate: 44_100) - step(a + 0.02)) < 10, "pass \(n + 1) starts away from A")
+            #expect(abs(Analysis.dominantFrequency(last, sampleRate: 44_100) - step(b - 0.02)) < 10, "pass \(n + 1) ends away from B")
+        }
+        // After the fifth pass: quiet (paused at A), nothing more.
+        let last = try #require(passes.last)
+        #expect(!(tones + clicks).contains { $0.start > last.end + 2 }, "after the last pass: \((tones + clicks).filter { $0.start > last.end + 2 })")
+    }
+
     /// The marker list (rename, nudge, delete with a confirm), a key moved in keys.conf, tap tempo
     /// and the count-in, on ALSA's null device (it plays to the end at once, then waits at the start).
     @Test func theMarkerListKeysConfAndTapTempo() throws {

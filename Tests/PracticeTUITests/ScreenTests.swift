@@ -67,13 +67,15 @@ import PracticeControl
         var s = ScreenState(player: Self.player)
         s.showHelp = true
         var lines = Screen.render(s, width: 80, height: 24)
-        #expect(Array(lines[3..<20]) == [
+        #expect(Array(lines[3..<24]) == [
             "Keys",
             "",
-            "  space        play / pause               l            loop on / off",
-            "  ← →          back / forward 5 s         L            the next saved loop",
-            "  ⇧← ⇧→        back / forward 1 s         s            save the loop by name",
-            "  Home         to the start               Tab          nudge A or B",
+            "  space        play / pause               o            loop this section",
+            "  ← →          back / forward 5 s         p            passes: then 1–9, 0",
+            "  ⇧← ⇧→        back / forward 1 s         l            loop on / off",
+            "  PgUp PgDn    back / forward 30 s        L            the next saved loop",
+            "  g            go to a time or marker     s            save the loop by name",
+            "  Home         to the start (or A)        Tab          nudge A or B",
             "  [ ]          speed −0.1 / +0.1          ↓ ↑          nudge it −10 / +10 ms",
             "  { }          speed −0.01 / +0.01        ⇧↓ ⇧↑        nudge it −100 / +100 ms",
             "  0 backspace  speed 1.0                  t            tap the tempo (bpm)",
@@ -85,12 +87,16 @@ import PracticeControl
             "  a b          loop start / end here",
             "",
             "Change keys in $XDG_CONFIG_HOME/practice/keys.conf. Press any key to go back.",
+            "",
+            "",
         ])
+        #expect(Set(Screen.helpEntries.flatMap(\.0)).union([.jump2, .jump3, .jump4, .jump5, .jump6, .jump7, .jump8]) == Set(Action.allCases),
+                "every action is in the help")
         // Rebound: the help and the hint show the keys as they now are.
         try s.bindings.apply("x loop-toggle\nl ignore  # not l any more\n\nshift-up help\n", file: "keys.conf")
         lines = Screen.render(s, width: 80, height: 24)
-        #expect(lines[5] == "  space        play / pause               x            loop on / off")
-        #expect(lines[15] == "  , .          previous / next marker     ? ⇧↑         these keys")
+        #expect(lines[7] == "  ⇧← ⇧→        back / forward 1 s         x            loop on / off")
+        #expect(lines[17] == "  , .          previous / next marker     ? ⇧↑         these keys")
         s.showHelp = false
         #expect(Screen.render(s, width: 80, height: 24)[23] == "space play  ←→ seek  [ ] speed  m mark  1-9 jump  a b x loop  ? keys  q quit")
     }

@@ -49,6 +49,13 @@ public struct Trainer: Sendable, Equatable {
         self.init(from: from, to: to, step: step, every: every)
     }
 
+    /// The passes that take the trainer to its top speed and play it there once more round
+    /// (`every` passes at each speed, `to` included): what a render without `--times` writes.
+    public var passesToTop: Int {
+        let steps = Int((abs(to - from) / abs(step) - 1e-9).rounded(.up))
+        return (max(steps, 0) + 1) * every
+    }
+
     /// The rate of pass `k` (from 0): `from` moved by `step` every `every` passes, never past `to`.
     public func rate(forPass k: Int) -> Double {
         let moved = from + Double(k / every) * abs(step) * (to >= from ? 1 : -1)

@@ -38,6 +38,31 @@ public struct RenderResult: Sendable {
 }
 
 public enum Renderer {
+    /// The title a render carries, saying what it is: "Chorus drill · 0.80× · −2 st" (a loop by its
+    /// name), "Song · 0.80×" (the track's title, else its file name), a trainer as "0.60–1.00×".
+    /// Nil for a plain copy (the original title stays).
+    static func title(for job: RenderJob, track: Track) -> String? {
+        let trainer = job.loop?.rehearsal.trainer
+        let s = job.settings
+        guard job.loop != nil || s.rate != 1 || s.pitch != 0 else { return nil }
+        var parts: [String] = []
+        if let loop = job.loop {
+            parts.append("\(loop.name ?? "\(Timecode.format(loop.start)) – \(Timecode.format(loop.end))") drill")
+        } else {
+            parts.append(track.displayTitle)
+        }
+        if let t = trainer {
+            parts.append(cFormat("%.2f–%.2f×", t.from, t.to))
+        } else if s.rate != 1 {
+            parts.append(cFormat("%.2f×", s.rate))
+        }
+        if s.pitch != 0 {
+            let st = s.pitch == s.pitch.rounded() ? String(Int(abs(s.pitch))) : cFormat("%.1f", abs(s.pitch))
+            parts.append("\(s.pitch > 0 ? "+" : "−")\(st) st")
+        }
+        return parts.joined(separator: " · ")
+    }
+
     /// Renders `job`, reporting progress (0…1) now and then. The output appears only when complete:
     /// it is written to a temporary file in the same folder and renamed over the target.
     public static func render(_ job: RenderJob, progress: (Double) -> Void = { _ in }) throws(PracticeError) -> RenderResult {
@@ -70,8 +95,10 @@ public enum Renderer {
             .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
         var writer: SoundFileWriter
         do {
+            var tags = track.tags
+            if let title = title(for: job, track: track) { tags["title"] = title }
             writer = try SoundFileWriter(path: temporary, container: container, sampleFormat: sampleFormat,
-                                         sampleRate: rate, channels: track.info.channels, tags: track.tags)
+                                         sampleRate: rate, channels: track.info.channels, tags: tags)
         } catch {
             let reason = error.isSystem ? systemMessage() : error.message
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")

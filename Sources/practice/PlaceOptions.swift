@@ -73,6 +73,13 @@ struct PlaceOptions: ParsableArguments {
         }
     }
 
+    /// `--rate` and `--trainer` both set the speed: refused together, never one silently dropped.
+    func checkRate(against sound: SoundOptions) throws {
+        if let rate = sound.rate, let trainer {
+            throw ValidationError("'--rate \(SoundOptions.show(rate))' and '--trainer \(trainer)' both set the speed; the trainer starts at its FROM, so drop '--rate'")
+        }
+    }
+
     /// Turns names into times for `path`, reading its sidecar only if a name is used; prints the
     /// sidecar's warnings.
     func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {

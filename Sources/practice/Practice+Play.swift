@@ -72,6 +72,7 @@ extension Practice {
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
             }
+            try place.checkRate(against: sound)
         }
 
         /// The socket to listen on, if `--control` asks for one.

@@ -56,6 +56,7 @@ extension Practice {
             if let r = sampleRate, !(8_000...384_000).contains(r) {
                 throw ValidationError("'--sample-rate' must be from 8000 to 384000 (got '\(r)')")
             }
+            try place.checkRate(against: sound)
         }
 
         /// The sidecar's markers as they fall in the output, for a WAV's cue chunk. A sidecar that
@@ -77,6 +78,8 @@ extension Practice {
             var job = RenderJob(input: file, output: output)
             job.settings = sound.settings
             (job.from, job.to, job.loop) = try place.resolve(for: file)
+            // A trainer without --times: every speed up to its top one.
+            if let trainer = job.loop?.rehearsal.trainer, place.times == nil { job.loop?.passes = trainer.passesToTop }
             job.force = force
             job.sampleRate = sampleRate
             job.sampleFormat = sampleFormat.flatMap(RenderJob.SampleFormat.init(rawValue:))

@@ -25,7 +25,24 @@ struct Practice: AsyncParsableCommand {
         defaultSubcommand: Play.self)
 
     /// Parses and runs, turning every error into one line on stderr and a sysexits code.
+    /// What plain `practice` prints: the three commands a new user needs.
+    static let usage = """
+        practice: a practice player. Slow a recording down without changing its pitch, mark its
+        parts, loop one, and drill it.
+
+          practice song.mp3               play it on the practice screen (? there lists the keys)
+          practice song.mp3 --rate 0.8    play it at 0.8×, pitch kept
+          practice markers song.mp3       its markers (shared in song.mp3.practice.json)
+
+        More: practice --help, and practice COMMAND --help for each command.
+
+        """
+
     static func main() async {
+        if CommandLine.arguments.count == 1 {
+            Terminal.write(usage, to: STDOUT_FILENO)
+            Glibc.exit(0)
+        }
         do {
             var command = try parseAsRoot(argumentsAllowingNudges(Array(CommandLine.arguments.dropFirst())))
             if var async = command as? AsyncParsableCommand {

@@ -147,4 +147,37 @@ import PracticeTestSupport
 
             """)
     }
+
+    /// Plain `practice` says what to type first.
+    @Test func plainPracticePrintsAShortUsage() throws {
+        let r = try practice([], in: fx.dir)
+        #expect(r.status == 0 && r.stderr == "")
+        #expect(r.stdout.hasPrefix("practice: a practice player.") && r.stdout.contains("\n  practice song.mp3               play it on the practice screen"))
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("  practice ") }.count == 3)
+    }
+
+    /// A render says what it is in its title, keeping the other tags.
+    @Test func aRenderIsTitledWithWhatItIs() throws {
+        let out = "drill-\(UUID().uuidString).flac"
+        let r = try practice(["render", "tone.wav", "-o", out, "--loop", "1", "3", "--times", "2", "--rate", "0.8", "--pitch", "-2"], in: fx.dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let info = try practice(["info", out], in: fx.dir)
+        #expect(info.stdout.contains("Title:        0:01.0 – 0:03.0 drill · 0.80× · −2 st\n") && info.stdout.contains("Artist:       Test\n"), "\(info.stdout)")
+        let plain = "plain-\(UUID().uuidString).wav"
+        #expect(try practice(["render", "tone.wav", "-o", plain], in: fx.dir).status == 0)
+        #expect(try practice(["info", plain], in: fx.dir).stdout.contains("Title:        Tone\n"), "a plain copy keeps its title")
+    }
+
+    /// `--trainer` without `--times` renders every speed up to the top one; with `--rate` it is refused.
+    @Test func aTrainerRenderGoesToItsTopSpeed() throws {
+        let out = "trainer-\(UUID().uuidString).wav"
+        let r = try practice(["render", "tone.wav", "-o", out, "--loop", "1", "2", "--trainer", "0.5:1.0:0.25"], in: fx.dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        // Three passes of one second: at 0.5× (2 s), 0.75× (1.333 s) and 1.0× (1 s).
+        let frames = try Signals.read(fx.dir.file(out)).info.frames
+        #expect(abs(Double(frames) / 44_100 - (2 + 4.0 / 3 + 1)) < 0.01, "\(Double(frames) / 44_100) s")
+        let both = try practice(["render", "tone.wav", "-o", "never.wav", "--loop", "1", "2", "--trainer", "0.5:1.0:0.25", "--rate", "0.8"], in: fx.dir)
+        #expect(both.status == 64 && both.stderr == "practice: '--rate 0.8' and '--trainer 0.5:1.0:0.25' both set the speed; the trainer starts at its FROM, so drop '--rate' (see 'practice --help')\n")
+        #expect(!FileManager.default.fileExists(atPath: fx.dir.file("never.wav")))
+    }
 }

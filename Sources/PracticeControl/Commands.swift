@@ -8,7 +8,10 @@ import PracticeEngine
 /// `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"toggle"}`, `{"cmd":"quit"}`,
 /// `{"cmd":"loop","start":30.25,"end":45,"times":4}` (times optional), `{"cmd":"loop"}` (stop
 /// looping) and `{"cmd":"jump","marker":"Verse 2"}` (a marker from the track's sidecar).
-/// `to` also takes the text forms of `--from` ("1:12.5").
+/// What the command line takes, this takes, and what it refuses is refused: `to`, `start` and
+/// `end` also take the text forms of `--from` ("1:12.5", a marker's name, "line 5"),
+/// `{"cmd":"loop","name":"chorus"}` plays a saved loop, and a rate, pitch or seek outside its
+/// range is an error event, never clamped.
 public enum PlayerCommand: Equatable, Sendable {
     case play, pause, toggle, quit
     case seek(Double)
@@ -16,6 +19,10 @@ public enum PlayerCommand: Equatable, Sendable {
     case pitch(Double)
     /// Repeat a region (times), or stop looping (nil).
     case loop(LoopRange?)
+    /// Seek to a place as the command line names it (a marker, a lyric line).
+    case seekTo(String)
+    /// Loop a saved loop by name, or between two places (markers, lines, times), `times` passes.
+    case loopAt([String], times: Int?)
     /// Jump to a marker (by name, resolved by the controller against the sidecar) and play.
     case jump(String)
 
@@ -35,7 +42,9 @@ public enum PlayerCommand: Equatable, Sendable {
         case "pause": return .pause
         case "toggle": return .toggle
         case "quit": return .quit
-        case "seek": return .seek(try number("to"))
+        case "seek":
+            if let text = object["to"]?.string, Timecode.parse(text) == nil { return .seekTo(text) }
+            return .seek(try number("to"))
         case "rate": return .rate(try number("value"))
         case "pitch": return .pitch(try number("value"))
         case "jump":
@@ -44,11 +53,24 @@ public enum PlayerCommand: Equatable, Sendable {
             }
             return .jump(name)
         case "loop":
-            if object["start"] == nil && object["end"] == nil { return .loop(nil) }
             var times: Int?
             if let t = object["times"] {
                 guard let n = t.int, n >= 1 else { throw PracticeError(.dataError, "control: \"loop\" needs a whole number of 1 or more in \"times\": \(line)") }
                 times = n
+            }
+            if let name = object["name"] {
+                guard let n = name.string, !n.isEmpty else { throw PracticeError(.dataError, "control: \"loop\" needs a saved loop's name in \"name\": \(line)") }
+                return .loopAt([n], times: times)
+            }
+            if object["start"] == nil && object["end"] == nil { return .loop(nil) }
+            let texts = [object["start"]?.string, object["end"]?.string]
+            if texts.contains(where: { $0.map { Timecode.parse($0) == nil } ?? false }) {
+                // A marker or a lyric line at either end: the player reads them from the sidecar.
+                func place(_ key: String) throws(PracticeError) -> String {
+                    if let s = object[key]?.string { return s }
+                    return JSONValue.formatMilliseconds(try number(key))
+                }
+                return .loopAt([try place("start"), try place("end")], times: times)
             }
             return .loop(LoopRange(start: try number("start"), end: try number("end"), passes: times))
         default: throw PracticeError(.dataError, "control: unknown command \"\(cmd)\": \(line)")
@@ -64,10 +86,30 @@ extension Player {
         case .play: play()
         case .pause: pause()
         case .toggle: togglePause()
-        case .seek(let s): seek(to: s)
-        case .rate(let r): setRate(r)
-        case .pitch(let p): setPitch(p)
+        case .seek(let s):
+            guard s >= 0, s <= track.duration else {
+                throw PracticeError(.usage, "control: \"seek\" to \(JSONValue.formatMilliseconds(s)) is outside the track (0 to \(Timecode.format(track.duration, decimals: 3)))")
+            }
+            seek(to: s)
+        case .seekTo(let place):
+            var places = Places(track: track, explicit: sidecar)
+            seek(to: try places.time(place, option: "control: \"seek\""))
+        case .rate(let r):
+            guard PlaybackSettings.rateRange.contains(r) else {
+                throw PracticeError(.usage, "control: \"rate\" must be from 0.25 to 3.0 (got \(JSONValue.formatMilliseconds(r)))")
+            }
+            setRate(r)
+        case .pitch(let p):
+            guard PlaybackSettings.pitchRange.contains(p) else {
+                throw PracticeError(.usage, "control: \"pitch\" must be from -12 to 12 semitones (got \(JSONValue.formatMilliseconds(p)))")
+            }
+            setPitch(p)
         case .loop(let l): try setLoop(l)
+        case .loopAt(let places, let times):
+            var resolver = Places(track: track, explicit: sidecar)
+            var loop = try resolver.loop(places, passes: times, option: "control: \"loop\"")
+            loop.rehearsal = state.loop?.rehearsal ?? Rehearsal()
+            try setLoop(loop)
         case .jump(let name):
             var places = Places(track: track, explicit: sidecar)
             jump(to: try places.time(name, option: "jump"))
@@ -88,6 +130,7 @@ extension PlayerState {
             var l: [String: JSONValue] = ["start": .seconds(loop.start), "end": .seconds(loop.end), "pass": .integer(loop.pass)]
             if let n = loop.passes { l["times"] = .integer(n) }
             if let name = loop.name { l["name"] = .string(name) }
+            if let c = loop.countIn { l["countIn"] = .object(["beat": .integer(c.beat), "of": .integer(c.of)]) }
             object["loop"] = .object(l)
         }
         return JSONValue.object(object).compact()

@@ -78,27 +78,27 @@ public struct Places {
     }
 
     /// `--loop NAME` (a loop in the sidecar) or `--loop A B` (markers or times).
-    public mutating func loop(_ args: [String], passes: Int?) throws(PracticeError) -> LoopRange {
+    public mutating func loop(_ args: [String], passes: Int?, option: String = "--loop") throws(PracticeError) -> LoopRange {
         switch args.count {
         case 1:
             if Timecode.parse(args[0]) != nil {
-                throw PracticeError(.usage, "--loop takes a loop's name, or a start and an end (got only '\(args[0])')")
+                throw PracticeError(.usage, "\(option) takes a loop's name, or a start and an end (got only '\(args[0])')")
             }
             let s = try sidecar()
             let loop: Loop
-            do { loop = s.loops[try s.loopIndex(named: args[0])] } catch { throw PracticeError(.usage, "--loop: \(error.message)") }
+            do { loop = s.loops[try s.loopIndex(named: args[0])] } catch { throw PracticeError(.usage, "\(option): \(error.message)") }
             guard let a = s.time(of: loop.start), let b = s.time(of: loop.end) else {
-                throw PracticeError(.usage, "--loop: the loop '\(loop.name)' uses a marker that was removed; fix it with 'practice loops'")
+                throw PracticeError(.usage, "\(option): the loop '\(loop.name)' uses a marker that was removed; fix it with 'practice loops'")
             }
             return LoopRange(start: a, end: b, passes: passes, name: loop.name)
         case 2:
-            let a = try time(args[0], option: "--loop"), b = try time(args[1], option: "--loop", end: true)
+            let a = try time(args[0], option: option), b = try time(args[1], option: option, end: true)
             guard b > a else {
-                throw PracticeError(.usage, "--loop: the end (\(Timecode.format(b, decimals: 3))) must be after the start (\(Timecode.format(a, decimals: 3)))")
+                throw PracticeError(.usage, "\(option): the end (\(Timecode.format(b, decimals: 3))) must be after the start (\(Timecode.format(a, decimals: 3)))")
             }
             return LoopRange(start: a, end: b, passes: passes)
         default:
-            throw PracticeError(.usage, "--loop takes a loop's name, or a start and an end")
+            throw PracticeError(.usage, "\(option) takes a loop's name, or a start and an end")
         }
     }
 }

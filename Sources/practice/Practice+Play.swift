@@ -233,6 +233,8 @@ enum StdinControl {
             }
             try player.perform(command)
         } catch {
+            // For the script, an error event among the state events; for a person, stderr.
+            Terminal.write(PlayerState.errorLine(error.message) + "\n", to: STDOUT_FILENO)
             Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
         }
         return true

@@ -115,6 +115,45 @@ import PracticeTestSupport
         #expect(!FileManager.default.fileExists(atPath: sock))
     }
 
+    /// The protocol takes what the command line takes (markers, saved loops, lyric lines by name)
+    /// and refuses what it refuses, with an error event, never clamping.
+    @Test func theProtocolTakesAndRefusesWhatTheCommandLineDoes() throws {
+        let dir = ScratchDirectory("socket-rules")
+        let sock = dir.file("c.sock")
+        let env = ["XDG_CACHE_HOME": dir.path + "/cache"]
+        try FileManager.default.copyItem(atPath: tone, toPath: dir.file("tone.wav"))
+        for args in [["markers", "add", "tone.wav", "Verse", "2"], ["markers", "add", "tone.wav", "Chorus", "4.5"],
+                     ["loops", "add", "tone.wav", "chorus", "Chorus", "6"]] {
+            #expect(try run(practiceBinary, args, environment: env, currentDirectory: dir.path).status == 0)
+        }
+        let player = try Spawned(practiceBinary, [dir.file("tone.wav"), "--device", "null", "--no-tui", "--loop", "1", "2", "--control", sock],
+                                 environment: ProcessInfo.processInfo.environment.merging(env) { $1 })
+        let c = try Client(sock)
+        _ = try #require(c.line())
+        c.send(#"{"cmd":"pause"}"#)
+        c.send(#"{"cmd":"rate","value":8}"#)
+        #expect(c.line(containing: "error") == #"{"event":"error","message":"control: \"rate\" must be from 0.25 to 3.0 (got 8)"}"#)
+        c.send(#"{"cmd":"pitch","value":-13}"#)
+        #expect(c.line(containing: "error") == #"{"event":"error","message":"control: \"pitch\" must be from -12 to 12 semitones (got -13)"}"#)
+        c.send(#"{"cmd":"seek","to":-5}"#)
+        #expect(c.line(containing: "error") == #"{"event":"error","message":"control: \"seek\" to -5 is outside the track (0 to 0:10.000)"}"#)
+        c.send(#"{"cmd":"seek","to":12}"#)
+        #expect(c.line(containing: "error") == #"{"event":"error","message":"control: \"seek\" to 12 is outside the track (0 to 0:10.000)"}"#)
+        c.send(#"{"cmd":"loop"}"#)
+        c.send(#"{"cmd":"seek","to":"Chorus"}"#)
+        #expect(c.line(containing: #""position":4.5,"#) != nil)
+        c.send(#"{"cmd":"loop","name":"chorus","times":3}"#)
+        #expect(c.line(containing: #""name":"chorus""#)?.contains(#""loop":{"end":6,"name":"chorus","pass":1,"start":4.5,"times":3}"#) == true)
+        c.send(#"{"cmd":"loop","start":"Verse","end":"Chorus"}"#)
+        #expect(c.line(containing: #""start":2}"#)?.contains(#""loop":{"end":4.5,"pass":1,"start":2}"#) == true)
+        c.send(#"{"cmd":"loop","name":"bridge"}"#)
+        #expect(c.line(containing: "error") == #"{"event":"error","message":"control: \"loop\": no loop named 'bridge' (there are 'chorus')"}"#)
+        c.send(#"{"cmd":"seek","to":"Coda"}"#)
+        #expect(c.line(containing: "error") == #"{"event":"error","message":"control: \"seek\": no marker named 'Coda' (there are 'Verse', 'Chorus')"}"#)
+        c.send(#"{"cmd":"quit"}"#)
+        #expect(player.wait() == 0)
+    }
+
     /// A socket file left by a player that was killed is replaced.
     /// An MP3's length from its headers is an estimate; once its audio was decoded (here by `info`,
     /// which caches the decoded identity), the player takes the decoded length. The test puts a

@@ -70,6 +70,10 @@ final class Pipeline {
     private(set) var finished = false
     /// If the file ended (or failed to decode) before `endFrame`: where, and why.
     private(set) var earlyEnd: (frame: Int, reason: String)?
+    /// The track's length is an estimate (see `Track.lengthIsEstimate`): ending early is no fault.
+    var lengthIsEstimate = false
+    /// Where the audio ran out before the range's end, if it did (with or without a fault).
+    private(set) var endOfAudio: Int?
     /// The region being repeated, and which pass of it is being decoded (from 1).
     private(set) var loop: LoopRegion?
     private(set) var pass = 1
@@ -161,6 +165,7 @@ final class Pipeline {
         inputDone = false
         finished = false
         earlyEnd = nil
+        endOfAudio = nil
         stretchFlushed = false
         resampleFlushed = false
         stretchedIn = 0
@@ -247,8 +252,14 @@ final class Pipeline {
                 got += n
                 if n < want {
                     inputDone = true
-                    let reason = file.readError.map { "decoding failed (\($0.message))" } ?? "the file ends early"
-                    earlyEnd = (sourceFrame, reason)
+                    // An estimated length (an MP3 without a frame count) is not a promise: its
+                    // audio ending first is no truncation.
+                    if let error = file.readError {
+                        earlyEnd = (sourceFrame, "decoding failed (\(error.message))")
+                    } else if !lengthIsEstimate {
+                        earlyEnd = (sourceFrame, "the file ends early")
+                    }
+                    endOfAudio = sourceFrame
                     return got
                 }
             }

@@ -232,6 +232,7 @@ public final class Player: Sendable {
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(file: opened.file, outputRate: outputFormat.sampleRate, settings: options.settings)
+            pipeline.lengthIsEstimate = opened.track.lengthIsEstimate
         } catch {
             throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
         }

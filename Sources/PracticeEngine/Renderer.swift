@@ -106,7 +106,9 @@ public enum Renderer {
         var frames = 0
         var program: Program
         do {
-            program = Program(pipeline: try Pipeline(file: opened.file, outputRate: rate, settings: job.settings))
+            let pipeline = try Pipeline(file: opened.file, outputRate: rate, settings: job.settings)
+            pipeline.lengthIsEstimate = track.lengthIsEstimate
+            program = Program(pipeline: pipeline)
             try program.start(at: start, end: end, loop: region, settings: job.settings)
             var lastReport = -1.0
             while try program.produce({ (p, n) throws in
@@ -130,6 +132,14 @@ public enum Renderer {
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.software, "\(job.input): processing failed: \(error)")
+        }
+        // An estimated length let `--from` past the audio's real end: nothing to write.
+        if frames == 0, program.pipeline.endOfAudio != nil {
+            try? FileManager.default.removeItem(atPath: temporary)
+            let at = Timecode.format(Double(start) / Double(track.info.sampleRate), decimals: 3)
+            // Where the audio ends: decoded once (and kept with the track's identity).
+            let end = (try? TrackIdentity.of(track).pcm.frames).map { " (\(Timecode.format(Double($0) / Double(track.info.sampleRate), decimals: 3)), decoded)" } ?? ""
+            throw PracticeError(.usage, "--from \(at) is past the end of \(job.input)\(end)")
         }
         progress(1)
         if rename(temporary, job.output) != 0 {

@@ -11,6 +11,9 @@ public struct Track: Sendable {
     /// The frame count the file's headers give: `info.frames` unless an MP3's estimate was
     /// replaced by its decoded count.
     public let headerFrames: Int
+    /// The length is a guess: an MP3 without an encoder's frame count (Xing, Info or VBRI), not
+    /// decoded yet. Its audio may end a little before `duration` without being cut short.
+    public var lengthIsEstimate: Bool = false
 
     /// The title tag, or the file name when the file has none.
     public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
@@ -35,14 +38,20 @@ public struct Track: Sendable {
         }
         guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
         var info = file.info
+        var estimate = false
         // An MP3's length is estimated from its headers; once the audio was decoded (for its
         // identity: `info`, a sidecar), the decoded length is known, and playing uses it.
-        if info.format.framesAreEstimated,
-           let known = TrackIdentity.lookup(key: TrackIdentity.cacheKey(path), fileName: Path.lastComponent(path)),
-           known.pcm.sampleRate == info.sampleRate, known.pcm.channels == info.channels, known.pcm.frames > 0 {
-            info.frames = known.pcm.frames
+        if info.format.framesAreEstimated {
+            if let known = TrackIdentity.lookup(key: TrackIdentity.cacheKey(path), fileName: Path.lastComponent(path)),
+               known.pcm.sampleRate == info.sampleRate, known.pcm.channels == info.channels, known.pcm.frames > 0 {
+                info.frames = known.pcm.frames
+            } else {
+                estimate = !MPEGHeader.hasFrameCount(path)
+            }
         }
-        return OpenedTrack(track: Track(path: path, info: info, tags: file.tags, headerFrames: file.info.frames), file: file)
+        var track = Track(path: path, info: info, tags: file.tags, headerFrames: file.info.frames)
+        track.lengthIsEstimate = estimate
+        return OpenedTrack(track: track, file: file)
     }
 
     /// The frame nearest `seconds`, within the track.
@@ -90,4 +99,32 @@ extension Track {
 public struct OpenedTrack: ~Copyable {
     public let track: Track
     public var file: SoundFile
+}
+
+/// What an MPEG audio file's first frame says about its length.
+enum MPEGHeader {
+    /// Whether the first audio frame carries an encoder's frame count (LAME's "Xing" or "Info",
+    /// Fraunhofer's "VBRI"), so the length from the headers is exact. Skips an ID3v2 tag first.
+    static func hasFrameCount(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 10)
+        guard pread(fd, &head, 10, 0) == 10 else { return false }
+        var offset = 0
+        if head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 {   // "ID3": a syncsafe size follows the flags
+            offset = 10 + (Int(head[6] & 0x7F) << 21 | Int(head[7] & 0x7F) << 14 | Int(head[8] & 0x7F) << 7 | Int(head[9] & 0x7F))
+            if head[5] & 0x10 != 0 { offset += 10 }             // a footer
+        }
+        var frame = [UInt8](repeating: 0, count: 4_096)
+        let n = pread(fd, &frame, frame.count, off_t(offset))
+        guard n > 4 else { return false }
+        // The frame count sits in the first frame, after its side information (within 200 bytes of its sync).
+        guard let sync = (0..<(n - 1)).first(where: { frame[$0] == 0xFF && frame[$0 + 1] & 0xE0 == 0xE0 }) else { return false }
+        let window = frame[sync..<min(sync + 200, n)]
+        for tag in ["Xing", "Info", "VBRI"].map({ Array($0.utf8) }) {
+            if window.indices.contains(where: { i in i + 4 <= window.endIndex && Array(window[i..<(i + 4)]) == tag }) { return true }
+        }
+        return false
+    }
 }

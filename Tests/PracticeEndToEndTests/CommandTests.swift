@@ -25,10 +25,10 @@ import PracticeTestSupport
 
     /// A VBR MP3 without its encoder's info frame: the header's length is a guess (here 2× too long);
     /// `info` shows the decoded length, and says what the header claimed.
-    @Test func infoShowsAnMP3sDecodedLength() throws {
-        let dir = ScratchDirectory("mp3-length")
-        // A second of silence, then a noisy tone: the encoder's first frames are its smallest,
-        // so a length guessed from them and the file's size is far too long.
+    /// Writes `guess.mp3` in `dir`: 10 s (a second of silence, then a noisy tone) as a VBR MP3
+    /// without the encoder's frame count, as older encoders wrote them. The encoder's first frames
+    /// are its smallest, so a length guessed from them and the file's size is far too long.
+    static func mp3WithoutFrameCount(in dir: ScratchDirectory) throws {
         var rng = SystemRandomNumberGenerator()
         let tone = Signals.sine(440, seconds: 10, amplitude: 0.35)
         let samples = tone.indices.map { $0 < 88_200 ? Float(0) : tone[$0] + Float.random(in: -0.15...0.15, using: &rng) }
@@ -39,6 +39,29 @@ import PracticeTestSupport
         let start = try #require(data[..<tag.lowerBound].lastIndex(of: 0xFF))
         let next = try #require(data[tag.upperBound...].firstRange(of: Data([0xFF, data[start + 1]]))).lowerBound
         try (data[..<start] + data[next...]).write(to: URL(fileURLWithPath: dir.file("guess.mp3")))
+    }
+
+    /// Such an MP3 is intact though its audio ends before the guessed length: it plays and renders
+    /// without a warning, for its decoded length; `--from` past its audio is refused, naming the
+    /// decoded end, and writes nothing.
+    @Test func anMP3WithoutAFrameCountIsNotCalledTruncated() throws {
+        let dir = ScratchDirectory("mp3-guess")
+        try Self.mp3WithoutFrameCount(in: dir)
+        let r = try practice(["render", "guess.mp3", "-o", "all.wav"], in: dir)
+        #expect(r.status == 0 && r.stderr.hasPrefix("practice: wrote all.wav (0:10.0") && !r.stderr.contains("warning"), "\(r.stderr)")
+        let frames = try Signals.read(dir.file("all.wav")).info.frames
+        #expect(abs(frames - 441_000) < 2_000, "\(frames) frames")
+        let p = try practice(["guess.mp3", "--device", "null"], in: dir)
+        #expect(p.status == 0 && p.stderr == "")
+        let late = try practice(["render", "guess.mp3", "-o", "late.wav", "--from", "12"], in: dir)
+        #expect(late.status == 64 && late.stderr.hasPrefix("practice: --from 0:12.000 is past the end of guess.mp3 (0:10.0") && late.stderr.hasSuffix(", decoded)\n"), "\(late.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("late.wav")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".late") }.isEmpty, "no partial file left")
+    }
+
+    @Test func infoShowsAnMP3sDecodedLength() throws {
+        let dir = ScratchDirectory("mp3-length")
+        try Self.mp3WithoutFrameCount(in: dir)
         let r = try practice(["info", "guess.mp3", "--json"], in: dir)
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let frames = try #require(doc["frames"] as? Int), header = try #require(doc["headerFrames"] as? Int)

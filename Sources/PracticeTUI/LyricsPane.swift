@@ -71,9 +71,12 @@ extension Screen {
         }
         let heard = lyrics.lineIndex(at: s.player.position)
         let shown = markerWindow(count: lyrics.lines.count, current: view.selected, room: room - 1)
+        let digits = String(lyrics.lines.count).count
         for k in shown {
             let l = lyrics.lines[k]
-            let row = "\(k == heard ? "▸" : " ")\(k == view.selected ? "›" : " ") \(Timecode.format(l.time, decimals: 2))  \(l.text.terminalSafe)"
+            // Numbered as `--loop "line 5"` counts them.
+            let number = String(repeating: " ", count: digits - String(k + 1).count) + String(k + 1)
+            let row = "\(k == heard ? "▸" : " ")\(k == view.selected ? "›" : " ") \(number)  \(Timecode.format(l.time, decimals: 2))  \(l.text.terminalSafe)"
             if color && k == view.selected { rows.append(reverse(row)) } else if color && k == heard { rows.append(bold(row)) } else { rows.append(row) }
         }
         return rows

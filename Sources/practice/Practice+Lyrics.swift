@@ -70,9 +70,10 @@ extension Practice {
                 for line in lyrics.plain { say(line) }
                 return
             }
-            // The markers table's alignment without its header: times right-aligned, two spaces, the text.
-            let rows = lyrics.lines.map { [Self.stamp($0.time), $0.text] }
-            for line in Table.render(header: ["", ""], rows: rows, rightAligned: [0]).dropFirst() { say(line) }
+            // The markers table's alignment without its header: each line's number (what
+            // `--loop "line 5"` takes) and time right-aligned, two spaces apart, then the text.
+            let rows = lyrics.lines.enumerated().map { ["\($0.offset + 1)", Self.stamp($0.element.time), $0.element.text] }
+            for line in Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst() { say(line) }
         }
 
         /// `0:12.00`: a line's time in hundredths, rounded as LRC writes it (via the millisecond).

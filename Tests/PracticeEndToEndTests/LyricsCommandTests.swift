@@ -9,7 +9,7 @@ import Synchronization
 @Suite struct LyricsCommandTests {
     /// Lines 1–5 at 1, 2.5, 4, 6.25 (no text) and 7.5 s of the 10 s tone.
     static let lrc = "[ti:Tone]\n[ar:Test]\n\n[00:01.00]Line one\n[00:02.50]Line two\n[00:04.00]<00:04.00>Word <00:04.50>by <00:05.00>word\n[00:06.25]\n[00:07.50]Ünïcödé ✨\n"
-    static let table = "0:01.00  Line one\n0:02.50  Line two\n0:04.00  Word by word\n0:06.25\n0:07.50  Ünïcödé ✨\n"
+    static let table = "1  0:01.00  Line one\n2  0:02.50  Line two\n3  0:04.00  Word by word\n4  0:06.25\n5  0:07.50  Ünïcödé ✨\n"
 
     func workspace(lrc name: String? = "tone.lrc") throws -> MarkerCommandTests.Workspace {
         let w = try MarkerCommandTests.Workspace()
@@ -27,7 +27,7 @@ import Synchronization
         // song.wav.lrc comes before song.lrc; --lyrics before both.
         try "[00:00.50]own file\n[01:02.345]past a minute\n".write(toFile: w.dir.file("tone.wav.lrc"), atomically: true, encoding: .utf8)
         r = try w.run(["lyrics", "tone.wav"])
-        #expect(r.status == 0 && r.stdout == "0:00.50  own file\n1:02.35  past a minute\n")
+        #expect(r.status == 0 && r.stdout == "1  0:00.50  own file\n2  1:02.35  past a minute\n")
         r = try w.run(["lyrics", "tone.wav", "--lyrics", "tone.lrc"])
         #expect(r.status == 0 && r.stdout == Self.table)
     }
@@ -85,7 +85,7 @@ import Synchronization
         r = try w.run(["lyrics", "tone.wav", "--lyrics", "tone.wav.practice.json"])   // not an LRC file: no stamps
         #expect(r.status == 0 && r.stderr.hasSuffix("practice: note: tone.wav.practice.json has no time stamps (unsynced lyrics)\n"))
         r = try w.run(["lyrics", "tone.wav"])
-        #expect(r.stdout == "0:00.75  Line one\n0:02.25  Line two\n0:03.75  Word by word\n0:06.00\n0:07.25  Ünïcödé ✨\n")
+        #expect(r.stdout == "1  0:00.75  Line one\n2  0:02.25  Line two\n3  0:03.75  Word by word\n4  0:06.00\n5  0:07.25  Ünïcödé ✨\n")
         r = try w.run(["lyrics", "tone.wav", "--json"])
         #expect(r.stdout.contains(#"{"text":"Word by word","time":3.745,"words":[{"text":"Word ","time":3.745},{"text":"by ","time":4.245}"#))
     }
@@ -190,7 +190,7 @@ import Synchronization
 
             """)
         // The exported file is lyrics too.
-        #expect(try w.run(["lyrics", "tone.wav", "--lyrics", "out.lrc"]).stdout.hasPrefix("0:01.00  Line one\n0:02.50  Line two\n0:03.33  Odd\n"))
+        #expect(try w.run(["lyrics", "tone.wav", "--lyrics", "out.lrc"]).stdout.hasPrefix("1  0:01.00  Line one\n2  0:02.50  Line two\n3  0:03.33  Odd\n"))
         r = try w.run(["markers", "import", "tone.wav", "plain.lrc", "--format", "lrc"])
         #expect(r.status == 66)
         try "just words\n".write(toFile: w.dir.file("plain.lrc"), atomically: true, encoding: .utf8)

@@ -452,17 +452,17 @@ import PracticeAudio
 
         _ = try tmux(["send-keys", "-t", session, "y"])
         screen = try waitFor("Lyrics (Enter jumps)", in: session)
-        #expect(screen.contains("▸› 0:02.00  line two") || screen.contains("▸› 0:03.00  line three"), "screen:\n\(screen)")
-        screen = try waitFor("▸› 0:04.00  line four", in: session)   // the highlight moves with the song
-        #expect(screen.contains("▸› 0:04.00  line four") && screen.contains("▶ Playing"), "screen:\n\(screen)")
+        #expect(screen.contains("▸›  2  0:02.00  line two") || screen.contains("▸›  3  0:03.00  line three"), "screen:\n\(screen)")
+        screen = try waitFor("▸›  4  0:04.00  line four", in: session)   // the highlight moves with the song
+        #expect(screen.contains("▸›  4  0:04.00  line four") && screen.contains("▶ Playing"), "screen:\n\(screen)")
         _ = try tmux(["send-keys", "-t", session, "Down"])
-        _ = try waitFor(" › 0:05.00  line five", in: session)
+        _ = try waitFor(" ›  5  0:05.00  line five", in: session)
         _ = try tmux(["send-keys", "-t", session, "Down"])
-        screen = try waitFor(" › 0:06.00  line six", in: session)
-        #expect(screen.contains("▸  0:04.00  line four"), "the heard line stays marked:\n\(screen)")
+        screen = try waitFor(" ›  6  0:06.00  line six", in: session)
+        #expect(screen.contains("▸   4  0:04.00  line four"), "the heard line stays marked:\n\(screen)")
         let jumped = Double(monotonicNanoseconds())
         _ = try tmux(["send-keys", "-t", session, "Enter"])   // seek mode: jump to line six and play
-        screen = try waitFor("▸› 0:06.00  line six", in: session)
+        screen = try waitFor("▸›  6  0:06.00  line six", in: session)
         #expect(screen.contains("Lyrics (Enter jumps)") && screen.contains("▶ Playing   0:06."), "screen:\n\(screen)")
 
         usleep(300_000)
@@ -489,7 +489,7 @@ import PracticeAudio
         _ = try tmux(["send-keys", "-t", session, "Home"])   // back to the start: the pick, following the heard line, is at the top
         _ = try waitFor("▶ Playing   0:0", in: session)
         for _ in 0..<8 { _ = try tmux(["send-keys", "-t", session, "Down"]) }
-        screen = try waitFor(" › 0:09.00  line nine", in: session)
+        screen = try waitFor(" ›  9  0:09.00  line nine", in: session)
         _ = try tmux(["send-keys", "-t", session, "a", "Down"])
         _ = try waitFor("loop from line 9", in: session)
         _ = try tmux(["send-keys", "-t", session, "b"])

@@ -201,10 +201,10 @@ import PracticeControl
 
     @Test func theFullViewPicksAndMarksTheHeardLine() {
         let lines = render(at: 12.5, view: LyricsView(selected: 0, seekMode: true, following: false))
-        #expect(Array(lines[6...10]) == ["", "Lyrics (Enter jumps)", " › 0:10.00  One, two, three", "▸  0:12.40  Five, six, seven, eight", "   0:14.80  Step touch"])
+        #expect(Array(lines[6...10]) == ["", "Lyrics (Enter jumps)", " › 1  0:10.00  One, two, three", "▸  2  0:12.40  Five, six, seven, eight", "   3  0:14.80  Step touch"])
         #expect(lines[23] == "↑↓ pick  Enter jump  Tab: Enter closes  a b loop lines  < > ±50 ms  Esc back")
         let closing = render(at: 12.5, view: LyricsView(selected: 1, seekMode: false))
-        #expect(closing[7] == "Lyrics (Enter closes)" && closing[9] == "▸› 0:12.40  Five, six, seven, eight")
+        #expect(closing[7] == "Lyrics (Enter closes)" && closing[9] == "▸› 2  0:12.40  Five, six, seven, eight")
         #expect(closing[23] == "↑↓ pick  Enter close  Tab: Enter jumps  a b loop lines  < > ±50 ms  Esc back")
     }
 }

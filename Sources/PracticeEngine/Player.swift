@@ -190,6 +190,9 @@ public final class Player: Sendable {
         /// Passes of the loop heard before the latest generation started (a pause or a rate change
         /// restarts the stream without restarting the count).
         var passesBefore = 0
+        /// The passes a trainer's loop had reached when it was switched off: switched on again,
+        /// the trainer goes on from there.
+        var trainerPassesWhenOff: Int?
         var sequence: UInt64 = 0
         var published: PlayerState?
         var stopped = false
@@ -379,12 +382,24 @@ public final class Player: Sendable {
     }
 
     /// Switches the loop on or off, keeping its ends (nothing happens without a loop).
+    /// A trainer's loop switched off plays on at the speed the trainer had reached; switched on
+    /// again, the trainer goes on from the pass it had reached.
     public func setLooping(_ on: Bool) {
         engine.withLock { c in
-            guard !c.stopped, c.loop != nil, c.loopOn != on else { return }
+            guard !c.stopped, let loop = c.loop, c.loopOn != on else { return }
             let at = heardFrame(c)
+            var settings = c.settings
+            var passes = 0
+            if loop.rehearsal.trainer != nil {
+                if on {
+                    passes = c.trainerPassesWhenOff ?? 0
+                } else {
+                    settings.rate = heardRate(c)
+                    c.trainerPassesWhenOff = (currentPass(c) ?? 1) - 1
+                }
+            }
             c.loopOn = on
-            restart(&c, at: placeInLoop(at, c), settings: c.settings, playing: c.playing, passesBefore: 0)
+            restart(&c, at: placeInLoop(at, c), settings: settings, playing: c.playing, passesBefore: passes)
             publish(&c, .loopChanged)
         }
     }

@@ -230,11 +230,11 @@ public struct SessionModel: Sendable {
             }
             awaitingPasses = true
             message = "passes: type 1–9, or 0 for no limit"
-        case .faster: return [rate(s.rate + 0.1, grid: 0.1)]
-        case .slower: return [rate(s.rate - 0.1, grid: 0.1)]
-        case .fasterFine: return [rate(s.rate + 0.01, grid: 0.01)]
-        case .slowerFine: return [rate(s.rate - 0.01, grid: 0.01)]
-        case .speedReset: return [rate(1, grid: 0.01)]
+        case .faster: return takeOverFromTrainer(s) + [rate(s.rate + 0.1, grid: 0.1)]
+        case .slower: return takeOverFromTrainer(s) + [rate(s.rate - 0.1, grid: 0.1)]
+        case .fasterFine: return takeOverFromTrainer(s) + [rate(s.rate + 0.01, grid: 0.01)]
+        case .slowerFine: return takeOverFromTrainer(s) + [rate(s.rate - 0.01, grid: 0.01)]
+        case .speedReset: return takeOverFromTrainer(s) + [rate(1, grid: 0.01)]
         case .pitchUp: return [.pitch(s.pitch + 1)]
         case .pitchDown: return [.pitch(s.pitch - 1)]
         case .addMarker:
@@ -461,6 +461,20 @@ public struct SessionModel: Sendable {
         }
         message = "loop \(start ? "start" : "end") on '\(m.name)'"
         return actions
+    }
+
+    /// A speed key while a trainer sets the speed: you take over. The trainer stops (for this
+    /// loop and the next ones), the count of passes goes on, and the speed moves from the one
+    /// the trainer had reached.
+    private mutating func takeOverFromTrainer(_ s: PlayerState) -> [SessionAction] {
+        guard let l = s.loop, l.isOn, let trainer = l.rehearsal.trainer else { return [] }
+        rehearsal.trainer = nil
+        var r = l.rehearsal
+        r.trainer = nil
+        let kept = loopMarkers
+        defer { loopMarkers = kept }
+        message = "trainer off (it had reached \(StatusLine.formatRate(s.rate)) of \(StatusLine.formatRate(trainer.to))): the speed is yours"
+        return [.loop(LoopRange(start: l.start, end: l.end, passes: l.passes, name: l.name, rehearsal: r), keepingCount: true, on: true)]
     }
 
     /// `p` then a digit: the loop plays that many passes from its start (0: no limit).

@@ -223,4 +223,23 @@ import PracticeControl
         _ = session.handle(.enter)
         #expect(try SidecarStore.load(for: player.track).sidecar.liveMarkers.map(\.name) == ["two"])
     }
+
+    /// A trainer's loop switched off plays on at the trainer's speed; switched on, the trainer
+    /// goes on from the pass it reached; a speed key takes over from it, and says so.
+    @Test func theTrainerOnTheScreen() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        let trainer = Trainer(from: 0.5, to: 1.0, step: 0.25)
+        try player.setLoop(LoopRange(start: 1, end: 1.5, rehearsal: Rehearsal(trainer: trainer)))
+        player.jump(to: 1)
+        output.play(frames: 44_100 + 4_410) { !player.state.isPlaying }   // pass 1 at 0.5× (1 s), into pass 2
+        #expect(player.state.loop?.pass == 2 && player.state.rate == 0.75)
+        _ = session.handle(.character("l"))
+        #expect(player.state.loop?.isOn == false && player.state.rate == 0.75, "the loop off keeps the trainer's speed")
+        _ = session.handle(.character("l"))
+        #expect(player.state.loop?.isOn == true && player.state.loop?.pass == 2 && player.state.rate == 0.75, "the trainer goes on from pass 2")
+        _ = session.handle(.character("}"))
+        #expect(player.state.loop?.rehearsal.trainer == nil && player.state.rate == 0.76 && player.state.loop?.pass == 2)
+        #expect(session.screenState.message == "trainer off (it had reached 0.75× of 1.00×): the speed is yours")
+    }
 }

@@ -34,6 +34,8 @@ public struct ScreenState: Sendable, Equatable {
     public var bindings = KeyBindings.defaults
     /// Why the sidecar could not be read, shown in place of the markers' heading.
     public var sidecarProblem: String?
+    /// The loops saved in the sidecar, listed under the markers.
+    public var loops: [SidecarView.NamedLoop] = []
 
     public enum LoopEnd: Sendable, Equatable { case start, end }
 
@@ -143,7 +145,7 @@ public enum Screen {
         ([.tapTempo], "tap the tempo (bpm)"),
         ([.lyricsView], "all the lyrics"),
         ([.lyricsEarlier, .lyricsLater], "lyrics −50 / +50 ms"),
-        ([.countIn], "count-in each pass on/off"),
+        ([.countIn], "count-in (as --count-in)"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
     ]
@@ -216,13 +218,24 @@ public enum Screen {
             }
             let current = s.markers.lastIndex { $0.time <= p.position + 0.0005 }
             let focus = s.markerList ?? current
-            let shown = markerWindow(count: s.markers.count, current: focus, room: room - 1)
+            // Saved loops get a third of the room (a heading and a row each), the markers the rest.
+            let loopRows = s.loops.isEmpty || room < 4 ? 0 : min(s.loops.count + 1, max(room / 3, 2))
+            let shown = markerWindow(count: s.markers.count, current: focus, room: room - 1 - loopRows)
             for k in shown {
                 let m = s.markers[k]
                 let key = k < 9 ? "\(k + 1)" : " "
                 let pointer = editing ? (k == s.markerList ? "›" : " ") : (k == current ? "▸" : " ")
                 let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name.terminalSafe)"
                 if editing { add(k == s.markerList && color ? reverse(row) : row) } else { add(k == current && color ? bold(row) : row) }
+            }
+            if loopRows > 0 {
+                add("Loops (\(s.bindings.label(.nextLoop)) plays the next)")
+                let playing = s.loops.firstIndex { $0.name == p.loop?.name && $0.start == p.loop?.start && $0.end == p.loop?.end }
+                for k in markerWindow(count: s.loops.count, current: playing, room: loopRows - 1) {
+                    let l = s.loops[k]
+                    let row = "\(k == playing ? "▸" : " ")    \(Timecode.format(l.start, decimals: 3)) – \(Timecode.format(l.end, decimals: 3))  \(l.name.terminalSafe)"
+                    add(k == playing && color ? bold(row) : row)
+                }
             }
         }
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))

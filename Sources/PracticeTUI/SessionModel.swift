@@ -103,11 +103,13 @@ public struct SessionModel: Sendable {
     public private(set) var rehearsal: Rehearsal
     /// The count-in the command line asked for (0: none), which `c` turns back on.
     private let countInClicks: Int
+    private let countInEveryPass: Bool
 
     public init(bindings: KeyBindings = .defaults, rehearsal: Rehearsal = Rehearsal(), notice: String? = nil) {
         self.bindings = bindings
         self.rehearsal = rehearsal
         countInClicks = rehearsal.countIn
+        countInEveryPass = rehearsal.countIn == 0 || rehearsal.countInEvery
         message = notice
     }
 
@@ -426,7 +428,8 @@ public struct SessionModel: Sendable {
         loopIndex = (loopIndex + 1) % sidecar.loops.count
         let l = sidecar.loops[loopIndex]
         message = "loop '\(l.name)'"
-        return [loopAction(start: l.start, end: l.end, name: l.name, on: true)]
+        // From its start (or the pre-roll before it), so the pass is heard whole.
+        return [loopAction(start: l.start, end: l.end, name: l.name, on: true), .jump(max(l.start - loopRehearsal.preRoll, 0))]
     }
 
     /// `o`: loops the section you are in, from the marker before the heard position to the one
@@ -603,9 +606,11 @@ public struct SessionModel: Sendable {
                 message = "a count-in needs the song's tempo: tap it with \(bindings.label(.tapTempo))"
                 return []
             }
+            // The command line's count-in, as it asked (before the first pass, or each); without
+            // one, four clicks before each pass.
             rehearsal.countIn = countInClicks > 0 ? countInClicks : 4
-            rehearsal.countInEvery = true
-            message = "count-in: \(rehearsal.countIn) clicks at \(StatusLine.formatNumber(bpm)) bpm before each pass"
+            rehearsal.countInEvery = countInEveryPass
+            message = "count-in: \(rehearsal.countIn) clicks at \(StatusLine.formatNumber(bpm)) bpm before \(rehearsal.countInEvery ? "each pass" : "the first pass")"
         }
         if let l = s.loop { return [loopAction(start: l.start, end: l.end, name: l.name, on: l.isOn, keepingCount: true)] }
         return []
@@ -624,6 +629,7 @@ public struct SessionModel: Sendable {
         st.bpm = rehearsal.bpm ?? sidecar.bpm
         st.bindings = bindings
         st.sidecarProblem = sidecar.problem
+        st.loops = sidecar.loops
         st.lyrics = lyrics
         if var v = lyricsView, let lyrics, v.following, lyrics.isSynced {
             v.selected = lyrics.lineIndex(at: player.position) ?? 0

@@ -28,7 +28,7 @@ struct PlaceOptions: ParsableArguments {
     @Option(help: "Seconds of silence before each repeat of the loop.")
     var gap: Double = 0
 
-    @Option(help: "Clicks before the first pass of the loop, at --bpm or the tempo kept in the sidecar.")
+    @Option(help: "Clicks before the first pass of the loop, at --bpm or the tempo kept in the sidecar ('c' on the practice screen turns this count-in off and on; without it, 'c' counts 4 before each pass).")
     var countIn = 0
 
     @Flag(help: "Count in before every pass, not just the first.")

@@ -81,7 +81,7 @@ import PracticeControl
             "  0 backspace  speed 1.0                  t            tap the tempo (bpm)",
             "  - +          pitch −1 / +1 semitone     y            all the lyrics",
             "  m            marker where you are       < >          lyrics −50 / +50 ms",
-            "  1…9          jump to marker N, play     c            count-in each pass on/off",
+            "  1…9          jump to marker N, play     c            count-in (as --count-in)",
             "  , .          previous / next marker     ?            these keys",
             "  M            rename, nudge, delete      q Q          quit (edits are saved)",
             "  a b          loop start / end here",
@@ -132,6 +132,18 @@ import PracticeControl
         let lines = Screen.render(ScreenState(player: Self.player, markers: Self.markers), width: 30, height: 12)
         #expect(lines.allSatisfy { Table.width(of: $0) <= 30 })
         #expect(lines[11].hasSuffix("…"))
+    }
+
+    /// Saved loops are listed under the markers, the one playing marked.
+    @Test func savedLoopsAreListed() {
+        var p = Self.player
+        p.loop = LoopState(start: 29.3, end: 38.9, name: "chorus", pass: 1, passes: nil)
+        var s = ScreenState(player: p, markers: Self.markers)
+        s.loops = [.init(name: "verse", start: 10.1, end: 29.3), .init(name: "chorus", start: 29.3, end: 38.9)]
+        let lines = Screen.render(s, width: 80, height: 24)
+        let k = try? #require(lines.firstIndex(of: "Loops (L plays the next)"))
+        #expect(k.map { Array(lines[($0 + 1)...($0 + 2)]) } == ["     0:10.100 – 0:29.300  verse", "▸    0:29.300 – 0:38.900  chorus"], "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains("  5  0:48.500  Outro"), "the markers keep their rows")
     }
 
     /// Down to 20×5 the screen still says where you are and how fast, then the loop and what was said.

@@ -31,10 +31,14 @@ public enum Action: String, CaseIterable, Sendable {
 /// Which key does what: the defaults, changed by `$XDG_CONFIG_HOME/practice/keys.conf`.
 ///
 /// The file has one binding a line, `KEY ACTION` (as mpv's input.conf): `x loop-toggle`,
-/// `shift-up nudge-later-more`, `q ignore` to unbind. `#` starts a comment. A key may have one
+/// `shift-up nudge-later-more`, `q ignore` to unbind, `mouse off` to leave clicks to the terminal.
+/// `#` starts a comment. A key may have one
 /// action; an action may have several keys. Ctrl-C always quits.
 public struct KeyBindings: Sendable, Equatable {
     public private(set) var actions: [Key: Action]
+    /// Clicks on the seek bar, a marker or a loop (`mouse off` in keys.conf leaves the mouse to
+    /// the terminal, for selecting text).
+    public private(set) var mouse = true
 
     public static let defaults = KeyBindings(actions: [
         .character(" "): .playPause,
@@ -102,6 +106,11 @@ public struct KeyBindings: Sendable, Equatable {
             if words.isEmpty { continue }
             func fail(_ what: String) -> PracticeError { PracticeError(.config, "\(file):\(n + 1): \(what)") }
             guard words.count == 2 else { throw fail("expected 'KEY ACTION', such as 'x loop-toggle' (got '\(line.trimmingWhitespace())')") }
+            if words[0] == "mouse" {
+                guard words[1] == "on" || words[1] == "off" else { throw fail("'mouse' is 'on' or 'off' (got '\(words[1])')") }
+                mouse = words[1] == "on"
+                continue
+            }
             guard let key = Key(name: words[0]) else {
                 throw fail("unknown key '\(words[0])' (a character, or \(Self.keyNames.joined(separator: ", ")))")
             }

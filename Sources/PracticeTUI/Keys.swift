@@ -6,6 +6,8 @@ public enum Key: Hashable, Sendable {
     case home, end, pageUp, pageDown
     case enter, escape, backspace, tab
     case ctrlC, ctrlU, ctrlW
+    /// A press of the left mouse button, at a column and row counted from 1.
+    case click(column: Int, row: Int)
 }
 
 /// Turns the bytes a terminal sends into keys: UTF-8 text, the xterm escape sequences for arrows
@@ -52,6 +54,12 @@ public struct KeyDecoder {
             while i < b.count, !(0x40...0x7E).contains(b[i]) { i += 1 }
             guard i < b.count else { return b.count > 16 ? (nil, b.count) : nil }
             let params = String(decoding: b[2..<i], as: UTF8.self)
+            // SGR mouse: ESC [ < button ; column ; row, then M (press) or m (release).
+            if params.hasPrefix("<") {
+                let n = params.dropFirst().split(separator: ";").compactMap { Int($0) }
+                guard n.count == 3, b[i] == UInt8(ascii: "M"), n[0] == 0 else { return (nil, i + 1) }
+                return (.click(column: n[1], row: n[2]), i + 1)
+            }
             let shift = params.hasSuffix(";2")
             let key: Key?
             switch b[i] {
@@ -125,6 +133,7 @@ extension Key {
         case .ctrlC: "Ctrl-C"
         case .ctrlU: "Ctrl-U"
         case .ctrlW: "Ctrl-W"
+        case .click: "click"
         }
     }
 }

@@ -8,8 +8,9 @@ public final class RawTerminal: @unchecked Sendable {  // the saved state is wri
     public let fd: Int32
     private var restored = false
 
-    /// Enters raw mode and the alternate screen, hides the cursor.
-    public init(fd: Int32 = STDIN_FILENO) throws {
+    /// Enters raw mode and the alternate screen, hides the cursor; with `mouse`, asks for clicks
+    /// (SGR mouse reporting).
+    public init(fd: Int32 = STDIN_FILENO, mouse: Bool = false) throws {
         self.fd = fd
         var t = termios()
         guard tcgetattr(fd, &t) == 0 else { throw POSIXError(.ENOTTY) }
@@ -20,12 +21,14 @@ public final class RawTerminal: @unchecked Sendable {  // the saved state is wri
         cfmakeraw(&raw)
         raw.c_oflag = t.c_oflag   // keep output processing (\n → \r\n) as it was
         tcsetattr(fd, TCSANOW, &raw)
-        Terminal.writeRaw(Self.enter, to: STDOUT_FILENO)
+        Terminal.writeRaw(Self.enter + (mouse ? Self.mouseOn : ""), to: STDOUT_FILENO)
         installCrashHandlers()
     }
 
     static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J"
-    static let leave = "\u{1B}[?25h\u{1B}[?1049l"
+    /// Button presses reported, in the SGR form (any column).
+    static let mouseOn = "\u{1B}[?1000h\u{1B}[?1006h"
+    static let leave = "\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?25h\u{1B}[?1049l"
 
     /// Leaves the alternate screen and raw mode. Safe to call twice.
     public func restore() {
@@ -55,7 +58,7 @@ nonisolated(unsafe) private var hasSaved = false
 nonisolated(unsafe) private var previousActions = UnsafeMutablePointer<sigaction>.allocate(capacity: 32)
 private let crashSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 nonisolated(unsafe) private var handlersInstalled = false
-/// `ESC[?25h ESC[?1049l`, allocated before any handler can run (a handler must not allocate).
+/// `RawTerminal.leave`, allocated before any handler can run (a handler must not allocate).
 nonisolated(unsafe) private var leaveBytes: UnsafeMutableBufferPointer<UInt8> = .init(start: nil, count: 0)
 
 private func installCrashHandlers() {

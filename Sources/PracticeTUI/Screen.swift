@@ -180,10 +180,39 @@ public enum Screen {
     }
 
     public static func render(_ s: ScreenState, width: Int, height: Int, color: Bool = false) -> [String] {
+        compose(s, width: width, height: height, color: color).lines
+    }
+
+    /// What a click at `column`, `row` (from 1, as the terminal counts) on the screen as drawn
+    /// at this size would touch: a place on the seek bar, a marker row, a saved loop's row.
+    public static func hit(_ s: ScreenState, width: Int, height: Int, column: Int, row: Int) -> Hit? {
+        guard let hit = compose(s, width: width, height: height, color: false).hits[row - 1] else { return nil }
+        if case .seekBar(let cells, _) = hit {
+            // The bar is "▕", its cells from column 2, then "▏".
+            let cell = column - 2
+            guard cell >= 0, cell < cells else { return nil }
+            return .seekBar(cells: cells, time: Double(cell) / Double(max(cells - 1, 1)) * s.player.duration)
+        }
+        return hit
+    }
+
+    /// What a row of the screen stands for, for clicks.
+    public enum Hit: Equatable, Sendable {
+        /// The seek bar: its cells, and (from `hit`) the time under the click.
+        case seekBar(cells: Int, time: Double)
+        case marker(Int)
+        case loop(Int)
+    }
+
+    static func compose(_ s: ScreenState, width: Int, height: Int, color: Bool) -> (lines: [String], hits: [Int: Hit]) {
         let w = max(width, 20)
-        if height < 10 || width < 30 { return compact(s, width: w, height: max(height, 1)) }
+        if height < 10 || width < 30 { return (compact(s, width: w, height: max(height, 1)), [:]) }
         var lines: [String] = []
-        func add(_ line: String) { lines.append(fit(line, w)) }
+        var hits: [Int: Hit] = [:]
+        func add(_ line: String, _ hit: Hit? = nil) {
+            if let hit { hits[lines.count] = hit }
+            lines.append(fit(line, w))
+        }
         let p = s.player
         add(color ? bold(p.title.terminalSafe) : p.title.terminalSafe)
         let byline = [p.tags["artist"], p.tags["album"]].compactMap { $0?.terminalSafe }.joined(separator: " · ")
@@ -191,7 +220,7 @@ public enum Screen {
         if s.showHelp {
             lines.append("")
             for line in help(s.bindings, width: w) { add(line) }
-            return pad(lines, w, height)
+            return (pad(lines, w, height), [:])
         }
         lines.append("")
         let state = p.isFinished ? "■ Stopped" : p.isPlaying ? "▶ Playing" : "⏸ Paused"
@@ -199,7 +228,7 @@ public enum Screen {
         if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch)) st" }
         if let bpm = s.bpm { right += "  \(StatusLine.formatNumber(bpm)) bpm" }
         add(spread("\(state)   \(where_(p)) / \(Timecode.format(p.duration))", right, w))
-        add(seekBar(s, width: w, color: color))
+        add(seekBar(s, width: w, color: color), .seekBar(cells: max(w - 2, 4), time: 0))
         add(loopLine(s))
         for line in rehearsalLines(s) { add(line) }
         if s.lyricsView == nil { for line in lyricLines(s, color: color) { add(line) } }
@@ -226,7 +255,7 @@ public enum Screen {
                 let key = k < 9 ? "\(k + 1)" : " "
                 let pointer = editing ? (k == s.markerList ? "›" : " ") : (k == current ? "▸" : " ")
                 let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name.terminalSafe)"
-                if editing { add(k == s.markerList && color ? reverse(row) : row) } else { add(k == current && color ? bold(row) : row) }
+                if editing { add(k == s.markerList && color ? reverse(row) : row, .marker(k)) } else { add(k == current && color ? bold(row) : row, .marker(k)) }
             }
             if loopRows > 0 {
                 add("Loops (\(s.bindings.label(.nextLoop)) plays the next)")
@@ -234,11 +263,12 @@ public enum Screen {
                 for k in markerWindow(count: s.loops.count, current: playing, room: loopRows - 1) {
                     let l = s.loops[k]
                     let row = "\(k == playing ? "▸" : " ")    \(Timecode.format(l.start, decimals: 3)) – \(Timecode.format(l.end, decimals: 3))  \(l.name.terminalSafe)"
-                    add(k == playing && color ? bold(row) : row)
+                    add(k == playing && color ? bold(row) : row, .loop(k))
                 }
             }
         }
         lines = pad(lines, w, height - 2 - (s.prompt == nil ? 0 : 1))
+        hits = hits.filter { $0.key < lines.count }
         if let prompt = s.prompt {
             let (before, after) = prompt.split
             let safe = prompt.text.terminalSafe
@@ -249,7 +279,7 @@ public enum Screen {
         let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
             ?? (s.markerList != nil ? markerListHint : hint(s.bindings))
         add(color ? dim(hintLine) : hintLine)
-        return Array(lines.prefix(height))
+        return (Array(lines.prefix(height)), hits)
     }
 
     /// Which markers fit in `room` rows, keeping the current one in view.

@@ -44,7 +44,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// Runs until `q`, Ctrl-C, `requestQuit()` or the end of a limited loop; restores the terminal.
     public func run() throws {
         prepare()
-        let terminal = try RawTerminal()
+        let terminal = try RawTerminal(mouse: model.bindings.mouse)
         defer { terminal.restore() }
         var decoder = KeyDecoder()
         var buffer = [UInt8](repeating: 0, count: 256)
@@ -104,7 +104,17 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     /// Carries out one key; false means quit.
     func handle(_ key: Key) -> Bool {
-        carryOut(model.handle(key, player: player.state, now: DispatchTime.now().uptimeNanoseconds))
+        if case .click(let column, let row) = key {
+            let (columns, rows) = RawTerminal.size()
+            return click(column: column, row: row, columns: columns, rows: rows)
+        }
+        return carryOut(model.handle(key, player: player.state, now: DispatchTime.now().uptimeNanoseconds))
+    }
+
+    /// A click at `column`, `row` on a screen of `columns` × `rows`.
+    func click(column: Int, row: Int, columns: Int, rows: Int) -> Bool {
+        guard model.bindings.mouse, let hit = Screen.hit(screenState, width: columns, height: rows, column: column, row: row) else { return true }
+        return carryOut(model.clicked(hit, player: player.state))
     }
 
     /// Carries out the model's actions, and those that their outcomes lead to; false means quit.

@@ -425,7 +425,31 @@ public struct SessionModel: Sendable {
     /// `L`: the next named loop from the sidecar, looping at once.
     private mutating func nextNamedLoop() -> [SessionAction] {
         guard !sidecar.loops.isEmpty else { message = "no named loops yet (\(bindings.label(.saveLoop)) saves the current one)"; return [] }
-        loopIndex = (loopIndex + 1) % sidecar.loops.count
+        return playLoop((loopIndex + 1) % sidecar.loops.count)
+    }
+
+    /// A click on the screen (the I/O loop found what is under it): the seek bar goes there, a
+    /// marker's row jumps to it (or picks it in the list), a loop's row plays that loop.
+    public mutating func clicked(_ hit: Screen.Hit, player s: PlayerState) -> [SessionAction] {
+        guard prompt == nil else { return [] }
+        message = nil
+        switch hit {
+        case .seekBar(_, let time):
+            message = "at \(Timecode.format(time, decimals: 1))"
+            return [.seek(Sidecar.milliseconds(time))]
+        case .marker(let k):
+            guard k < sidecar.markers.count else { return [] }
+            if markerList != nil { markerList = k; return [] }
+            return jump(to: sidecar.markers[k])
+        case .loop(let k):
+            guard k < sidecar.loops.count else { return [] }
+            return playLoop(k)
+        }
+    }
+
+    /// Saved loop `k`, from its start (or its pre-roll), looping at once.
+    private mutating func playLoop(_ k: Int) -> [SessionAction] {
+        loopIndex = k
         let l = sidecar.loops[loopIndex]
         message = "loop '\(l.name)'"
         // From its start (or the pre-roll before it), so the pass is heard whole.

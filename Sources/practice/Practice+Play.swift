@@ -22,7 +22,8 @@ extension Practice {
                 'practice FILE …' is the same as 'practice play FILE …'.
 
                 Keys are rebound in $XDG_CONFIG_HOME/practice/keys.conf (~/.config/practice/keys.conf), \
-                one 'KEY ACTION' a line ('x loop-toggle'; 'q ignore' unbinds; # starts a comment). \
+                one 'KEY ACTION' a line ('x loop-toggle'; 'q ignore' unbinds; 'mouse off' leaves clicks \
+                to the terminal; # starts a comment). \
                 Keys: a character, or \(KeyBindings.keyNames.joined(separator: ", ")). \
                 Actions: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).
 

@@ -85,10 +85,20 @@ import PracticeAudio
         screen = try waitFor("saved loop 'Loop 1'", in: session)
         #expect(screen.contains("saved loop 'Loop 1' (song.wav.practice.json)"), "screen:\n\(screen)")
 
+        // The screen asks for clicks (SGR mouse); a click (the bytes a terminal sends) in the middle
+        // of the seek bar goes to the middle of the song.
+        #expect(try tmux(["display-message", "-p", "-t", session, "#{mouse_sgr_flag} #{mouse_standard_flag}"]) == "1 1\n")
+        _ = try tmux(["send-keys", "-t", session, "l"])   // loop off, so the click is heard where it lands
+        _ = try waitFor("off (l turns it on)", in: session)
+        _ = try tmux(["send-keys", "-t", session, "-H"] + Array("\u{1B}[<0;41;5M".utf8).map { String($0, radix: 16) })
+        screen = try waitFor("at 0:10.", in: session)
+        #expect(screen.contains("at 0:10.") && screen.contains("▶ Playing   0:1"), "a click at the middle of the bar:\n\(screen)")
+
         _ = try tmux(["send-keys", "-t", session, "q"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
         #expect(!screen.contains("Markers"), "the practice screen is still shown:\n\(screen)")
+        #expect(try tmux(["display-message", "-p", "-t", session, "#{mouse_sgr_flag} #{mouse_standard_flag}"]) == "0 0\n", "clicks given back to the terminal")
         let loops = try run(practiceBinary, ["loops", "song.wav"], environment: ["XDG_CACHE_HOME": dir.path + "/cache"], currentDirectory: dir.path)
         #expect(loops.stdout.hasPrefix("NAME    FROM      TO        LENGTH\nLoop 1  0:01."), "\(loops.stdout)")
         let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)

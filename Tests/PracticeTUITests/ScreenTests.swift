@@ -134,6 +134,24 @@ import PracticeControl
         #expect(lines[11].hasSuffix("…"))
     }
 
+    /// What a click touches: a place on the seek bar (its ends are the track's ends), a marker's
+    /// row, a saved loop's row; nothing elsewhere.
+    @Test func clicksFindTheSeekBarMarkersAndLoops() {
+        var s = ScreenState(player: Self.player, markers: Self.markers)
+        s.loops = [.init(name: "verse", start: 10.1, end: 29.3)]
+        let lines = Screen.render(s, width: 80, height: 24)
+        let bar = try? #require(lines.firstIndex { $0.hasPrefix("▕") })
+        #expect(bar == 4)
+        #expect(Screen.hit(s, width: 80, height: 24, column: 2, row: 5) == .seekBar(cells: 78, time: 0))
+        #expect(Screen.hit(s, width: 80, height: 24, column: 79, row: 5) == .seekBar(cells: 78, time: 53.3))
+        #expect(Screen.hit(s, width: 80, height: 24, column: 1, row: 5) == nil, "the bar's edge is not a place")
+        let verse = try? #require(lines.firstIndex { $0.hasSuffix("0:10.100  Verse") })
+        #expect(verse.map { Screen.hit(s, width: 80, height: 24, column: 30, row: $0 + 1) } == .marker(1))
+        let loop = try? #require(lines.firstIndex { $0.hasSuffix("verse") && $0.contains("–") })
+        #expect(loop.map { Screen.hit(s, width: 80, height: 24, column: 5, row: $0 + 1) } == .loop(0))
+        #expect(Screen.hit(s, width: 80, height: 24, column: 5, row: 1) == nil)
+    }
+
     /// Saved loops are listed under the markers, the one playing marked.
     @Test func savedLoopsAreListed() {
         var p = Self.player
@@ -166,6 +184,9 @@ import PracticeControl
         ([0x1B, 0x4F, 0x48], [.home]), ([0x1B, 0x5B, 0x31, 0x7E], [.home]), ([0x7F], [.backspace]), ([0x0D], [.enter]),
         ([0x03], [.ctrlC]), (Array("ñ]".utf8), [.character("ñ"), .character("]")]), (Array("✨".utf8), [.character("✨")]),
         ([0x1B, 0x5B, 0x41], [.up]), ([0x1B, 0x5B, 0x31, 0x3B, 0x32, 0x42], [.shiftDown]), ([0x09], [.tab]),
+        (Array("\u{1B}[5~\u{1B}[6~".utf8), [.pageUp, .pageDown]), ([0x15, 0x17], [.ctrlU, .ctrlW]),
+        // SGR mouse: a left press; its release, a right press and a wheel turn are ignored.
+        (Array("\u{1B}[<0;12;5M\u{1B}[<0;12;5m\u{1B}[<2;3;4M\u{1B}[<64;3;4Mx".utf8), [.click(column: 12, row: 5), .character("x")]),
     ] as [([UInt8], [Key])])
     func decodes(bytes: [UInt8], keys: [Key]) {
         var d = KeyDecoder()

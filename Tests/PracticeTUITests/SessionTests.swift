@@ -242,4 +242,27 @@ import PracticeControl
         #expect(player.state.loop?.rehearsal.trainer == nil && player.state.rate == 0.76 && player.state.loop?.pass == 2)
         #expect(session.screenState.message == "trainer off (it had reached 0.75× of 1.00×): the speed is yours")
     }
+
+    /// Clicks: the seek bar goes there, a marker's row jumps to it; `mouse off` in keys.conf
+    /// leaves clicks alone.
+    @Test func clicksSeekAndJump() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        try addMarkers([("Verse", 1.5)], for: player)
+        session.prepare()
+        #expect(session.click(column: 40, row: 5, columns: 80, rows: 24))    // cell 38 of 78: 38/77 of 4 s
+        #expect(abs(player.state.position - Sidecar.milliseconds(38.0 / 77 * 4)) < 1 / 44_100 && !player.state.isPlaying, "\(player.state.position)")
+        let row = try #require(Screen.render(session.screenState, width: 80, height: 24).firstIndex { $0.hasSuffix("0:01.500  Verse") })
+        #expect(session.click(column: 10, row: row + 1, columns: 80, rows: 24))
+        #expect(player.state.position == 1.5 && player.state.isPlaying)
+
+        var bindings = KeyBindings.defaults
+        try bindings.apply("mouse off\n", file: "keys.conf")
+        let quiet = Session(player: player, sidecar: nil, color: false, bindings: bindings)
+        player.pause()
+        player.seek(to: 3)
+        #expect(quiet.click(column: 2, row: 5, columns: 80, rows: 24))
+        #expect(player.state.position == 3)
+        #expect(throws: PracticeError(.config, "keys.conf:1: 'mouse' is 'on' or 'off' (got 'maybe')")) { try bindings.apply("mouse maybe\n", file: "keys.conf") }
+    }
 }

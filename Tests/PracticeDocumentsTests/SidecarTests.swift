@@ -222,6 +222,7 @@ import PracticeEngine
         #expect(try s.markerIndex(named: "INTRO #1") == 0)
         #expect(try s.markerIndex(named: "@0:05") == 1, "the nearest, within half a second")
         #expect(try s.markerIndex(named: "@2.4") == 0)
+        #expect(try s.markerIndex(named: "0:05.25") == 1, "a bare time, as names are never times")
         #expect(try s.markerIndex(named: "9f1c") == 0)
         #expect(try s.markerIndex(named: "4b7a0c") == 1)
         #expect(try s.markerIndex(named: s.markers[2].id) == 2)

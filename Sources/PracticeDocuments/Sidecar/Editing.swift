@@ -46,8 +46,8 @@ extension Sidecar {
         return Sidecar.milliseconds(t)
     }
 
-    /// The live marker a person means by `name`: its name (ignoring case); `@TIME`, the marker
-    /// nearest that time (within half a second); `NAME#N`, the Nth by time of the markers that
+    /// The live marker a person means by `name`: its name (ignoring case); `@TIME` (or the bare
+    /// time), the marker nearest that time (within half a second); `NAME#N`, the Nth by time of the markers that
     /// share a name (after a merge); or its id, or the id's first four or more characters. An
     /// error if none, or several, match.
     public func markerIndex(named name: String) throws(PracticeError) -> Int {
@@ -78,8 +78,9 @@ extension Sidecar {
             let choices = named.indices.map { "'\(named[0].name)#\($0 + 1)' (\(at(named[$0].time)))" }
             throw PracticeError(.usage, "\(named.count) \(kind)s are named '\(named[0].name)': say which, as \(choices.joined(separator: ", ")), or '@TIME'")
         }
-        if typed.hasPrefix("@") {
-            guard let t = Timecode.parse(String(typed.dropFirst())) else {
+        // A name is never a time, so a bare time (`0:02`) means the same as `@0:02`.
+        if typed.hasPrefix("@") || Timecode.parse(typed) != nil {
+            guard let t = Timecode.parse(typed.hasPrefix("@") ? String(typed.dropFirst()) : typed) else {
                 throw PracticeError(.usage, "'\(typed)': after @ comes a time, such as @1:02.5")
             }
             let nearest = byTime.sorted { abs($0.time - t) < abs($1.time - t) }

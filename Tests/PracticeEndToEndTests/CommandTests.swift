@@ -145,7 +145,10 @@ import PracticeTestSupport
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         #expect(err == "practice: control: not a JSON object: nonsense\n")
-        let events = out.split(separator: "\n").map(String.init)
+        let printed = out.split(separator: "\n").map(String.init)
+        // The bad line is answered among the events too, for the script.
+        #expect(printed.filter { $0.contains(#""event":"error""#) } == [#"{"event":"error","message":"control: not a JSON object: nonsense"}"#])
+        let events = printed.filter { !$0.contains(#""event":"error""#) }
         #expect(events.allSatisfy { $0.hasPrefix(#"{"duration":10,"event":"state","#) && $0.hasSuffix(#","version":1}"#) })
         // Paused at 7.25 s, then the rate changed while paused: position and rate exact.
         #expect(events.contains(#"{"duration":10,"event":"state","finished":false,"pitch":0,"playing":false,"position":7.25,"rate":1.25,"underruns":0,"version":1}"#))

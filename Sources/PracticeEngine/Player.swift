@@ -485,8 +485,13 @@ public final class Player: Sendable {
 
     /// The rate being heard: the trainer's for the pass playing, else the one asked for.
     private func heardRate(_ c: Engine) -> Double {
-        guard c.activeLoop?.rehearsal.trainer != nil, c.playing, let segment = decoder.segment(forGeneration: c.generation) else { return c.settings.rate }
-        return segment.rate(atRing: heardRingFrame(from: segment.ringFrame)) ?? c.settings.rate
+        guard let trainer = c.activeLoop?.rehearsal.trainer else { return c.settings.rate }
+        if c.playing, let segment = decoder.segment(forGeneration: c.generation),
+           let rate = segment.rate(atRing: heardRingFrame(from: segment.ringFrame)) {
+            return rate
+        }
+        // Paused (or not started yet): the rate of the pass that plays next.
+        return trainer.rate(forPass: (currentPass(c) ?? 1) - 1)
     }
 
     /// The pass of the loop being heard (from 1), counting passes before the latest restart.

@@ -54,6 +54,12 @@ public struct KeyDecoder {
             while i < b.count, !(0x40...0x7E).contains(b[i]) { i += 1 }
             guard i < b.count else { return b.count > 16 ? (nil, b.count) : nil }
             let params = String(decoding: b[2..<i], as: UTF8.self)
+            // A terminal without SGR mouse (GNU screen, the Linux console) sends ESC [ M and three
+            // raw bytes (button, column, row): skipped whole, never read as keys.
+            if i == 2, b[i] == UInt8(ascii: "M"), b[1] == UInt8(ascii: "[") {
+                guard b.count >= i + 4 else { return nil }
+                return (nil, i + 4)
+            }
             // SGR mouse: ESC [ < button ; column ; row, then M (press) or m (release).
             if params.hasPrefix("<") {
                 let n = params.dropFirst().split(separator: ";").compactMap { Int($0) }

@@ -191,7 +191,8 @@ public enum Screen {
             // The bar is "▕", its cells from column 2, then "▏".
             let cell = column - 2
             guard cell >= 0, cell < cells else { return nil }
-            return .seekBar(cells: cells, time: Double(cell) / Double(max(cells - 1, 1)) * s.player.duration)
+            // A cell's left edge, so the last cell is still inside the track (not its end).
+            return .seekBar(cells: cells, time: Double(cell) / Double(cells) * s.player.duration)
         }
         return hit
     }

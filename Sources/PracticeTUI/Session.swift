@@ -41,7 +41,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// terminal is resized, or a quit is asked for; so a paused session sleeps.
     private let wake = WakePipe()
 
-    /// Runs until `q`, Ctrl-C, `requestQuit()` or the end of a limited loop; restores the terminal.
+    /// Runs until `q`, Ctrl-C or `requestQuit()` (a loop's last pass leaves it paused at A);
+    /// restores the terminal.
     public func run() throws {
         prepare()
         let terminal = try RawTerminal(mouse: model.bindings.mouse)
@@ -194,11 +195,14 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     func prepare() {
         reloadSidecar()
         loadLyrics()
+        // Where edits go, what was read, and the files beside the song (a crew's, which a
+        // fallback sidecar takes in): any of them changing reloads.
+        var paths = [sidecarPath ?? SidecarStore.ownPath(forAudio: player.track.path)]
         if let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) {
-            watcher = FolderWatcher(paths: [loaded.writePath] + (loaded.readPath.map { [$0] } ?? []))
-        } else {
-            watcher = FolderWatcher(paths: [sidecarPath ?? SidecarStore.ownPath(forAudio: player.track.path)])
+            paths += [loaded.writePath] + (loaded.readPath.map { [$0] } ?? [])
         }
+        if sidecarPath == nil { paths += SidecarStore.siblingPaths(forAudio: player.track.path) }
+        watcher = FolderWatcher(paths: paths)
     }
 
     /// Watches the sidecar's files (nil without inotify).

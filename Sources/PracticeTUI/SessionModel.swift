@@ -87,6 +87,8 @@ public struct SessionModel: Sendable {
     /// The markers (ids) the player's loop was set on, so that it follows them when they move;
     /// with the ends they had then.
     private var loopMarkers: (start: String?, end: String?, times: (Double, Double))?
+    /// The marker a loop end waiting for the other one was set on (in the marker list).
+    private var pendingMarker: String?
     /// The marker just added (nothing else done since): `loop-section` then loops up to it.
     private var justAdded: (name: String, time: Double)?
     /// `passes` was pressed: the next key is the number.
@@ -257,8 +259,8 @@ public struct SessionModel: Sendable {
         case .markerList:
             guard !sidecar.markers.isEmpty else { message = "no markers yet (\(bindings.label(.addMarker)) drops one)"; break }
             markerList = sidecar.markers.lastIndex { $0.time <= s.position + 0.0005 } ?? 0
-        case .loopStart: return setLoopStart(Sidecar.milliseconds(s.position), s)
-        case .loopEnd: return setLoopEnd(Sidecar.milliseconds(s.position), s)
+        case .loopStart: pendingMarker = nil; return setLoopStart(Sidecar.milliseconds(s.position), s)
+        case .loopEnd: pendingMarker = nil; return setLoopEnd(Sidecar.milliseconds(s.position), s)
         case .loopToggle:
             if let l = s.loop { return [.looping(!l.isOn)] }
             message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
@@ -352,6 +354,7 @@ public struct SessionModel: Sendable {
     private mutating func loopAction(start a: Double, end b: Double, name: String? = nil, on: Bool, keepingCount: Bool = false) -> SessionAction {
         pendingStart = nil
         pendingEnd = nil
+        pendingMarker = nil
         loopMarkers = nil
         return .loop(LoopRange(start: a, end: b, name: name, rehearsal: loopRehearsal), keepingCount: keepingCount, on: on)
     }
@@ -399,8 +402,12 @@ public struct SessionModel: Sendable {
             }
         case .tab:
             if case .goTo = promptPurpose { complete(&p) }
+            prompt = p
+            return []
         case .escape, .ctrlC: prompt = nil; message = "cancelled"; return []
-        default: p.edit(key)
+        default:
+            p.edit(key)
+            completion = nil   // Tab completes what is typed now
         }
         prompt = p
         return []
@@ -433,6 +440,8 @@ public struct SessionModel: Sendable {
     public mutating func clicked(_ hit: Screen.Hit, player s: PlayerState) -> [SessionAction] {
         guard prompt == nil else { return [] }
         message = nil
+        confirmDelete = nil    // a question no longer shown is not answered by a later key
+        awaitingPasses = false
         switch hit {
         case .seekBar(_, let time):
             message = "at \(Timecode.format(time, decimals: 1))"
@@ -462,8 +471,8 @@ public struct SessionModel: Sendable {
     private mutating func loopSection(_ s: PlayerState) -> [SessionAction] {
         let markers = sidecar.markers
         var before: ScreenState.MarkerRow?, after: ScreenState.MarkerRow?
-        if let added = justAdded, let k = markers.firstIndex(where: { $0.name == added.name && $0.time == added.time }), k > 0 {
-            (before, after) = (markers[k - 1], markers[k])
+        if let added = justAdded, let k = markers.firstIndex(where: { $0.name == added.name && $0.time == added.time }) {
+            (before, after) = (k > 0 ? markers[k - 1] : nil, markers[k])   // the first marker: from the start
         } else {
             before = markers.last { $0.time <= s.position + 0.0005 }
             after = markers.first { $0.time > s.position + 0.0005 }
@@ -480,13 +489,17 @@ public struct SessionModel: Sendable {
     /// The marker list's `a` / `b`: the loop's start or end on the picked marker (it follows it).
     private mutating func setLoopEnd(onMarker m: ScreenState.MarkerRow, start: Bool, _ s: PlayerState) -> [SessionAction] {
         let other = start ? (s.loop?.end ?? pendingEnd) : (s.loop?.start ?? pendingStart)
-        let otherMarker = loopMarkers.flatMap { lm in (start ? lm.end : lm.start) }
+        // The other end stays on its marker only if the loop is still the one set on it.
+        let onMarkers = loopMarkers.flatMap { lm in s.loop.map { ($0.start, $0.end) == lm.times } == true ? lm : nil }
+        let otherMarker = onMarkers.flatMap { start ? $0.end : $0.start } ?? (s.loop == nil ? pendingMarker : nil)
         let actions = start ? setLoopStart(m.time, s) : setLoopEnd(m.time, s)
-        if actions.contains(where: { if case .loop(let l?, _, _) = $0 { return l.start < l.end } else { return false } }), let other {
+        if (start ? pendingStart : pendingEnd) == m.time { pendingMarker = m.id }
+        let set = actions.contains { if case .loop(let l?, _, _) = $0 { return l.start < l.end } else { return false } }
+        if set, let other {
             let (a, b) = start ? (m.time, other) : (other, m.time)
             loopMarkers = start ? (m.id, otherMarker, (a, b)) : (otherMarker, m.id, (a, b))
+            message = "loop \(start ? "start" : "end") on '\(m.name)'"
         }
-        message = "loop \(start ? "start" : "end") on '\(m.name)'"
         return actions
     }
 

@@ -22,7 +22,7 @@ struct PlaceOptions: ParsableArguments {
         valueName: "loop | A B"))
     var loop: [String] = []
 
-    @Option(help: "How many times to play the loop (play: until stopped; render: once).")
+    @Option(help: "How many times to play the loop (play: until stopped; render: once, or with --trainer every speed up to the top one).")
     var times: Int?
 
     @Option(help: "Seconds of silence before each repeat of the loop.")
@@ -67,8 +67,8 @@ struct PlaceOptions: ParsableArguments {
         guard preRoll.isFinite, (0...30).contains(preRoll) else { throw ValidationError("'--pre-roll' must be from 0 to 30 seconds") }
         if let trainer {
             guard let t = Trainer(trainer) else { throw ValidationError("'--trainer' is FROM:TO:STEP or FROM:TO:STEP/EVERY, such as 0.6:1.0:0.05/2 (got '\(trainer)')") }
-            guard PlaybackSettings.rateRange.contains(t.from), PlaybackSettings.rateRange.contains(t.to), t.step > 0 else {
-                throw ValidationError("'--trainer' rates must be from 0.25 to 3.0 with a step above 0 (got '\(trainer)')")
+            guard PlaybackSettings.rateRange.contains(t.from), PlaybackSettings.rateRange.contains(t.to), t.step >= 0.01, t.step <= 2.75 else {
+                throw ValidationError("'--trainer' rates must be from 0.25 to 3.0 with a step from 0.01 to 2.75 (got '\(trainer)')")
             }
         }
     }

@@ -263,7 +263,12 @@ extension Practice.Markers {
             // report; git gives an empty one when both sides added the file.
             let base = try? SidecarStore.read(ancestor)
             let report = a.merge(b, ancestor: base)
-            try AtomicFile.write(a.encoded(), to: ours)
+            let data = a.encoded()
+            // Never write what we could not read back: git then leaves the conflict to a person.
+            do { _ = try Sidecar.decode(data) } catch {
+                throw PracticeError(.software, "\(path ?? ours): not merged: the merge would not read back (\(error.field) \(error.message))")
+            }
+            try AtomicFile.write(data, to: ours)
             // git shows what a driver prints: what came in, and what was decided.
             if !report.lines.isEmpty {
                 Terminal.write("practice: merged \(path ?? "the sidecar") with their version:\n" + report.lines.map { "practice: \($0)\n" }.joined(), to: STDERR_FILENO)

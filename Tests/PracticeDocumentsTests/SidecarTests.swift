@@ -230,6 +230,17 @@ import PracticeEngine
         #expect(throws: PracticeError(.usage, "no marker within 0.5 s of 0:07.000 (the nearest is 'intro' at 0:05.250)")) { try s.markerIndex(named: "@7") }
         #expect(throws: PracticeError(.usage, "'Intro#3': there are 2 markers named 'Intro'")) { try s.markerIndex(named: "Intro#3") }
         #expect(throws: PracticeError(.usage, "'@soon': after @ comes a time, such as @1:02.5")) { try s.markerIndex(named: "@soon") }
+        // An id may start with digits: its start still picks it, though it also reads as a time.
+        var digits = s
+        digits.markers.append(Marker(id: "20481234-0000-4000-8000-000000000004", name: "Bridge", time: 20, author: nil))
+        #expect(try digits.markerIndex(named: "2048") == 3)
+        #expect(try digits.markerIndex(named: "9") == 2, "a time no id starts with")
+        // Two markers equally near a time: neither is guessed.
+        var tie = Sidecar()
+        tie.markers = [Marker(name: "A", time: 0.1, author: nil), Marker(name: "B", time: 0.3, author: nil)]
+        #expect(throws: PracticeError(.usage, "'A' at 0:00.100 and 'B' at 0:00.300 are equally near 0:00.200: pick one by name or id")) {
+            try tie.markerIndex(named: "@0.2")
+        }
         // The picks work for every edit.
         let was = try s.renameMarker("Intro#2", to: "Intro (turn)")
         #expect(was.time == 5.25 && s.markers[1].name == "Intro (turn)" && s.markers[0].name == "Intro")

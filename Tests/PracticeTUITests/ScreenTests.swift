@@ -143,7 +143,7 @@ import PracticeControl
         let bar = try? #require(lines.firstIndex { $0.hasPrefix("▕") })
         #expect(bar == 4)
         #expect(Screen.hit(s, width: 80, height: 24, column: 2, row: 5) == .seekBar(cells: 78, time: 0))
-        #expect(Screen.hit(s, width: 80, height: 24, column: 79, row: 5) == .seekBar(cells: 78, time: 53.3))
+        #expect(Screen.hit(s, width: 80, height: 24, column: 79, row: 5) == .seekBar(cells: 78, time: 77.0 / 78 * 53.3), "the last cell is inside the track")
         #expect(Screen.hit(s, width: 80, height: 24, column: 1, row: 5) == nil, "the bar's edge is not a place")
         let verse = try? #require(lines.firstIndex { $0.hasSuffix("0:10.100  Verse") })
         #expect(verse.map { Screen.hit(s, width: 80, height: 24, column: 30, row: $0 + 1) } == .marker(1))
@@ -187,6 +187,8 @@ import PracticeControl
         (Array("\u{1B}[5~\u{1B}[6~".utf8), [.pageUp, .pageDown]), ([0x15, 0x17], [.ctrlU, .ctrlW]),
         // SGR mouse: a left press; its release, a right press and a wheel turn are ignored.
         (Array("\u{1B}[<0;12;5M\u{1B}[<0;12;5m\u{1B}[<2;3;4M\u{1B}[<64;3;4Mx".utf8), [.click(column: 12, row: 5), .character("x")]),
+        // The old mouse form (ESC [ M and three raw bytes: here a press at column 81, "q") is not typed keys.
+        ([0x1B, 0x5B, 0x4D, 0x20, 0x71, 0x25, 0x79], [.character("y")]),
     ] as [([UInt8], [Key])])
     func decodes(bytes: [UInt8], keys: [Key]) {
         var d = KeyDecoder()

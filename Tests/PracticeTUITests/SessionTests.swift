@@ -160,6 +160,15 @@ import PracticeControl
         type("9", into: session)
         _ = session.handle(.enter)
         #expect(session.screenState.message == "0:09.000 is past the end (0:04.000)" && player.state.position == 0)
+        // Tab completes what is typed now, not what was typed before the last Tab.
+        _ = session.handle(.character("g"))
+        type("c", into: session)
+        _ = session.handle(.tab)
+        #expect(session.screenState.prompt?.text == "Chorus")
+        _ = session.handle(.ctrlU)
+        type("o", into: session)
+        _ = session.handle(.tab)
+        #expect(session.screenState.prompt?.text == "Outro")
     }
 
     /// `o` loops the section you are in, between the markers around you, on the markers (so it
@@ -224,15 +233,20 @@ import PracticeControl
         #expect(try SidecarStore.load(for: player.track).sidecar.liveMarkers.map(\.name) == ["two"])
     }
 
+    /// A loop at 1–1.5 s with a trainer from 0.5× by 0.25 to 1.0×, played 1.1 s: pass 1 at 0.5×
+    /// lasts 1 s, so the second pass (0.75×) is being heard.
+    func playIntoTheTrainersSecondPass(_ player: Player, _ output: VirtualOutput) throws {
+        try player.setLoop(LoopRange(start: 1, end: 1.5, rehearsal: Rehearsal(trainer: Trainer(from: 0.5, to: 1.0, step: 0.25))))
+        player.jump(to: 1)
+        output.play(frames: 44_100 + 4_410) { !player.state.isPlaying }
+    }
+
     /// A trainer's loop switched off plays on at the trainer's speed; switched on, the trainer
     /// goes on from the pass it reached; a speed key takes over from it, and says so.
     @Test func theTrainerOnTheScreen() throws {
         let (session, player, output) = try session()
         defer { output.unplug(); player.stop() }
-        let trainer = Trainer(from: 0.5, to: 1.0, step: 0.25)
-        try player.setLoop(LoopRange(start: 1, end: 1.5, rehearsal: Rehearsal(trainer: trainer)))
-        player.jump(to: 1)
-        output.play(frames: 44_100 + 4_410) { !player.state.isPlaying }   // pass 1 at 0.5× (1 s), into pass 2
+        try playIntoTheTrainersSecondPass(player, output)
         #expect(player.state.loop?.pass == 2 && player.state.rate == 0.75)
         _ = session.handle(.character("l"))
         #expect(player.state.loop?.isOn == false && player.state.rate == 0.75, "the loop off keeps the trainer's speed")
@@ -250,8 +264,8 @@ import PracticeControl
         defer { output.unplug(); player.stop() }
         try addMarkers([("Verse", 1.5)], for: player)
         session.prepare()
-        #expect(session.click(column: 40, row: 5, columns: 80, rows: 24))    // cell 38 of 78: 38/77 of 4 s
-        #expect(abs(player.state.position - Sidecar.milliseconds(38.0 / 77 * 4)) < 1 / 44_100 && !player.state.isPlaying, "\(player.state.position)")
+        #expect(session.click(column: 40, row: 5, columns: 80, rows: 24))    // cell 38 of 78: its left edge, 38/78 of 4 s
+        #expect(abs(player.state.position - Sidecar.milliseconds(38.0 / 78 * 4)) < 1 / 44_100 && !player.state.isPlaying, "\(player.state.position)")
         let row = try #require(Screen.render(session.screenState, width: 80, height: 24).firstIndex { $0.hasSuffix("0:01.500  Verse") })
         #expect(session.click(column: 10, row: row + 1, columns: 80, rows: 24))
         #expect(player.state.position == 1.5 && player.state.isPlaying)
@@ -264,5 +278,31 @@ import PracticeControl
         #expect(quiet.click(column: 2, row: 5, columns: 80, rows: 24))
         #expect(player.state.position == 3)
         #expect(throws: PracticeError(.config, "keys.conf:1: 'mouse' is 'on' or 'off' (got 'maybe')")) { try bindings.apply("mouse maybe\n", file: "keys.conf") }
+    }
+
+    /// Paused, the trainer's speed is the next pass's: the loop switched off keeps it, and a
+    /// speed key moves from it.
+    @Test func theTrainerWhilePaused() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        try playIntoTheTrainersSecondPass(player, output)
+        player.pause()
+        #expect(player.state.rate == 0.75 && player.state.loop?.pass == 2)
+        _ = session.handle(.character("}"))
+        #expect(player.state.rate == 0.76 && session.screenState.message == "trainer off (it had reached 0.75× of 1.00×): the speed is yours")
+    }
+
+    /// Right after dropping the first marker, `o` loops from the start up to it.
+    @Test func loopingWhatTheFirstMarkerCloses() throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        try addMarkers([("Outro", 3.5)], for: player)
+        session.prepare()
+        player.seek(to: 1.25)
+        _ = session.handle(.character("m"))
+        type("Intro end", into: session)
+        _ = session.handle(.enter)
+        _ = session.handle(.character("o"))
+        #expect(player.state.loop.map { [$0.start, $0.end] } == [0, 1.25] && session.screenState.message == "loop the start → 'Intro end'")
     }
 }

@@ -78,17 +78,20 @@ extension Sidecar {
             let choices = named.indices.map { "'\(named[0].name)#\($0 + 1)' (\(at(named[$0].time)))" }
             throw PracticeError(.usage, "\(named.count) \(kind)s are named '\(named[0].name)': say which, as \(choices.joined(separator: ", ")), or '@TIME'")
         }
-        // A name is never a time, so a bare time (`0:02`) means the same as `@0:02`.
-        if typed.hasPrefix("@") || Timecode.parse(typed) != nil {
+        let idHits = folded.count >= 4 && folded.allSatisfy({ $0.isHexDigit || $0 == "-" }) ? live.filter { $0.id.lowercased().hasPrefix(folded) } : []
+        // A name is never a time, so a bare time (`0:02`) means the same as `@0:02`, unless it is
+        // the start of one marker's id (ids may begin with digits).
+        if typed.hasPrefix("@") || Timecode.parse(typed) != nil && idHits.count != 1 {
             guard let t = Timecode.parse(typed.hasPrefix("@") ? String(typed.dropFirst()) : typed) else {
                 throw PracticeError(.usage, "'\(typed)': after @ comes a time, such as @1:02.5")
             }
-            let nearest = byTime.sorted { abs($0.time - t) < abs($1.time - t) }
-            guard let best = nearest.first, abs(best.time - t) <= pickTolerance else {
+            func distance(_ x: Double) -> Int { Int((abs(x - t) * 1000).rounded()) }   // in ms: times are kept to the ms
+            let nearest = byTime.sorted { (distance($0.time), $0.time) < (distance($1.time), $1.time) }
+            guard let best = nearest.first, distance(best.time) <= Int(pickTolerance * 1000) else {
                 let hint = nearest.first.map { " (the nearest is '\($0.name)' at \(at($0.time)))" } ?? " (there are none yet)"
                 throw PracticeError(.usage, "no \(kind) within \(JSONValue.formatMilliseconds(pickTolerance)) s of \(at(t))\(hint)")
             }
-            if nearest.count > 1, abs(nearest[1].time - t) == abs(best.time - t) {
+            if nearest.count > 1, distance(nearest[1].time) == distance(best.time) {
                 throw PracticeError(.usage, "'\(best.name)' at \(at(best.time)) and '\(nearest[1].name)' at \(at(nearest[1].time)) are equally near \(at(t)): pick one by name or id")
             }
             return best.index
@@ -103,11 +106,8 @@ extension Sidecar {
                 return group[n - 1].index
             }
         }
-        if folded.count >= 4, folded.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
-            let hits = live.filter { $0.id.lowercased().hasPrefix(folded) }
-            if hits.count == 1 { return hits[0].index }
-            if hits.count > 1 { throw PracticeError(.usage, "\(hits.count) \(kind)s have ids that start with '\(typed)': give more of the id") }
-        }
+        if idHits.count == 1 { return idHits[0].index }
+        if idHits.count > 1 { throw PracticeError(.usage, "\(idHits.count) \(kind)s have ids that start with '\(typed)': give more of the id") }
         throw PracticeError(.usage, "no \(kind) named '\(typed)'\(suggestion(typed, in: byTime.map(\.name)))")
     }
 

@@ -141,8 +141,8 @@ public enum SidecarStore {
 
     /// Where a track's markers go when its folder cannot be written (a read-only folder, a shared
     /// drive): `$XDG_DATA_HOME/practice/sidecars/<file name>.<16 hex digits>.practice.json`, the
-    /// digits from the decoded audio's SHA-256, so the file is found again by the audio whatever
-    /// the track is called or wherever it is.
+    /// digits from the decoded audio's SHA-256, so that any copy of the song in a folder that
+    /// cannot be written finds it again, whatever it is called.
     public static func fallbackPath(for identity: TrackIdentity) -> String {
         let key = "." + identity.pcm.sha256.prefix(16) + suffix
         let folder = XDG.data.appendingPathComponent("sidecars").path
@@ -186,17 +186,26 @@ public enum SidecarStore {
         guard let readPath = fallbackExists ? writePath : besidePath else {
             var loaded = LoadedSidecar(readPath: nil, writePath: writePath, sidecar: Sidecar())
             if fallback { loaded.warnings.append(fallbackNotice(for: track, at: writePath)) }
+            if let explicit { loaded.warnings.append(notYet(explicit)) }
             return loaded
         }
         var sidecar = try read(readPath)
         try checkTimes(sidecar, for: track, path: readPath)
         var loaded = LoadedSidecar(readPath: readPath, writePath: writePath, sidecar: sidecar)
         if fallbackExists, let besidePath {
-            let shared = try read(besidePath)
-            try checkTimes(shared, for: track, path: besidePath)
-            if shared.version <= Sidecar.currentVersion {
-                _ = sidecar.merge(shared)
-                loaded.sidecar = sidecar
+            // The crew's file beside the song: taken in when it can be; when not, your markers
+            // still show, and you are told why theirs do not.
+            do throws(PracticeError) {
+                let shared = try read(besidePath)
+                try checkTimes(shared, for: track, path: besidePath)
+                if shared.version <= Sidecar.currentVersion {
+                    _ = sidecar.merge(shared)
+                    loaded.sidecar = sidecar
+                } else {
+                    loaded.warnings.append("\(besidePath) was written by a newer practice (format version \(shared.version)); its markers are not shown with yours")
+                }
+            } catch {
+                loaded.warnings.append("\(error.message); showing your markers without that file's")
             }
         }
         if sidecar.version > Sidecar.currentVersion {
@@ -216,6 +225,9 @@ public enum SidecarStore {
         }
         return loaded
     }
+
+    /// A `--markers PATH` that does not exist: a typo, or a new sidecar to start.
+    static func notYet(_ path: String) -> String { "\(path) does not exist yet: it is created at the first edit" }
 
     /// Said until the fallback sidecar exists (so, once: at the first edit it does).
     static func fallbackNotice(for track: some SidecarTrack, at path: String) -> String {
@@ -242,6 +254,7 @@ public enum SidecarStore {
         defer { lock.release() }
         AtomicFile.removeLeftovers(of: writePath)
         var loaded = try load(for: track, explicit: explicit)
+        if let explicit { loaded.warnings.removeAll { $0 == notYet(explicit) } }   // this edit creates it
         if loaded.isReadOnly {
             throw PracticeError(.dataError, "\(loaded.readPath ?? writePath): written by a newer practice (format version \(loaded.sidecar.version)); not changed")
         }

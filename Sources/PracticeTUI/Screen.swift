@@ -115,7 +115,10 @@ public enum Screen {
             + "\(b.label(.help)) keys  \(b.label(.quit)) quit"
     }
 
-    static let markerListHint = "↑↓ pick  ←→ nudge 10 ms (shift 100)  r rename  d delete  Enter jump  Esc back"
+    /// The marker list's hint (⇧←→ nudges 100 ms; the help and the README say so).
+    static func markerListHint(_ b: KeyBindings) -> String {
+        "↑↓ pick  ←→ nudge 10 ms  \(b.label(.loopStart)) \(b.label(.loopEnd)) loop ends  r rename  d delete  Enter jump  Esc back"
+    }
 
     /// The help page's entries: the actions (their keys are shown) and what they do.
     static let helpEntries: [([Action], String)] = [
@@ -278,7 +281,7 @@ public enum Screen {
         }
         add((s.message ?? "").terminalSafe)
         let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
-            ?? (s.markerList != nil ? markerListHint : hint(s.bindings))
+            ?? (s.markerList != nil ? markerListHint(s.bindings) : hint(s.bindings))
         add(color ? dim(hintLine) : hintLine)
         return (Array(lines.prefix(height)), hits)
     }

@@ -124,7 +124,7 @@ import PracticeControl
             "  5  0:48.500  Outro",
             "",
         ])
-        #expect(lines[23] == "↑↓ pick  ←→ nudge 10 ms (shift 100)  r rename  d delete  Enter jump  Esc back")
+        #expect(lines[23] == "↑↓ pick  ←→ nudge 10 ms  a b loop ends  r rename  d delete  Enter jump  Esc back")
         #expect(Screen.render(s, width: 80, height: 24, color: true)[11] == "\u{1B}[7m› 2  0:10.100  Verse\u{1B}[0m")
     }
 

@@ -19,9 +19,10 @@ let package = Package(
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.

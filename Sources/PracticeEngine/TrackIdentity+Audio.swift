@@ -21,12 +21,12 @@ extension TrackIdentity {
     static func cacheKey(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0, let real = Path.resolved(path) else { return nil }
-        let key = "identity v1\0\(real)\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        let key = "identity v2\0\(real)\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
         return SHA256.hash(data: Data(key.utf8)).hex
     }
 
     static func compute(_ track: Track) throws(PracticeError) -> TrackIdentity {
-        let (frames, pcmHex) = try hashDecodedAudio(track)
+        let (frames, pcmHex, print) = try hashDecodedAudio(track)
         // SHA-256 of the bytes: an exact copy.
         var whole = SHA256()
         let fd = open(track.path, O_RDONLY | O_CLOEXEC)
@@ -44,13 +44,17 @@ extension TrackIdentity {
         return TrackIdentity(
             fileName: Path.lastComponent(track.path), title: track.tags["title"], artist: track.tags["artist"],
             duration: Sidecar.milliseconds(Double(frames) / Double(info.sampleRate)), fileSHA256: whole.finalize().hex,
-            pcm: PCMIdentity(sampleRate: info.sampleRate, channels: info.channels, frames: frames, sha256: pcmHex))
+            pcm: PCMIdentity(sampleRate: info.sampleRate, channels: info.channels, frames: frames, sha256: pcmHex),
+            chromaprint: print)
     }
 
-    /// SHA-256 of the decoded frames as s16le: survives renames, tag edits and WAV <-> FLAC.
-    static func hashDecodedAudio(_ track: Track) throws(PracticeError) -> (frames: Int, sha256: String) {
+    /// SHA-256 of the decoded frames as s16le (survives renames, tag edits and WAV <-> FLAC), and,
+    /// in the same pass, the audio's Chromaprint fingerprint (survives re-encoding, resampling,
+    /// padding and trimming). Without Chromaprint the identity has no fingerprint; nothing fails.
+    static func hashDecodedAudio(_ track: Track) throws(PracticeError) -> (frames: Int, sha256: String, fingerprint: AcousticFingerprint?) {
         do {
             let file = try SoundFile(path: track.path)
+            let fingerprinter = try? Fingerprinter(sampleRate: track.info.sampleRate, channels: track.info.channels)
             var pcm = SHA256()
             let channels = track.info.channels
             let block = 65_536   // frames per read: 1.5 s at 44.1 kHz
@@ -62,8 +66,14 @@ extension TrackIdentity {
                 frames += n
                 // Int16 in memory is little-endian on every platform Swift runs Linux on (x86-64, arm64).
                 buffer.withUnsafeBytes { pcm.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<(n * channels * 2)])) }
+                buffer.withUnsafeBufferPointer { try? fingerprinter?.feed(UnsafeBufferPointer(rebasing: $0[0..<(n * channels)])) }
             }
-            return (frames, pcm.finalize().hex)
+            var print: AcousticFingerprint?
+            if let fingerprinter, let raw = try? fingerprinter.finish(), !raw.isEmpty, let text = try? Fingerprinter.encode(raw) {
+                print = AcousticFingerprint(algorithm: Fingerprinter.algorithm, fingerprint: text,
+                                            lengthSeconds: Sidecar.milliseconds(Double(frames) / Double(track.info.sampleRate)))
+            }
+            return (frames, pcm.finalize().hex, print)
         } catch {
             throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
         }

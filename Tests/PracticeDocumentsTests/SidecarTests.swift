@@ -13,8 +13,9 @@ import PracticeEngine
           "audio": {
             "artist": "Ana",
             "chromaprint": {
-              "algorithm": 2,
-              "fingerprint": "AQAB"
+              "algorithm": 1,
+              "fingerprint": "AQAB",
+              "futureHint": "kept"
             },
             "duration": 53.3,
             "fileName": "Salsa Lesson 3.mp3",
@@ -96,7 +97,8 @@ import PracticeEngine
         #expect(s.markers[1].name == "Verse 1" && s.markers[1].time == 45.125 && s.markers[1].extra["shape"] == .string("diamond"))
         #expect(s.markers[0].note == "quote \" tab \t and \\ backslash")
         #expect(s.loops[0].start == .time(30.25) && s.loops[0].end == .marker("b-verse"))
-        #expect(s.audio?.pcm.frames == 2_350_530 && s.audio?.extra["chromaprint"] != nil)
+        #expect(s.audio?.pcm.frames == 2_350_530 && s.audio?.chromaprint?.fingerprint == "AQAB")
+        #expect(s.audio?.chromaprint?.lengthSeconds == nil && s.audio?.chromaprint?.extra == ["futureHint": .string("kept")])
         #expect(s.extra["futureList"] == .array([.number("1.50"), .string("two"), .null, .bool(true), .object([:])]))
         #expect(s.settings == { var p = PracticeSettings(rate: 0.8, pitch: -2, position: 12.5); p.extra = ["metronome": .bool(false)]; return p }())
         #expect(String(decoding: s.encoded(), as: UTF8.self) == Self.everyField)

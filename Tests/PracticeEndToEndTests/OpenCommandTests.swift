@@ -399,7 +399,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
 
     /// libcurl (and the TLS, Kerberos and LDAP libraries it brings) is opened only to fetch: a
     /// fetching `open` maps it, a playing `practice` never does.
-    @Test func onlyFetchingLoadsLibcurl() throws {
+    @Test func onlyFetchingLoadsLibcurlAndOnlyFingerprintingChromaprint() throws {
         func mapsWhen(_ arguments: [String], ready: (String) -> Bool) throws -> String {
             var env = ProcessInfo.processInfo.environment
             env["XDG_CACHE_HOME"] = cache
@@ -425,5 +425,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         let playing = try mapsWhen(["play", dir.file("tone.wav")]) { _ in ContinuousClock.now - started > .seconds(1) }
         #expect(playing.contains("/libsndfile.so"))
         #expect(!playing.contains("libcurl"))
+        // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens.
+        #expect(!playing.contains("libchromaprint") && !playing.contains("libavcodec"))
     }
 }

@@ -99,11 +99,31 @@ public struct TrackIdentity: Sendable, Equatable {
     /// SHA-256 of the file's bytes: an exact copy.
     public var fileSHA256: String?
     public var pcm: PCMIdentity
+    /// What the audio sounds like: survives re-encoding, resampling, padding and trimming, so
+    /// another copy of the song can be aligned with this one.
+    public var chromaprint: AcousticFingerprint?
     public var extra: [String: JSONValue] = [:]
 
-    public init(fileName: String, title: String? = nil, artist: String? = nil, duration: Double, fileSHA256: String? = nil, pcm: PCMIdentity) {
+    public init(fileName: String, title: String? = nil, artist: String? = nil, duration: Double, fileSHA256: String? = nil,
+                pcm: PCMIdentity, chromaprint: AcousticFingerprint? = nil) {
         self.fileName = fileName; self.title = title; self.artist = artist; self.duration = duration
-        self.fileSHA256 = fileSHA256; self.pcm = pcm
+        self.fileSHA256 = fileSHA256; self.pcm = pcm; self.chromaprint = chromaprint
+    }
+}
+
+/// A Chromaprint fingerprint of the decoded audio: Chromaprint's compressed form in base64, the
+/// algorithm (as Chromaprint's API numbers it), where in the audio it starts and how many
+/// seconds it covers (the whole track, so every marker can be placed on another copy).
+public struct AcousticFingerprint: Sendable, Equatable {
+    public var algorithm: Int
+    public var fingerprint: String
+    public var start: Double
+    /// The seconds it covers (nil in a file that does not say).
+    public var lengthSeconds: Double?
+    public var extra: [String: JSONValue] = [:]
+
+    public init(algorithm: Int, fingerprint: String, start: Double = 0, lengthSeconds: Double?) {
+        self.algorithm = algorithm; self.fingerprint = fingerprint; self.start = start; self.lengthSeconds = lengthSeconds
     }
 }
 

@@ -263,7 +263,10 @@ extension TrackIdentity {
         let sha = try m.string("sha256")
         guard let pcmValue = m.take("pcm") else { throw m.fail("pcm", "missing") }
         let pcm = try PCMIdentity(FieldReader(path: r.path + ".pcm", value: pcmValue))
-        self.init(fileName: fileName, title: title, artist: artist, duration: duration, fileSHA256: sha, pcm: pcm)
+        let print = try m.take("chromaprint").map { (v) throws(SidecarFormatError) in
+            try AcousticFingerprint(FieldReader(path: r.path + ".chromaprint", value: v))
+        }
+        self.init(fileName: fileName, title: title, artist: artist, duration: duration, fileSHA256: sha, pcm: pcm, chromaprint: print)
         extra = m.rest
     }
 
@@ -275,6 +278,29 @@ extension TrackIdentity {
         o["duration"] = .seconds(duration)
         if let fileSHA256 { o["sha256"] = .string(fileSHA256) }
         o["pcm"] = pcm.json
+        if let chromaprint { o["chromaprint"] = chromaprint.json }
+        return .object(o)
+    }
+}
+
+extension AcousticFingerprint {
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        var m = try Members(r)
+        let algorithm = try m.int("algorithm")
+        let fingerprint = try m.requiredString("fingerprint")
+        guard !fingerprint.isEmpty, fingerprint.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw m.fail("fingerprint", "expected Chromaprint's base64 text (letters, digits, - and _)")
+        }
+        self.init(algorithm: algorithm, fingerprint: fingerprint, start: try m.seconds("start") ?? 0, lengthSeconds: try m.seconds("lengthSeconds"))
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        o["algorithm"] = .integer(algorithm)
+        o["fingerprint"] = .string(fingerprint)
+        if start != 0 { o["start"] = .seconds(start) }
+        if let lengthSeconds { o["lengthSeconds"] = .seconds(lengthSeconds) }
         return .object(o)
     }
 }

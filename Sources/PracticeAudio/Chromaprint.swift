@@ -1,0 +1,98 @@
+import CChromaprint
+import Glibc
+
+/// Why Chromaprint could not fingerprint (or encode, or decode) a fingerprint.
+public struct ChromaprintError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// An acoustic fingerprint of decoded audio, with Chromaprint: one 32-bit item for every
+/// `itemSeconds` (about 124 ms) of sound, which survives re-encoding, resampling, padding and
+/// trimming. Feed interleaved 16-bit samples, then `finish()`. The library is opened with dlopen
+/// on first use (it brings FFmpeg's libraries, which playing never needs).
+public final class Fingerprinter {
+    /// Chromaprint's default algorithm, as its API numbers them (`CHROMAPRINT_ALGORITHM_DEFAULT`).
+    public static let algorithm = Int(CHROMAPRINT_ALGORITHM_DEFAULT.rawValue)
+
+    private let api: UnsafeMutablePointer<practice_chromaprint_api>
+    private let context: OpaquePointer
+
+    public init(sampleRate: Int, channels: Int) throws(ChromaprintError) {
+        api = try Chromaprint.api()
+        guard let context = api.pointee.new_context(Int32(Self.algorithm)) else { throw ChromaprintError(message: "Chromaprint could not start") }
+        self.context = context
+        guard api.pointee.start(context, Int32(sampleRate), Int32(channels)) == 1 else {
+            api.pointee.free_context(context)
+            throw ChromaprintError(message: "Chromaprint cannot fingerprint \(sampleRate) Hz, \(channels) channels")
+        }
+    }
+
+    deinit { api.pointee.free_context(context) }
+
+    /// Adds `samples` (interleaved, all channels).
+    public func feed(_ samples: UnsafeBufferPointer<Int16>) throws(ChromaprintError) {
+        guard let base = samples.baseAddress, !samples.isEmpty else { return }
+        guard api.pointee.feed(context, base, Int32(samples.count)) == 1 else { throw ChromaprintError(message: "Chromaprint refused the audio") }
+    }
+
+    /// The raw fingerprint of everything fed.
+    public func finish() throws(ChromaprintError) -> [UInt32] {
+        guard api.pointee.finish(context) == 1 else { throw ChromaprintError(message: "Chromaprint could not finish") }
+        var items: UnsafeMutablePointer<UInt32>?
+        var count: Int32 = 0
+        guard api.pointee.get_raw_fingerprint(context, &items, &count) == 1, let items else {
+            throw ChromaprintError(message: "Chromaprint gave no fingerprint")
+        }
+        defer { api.pointee.dealloc(items) }
+        return Array(UnsafeBufferPointer(start: items, count: Int(count)))
+    }
+
+    /// Seconds of audio one item stands for.
+    public static func itemSeconds() throws(ChromaprintError) -> Double {
+        let api = try Chromaprint.api()
+        guard let context = api.pointee.new_context(Int32(algorithm)) else { throw ChromaprintError(message: "Chromaprint could not start") }
+        defer { api.pointee.free_context(context) }
+        return Double(api.pointee.get_item_duration_ms(context)) / 1000
+    }
+
+    /// Chromaprint's compressed form, base64 (URL-safe, as fpcalc prints it).
+    public static func encode(_ raw: [UInt32], algorithm: Int = algorithm) throws(ChromaprintError) -> String {
+        let api = try Chromaprint.api()
+        var text: UnsafeMutablePointer<CChar>?
+        var size: Int32 = 0
+        let ok = raw.withUnsafeBufferPointer { api.pointee.encode_fingerprint($0.baseAddress, Int32($0.count), Int32(algorithm), &text, &size, 1) }
+        guard ok == 1, let text else { throw ChromaprintError(message: "Chromaprint could not encode a fingerprint") }
+        defer { api.pointee.dealloc(text) }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: Int(size)), as: UTF8.self)
+    }
+
+    /// The raw items and algorithm of an encoded fingerprint; an error if it does not decode.
+    public static func decode(_ text: String) throws(ChromaprintError) -> (raw: [UInt32], algorithm: Int) {
+        let api = try Chromaprint.api()
+        var items: UnsafeMutablePointer<UInt32>?
+        var count: Int32 = 0, algorithm: Int32 = 0
+        let bytes = Array(text.utf8)
+        let ok = bytes.withUnsafeBufferPointer { b in
+            b.withMemoryRebound(to: CChar.self) { api.pointee.decode_fingerprint($0.baseAddress, Int32($0.count), &items, &count, &algorithm, 1) }
+        }
+        guard ok == 1, let items else { throw ChromaprintError(message: "not a Chromaprint fingerprint") }
+        defer { api.pointee.dealloc(items) }
+        return (Array(UnsafeBufferPointer(start: items, count: Int(count))), Int(algorithm))
+    }
+}
+
+/// Chromaprint's functions, opened once.
+private enum Chromaprint {
+    /// The loaded library, or why it could not be loaded. Written once, then only read.
+    nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_chromaprint_api>, ChromaprintError> = {
+        let api = UnsafeMutablePointer<practice_chromaprint_api>.allocate(capacity: 1)
+        api.initialize(to: practice_chromaprint_api())
+        if let problem = practice_chromaprint_load(api) {
+            return .failure(ChromaprintError(message: "cannot open Chromaprint (\(String(cString: problem))); install Debian's libchromaprint1"))
+        }
+        return .success(api)
+    }()
+
+    static func api() throws(ChromaprintError) -> UnsafeMutablePointer<practice_chromaprint_api> { try loaded.get() }
+}

@@ -28,15 +28,15 @@ public struct Alignment: Sendable, Equatable {
 
     /// The best single offset between `reference` (the fingerprint a sidecar was made on) and
     /// `this` (the copy in hand), within ±`maxShift` seconds; nil when they share too little.
-    public static func align(reference: [UInt32], this: [UInt32], itemSeconds: Double, maxShift: Double = 60) -> Alignment? {
+    public static func align(reference: [UInt32], this: [UInt32], itemSeconds: Double, maxShift: Double = 60, around center: Double = 0) -> Alignment? {
         guard !reference.isEmpty, !this.isEmpty, itemSeconds > 0 else { return nil }
         let shortest = min(reference.count, this.count)
         // Shifts are compared over at least half of the shorter copy (and 8 s), so that a short
         // overlap cannot look similar by chance.
         let minimumOverlap = max(min(shortest / 2, Int(confidentOverlap / itemSeconds)), min(Int(8 / itemSeconds), shortest))
-        let limit = Int((maxShift / itemSeconds).rounded(.up))
+        let limit = Int((maxShift / itemSeconds).rounded(.up)), middle = Int((center / itemSeconds).rounded())
         var best: (shift: Int, similarity: Double, overlap: Int)?
-        for shift in -limit...limit {
+        for shift in (middle - limit)...(middle + limit) {
             // reference[i] against this[i + shift]
             let from = max(0, -shift), to = min(reference.count, this.count - shift)
             let overlap = to - from
@@ -51,6 +51,53 @@ public struct Alignment: Sendable, Equatable {
                           overlap: Double(best.overlap) * itemSeconds)
         a.overlapNeeded = Double(minimumOverlap) * itemSeconds
         return a
+    }
+
+    /// `coarse` made finer than one fingerprint item (124 ms): this copy's audio, a minute of it
+    /// from its middle, is fingerprinted again from `steps` starting points within one item,
+    /// and the start whose items agree best with the reference's gives the offset (to about
+    /// 124 ms ÷ `steps`). The reference needs only its fingerprint, as a sidecar keeps it.
+    public static func refine(_ coarse: Alignment, reference: [UInt32], this track: Track, steps: Int = 8) throws(PracticeError) -> Alignment {
+        let item: Double
+        do { item = try Fingerprinter.itemSeconds() } catch { throw PracticeError(.unavailable, error.message) }
+        let rate = track.info.sampleRate, channels = track.info.channels
+        let span = 60.0
+        let windowStart = max(0, track.duration / 2 - span / 2)
+        // The window, decoded once (60 s of 16-bit samples: about 10 MB for stereo at 44.1 kHz).
+        var samples: [Int16] = []
+        do {
+            let file = try SoundFile(path: track.path)
+            try file.seek(toFrame: Int(windowStart * Double(rate)))
+            let frames = Int(min(span + item, track.duration - windowStart) * Double(rate))
+            samples = [Int16](repeating: 0, count: frames * channels)
+            let n = samples.withUnsafeMutableBufferPointer { file.readShorts(into: $0.baseAddress!, frames: frames) }
+            samples.removeLast(max(frames - max(n, 0), 0) * channels)
+        } catch {
+            throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
+        }
+        var best: (offset: Double, similarity: Double)?
+        for k in 0..<steps {
+            let skip = Int((Double(k) / Double(steps) * item * Double(rate)).rounded())
+            guard skip * channels < samples.count else { break }
+            let raw: [UInt32]
+            do {
+                let fingerprinter = try Fingerprinter(sampleRate: rate, channels: channels)
+                try samples.withUnsafeBufferPointer { (all) throws(ChromaprintError) in try fingerprinter.feed(UnsafeBufferPointer(rebasing: all[(skip * channels)...])) }
+                raw = try fingerprinter.finish()
+            } catch {
+                throw PracticeError(.unavailable, error.message)
+            }
+            let start = windowStart + Double(skip) / Double(rate)
+            // This window's item j is at start + j·item on this copy, so near the coarse offset
+            // the reference's item i meets item i + (offset − start) ÷ item.
+            guard let found = align(reference: reference, this: raw, itemSeconds: item, maxShift: 2 * item, around: coarse.offset - start),
+                  best.map({ found.similarity > $0.similarity }) ?? true else { continue }
+            best = (start + found.offset, found.similarity)
+        }
+        // The similarity and overlap stay the whole song's; only the offset is made finer.
+        var refined = coarse
+        if let best { refined.offset = Sidecar.milliseconds(best.offset) }
+        return refined
     }
 
     /// The alignment of the copy whose identity is `this` with the one a sidecar recorded, from

@@ -72,8 +72,8 @@ final class Pipeline {
     private(set) var earlyEnd: (frame: Int, reason: String)?
     /// The track's length is an estimate (see `Track.lengthIsEstimate`): ending early is no fault.
     var lengthIsEstimate = false
-    /// Where the audio ran out before the range's end, if it did (with or without a fault).
-    private(set) var endOfAudio: Int?
+    /// The audio ran out before the range's end (with or without a fault).
+    private(set) var ranOut = false
     /// The region being repeated, and which pass of it is being decoded (from 1).
     private(set) var loop: LoopRegion?
     private(set) var pass = 1
@@ -165,7 +165,7 @@ final class Pipeline {
         inputDone = false
         finished = false
         earlyEnd = nil
-        endOfAudio = nil
+        ranOut = false
         stretchFlushed = false
         resampleFlushed = false
         stretchedIn = 0
@@ -259,7 +259,7 @@ final class Pipeline {
                     } else if !lengthIsEstimate {
                         earlyEnd = (sourceFrame, "the file ends early")
                     }
-                    endOfAudio = sourceFrame
+                    ranOut = true
                     return got
                 }
             }

@@ -134,7 +134,7 @@ public enum Renderer {
             throw PracticeError(.software, "\(job.input): processing failed: \(error)")
         }
         // An estimated length let `--from` past the audio's real end: nothing to write.
-        if frames == 0, program.pipeline.endOfAudio != nil {
+        if frames == 0, program.pipeline.ranOut {
             try? FileManager.default.removeItem(atPath: temporary)
             let at = Timecode.format(Double(start) / Double(track.info.sampleRate), decimals: 3)
             // Where the audio ends: decoded once (and kept with the track's identity).

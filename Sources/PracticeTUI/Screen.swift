@@ -231,7 +231,7 @@ public enum Screen {
         var right = "speed \(StatusLine.formatRate(p.rate))"
         if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch)) st" }
         if let bpm = s.bpm { right += "  \(StatusLine.formatNumber(bpm)) bpm" }
-        add(spread("\(state)   \(where_(p)) / \(Timecode.format(p.duration))", right, w))
+        add(spread("\(state)   \(heardPlace(p)) / \(Timecode.format(p.duration))", right, w))
         add(seekBar(s, width: w, color: color), .seekBar(cells: max(w - 2, 4), time: 0))
         add(loopLine(s))
         for line in rehearsalLines(s) { add(line) }
@@ -312,7 +312,7 @@ public enum Screen {
     }
 
     /// The heard position, or during a count-in the click being heard.
-    static func where_(_ p: PlayerState) -> String {
+    static func heardPlace(_ p: PlayerState) -> String {
         if let c = p.loop?.countIn { return "count-in \(c.beat) of \(c.of)" }
         return Timecode.format(p.position)
     }
@@ -322,7 +322,7 @@ public enum Screen {
     static func compact(_ s: ScreenState, width w: Int, height: Int) -> [String] {
         let p = s.player
         let symbol = p.isFinished ? "■" : p.isPlaying ? "▶" : "⏸"
-        var lines = [fit("\(symbol) \(where_(p)) \(StatusLine.formatRate(p.rate))\(p.pitch != 0 ? " \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch))st" : "")", w)]
+        var lines = [fit("\(symbol) \(heardPlace(p)) \(StatusLine.formatRate(p.rate))\(p.pitch != 0 ? " \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch))st" : "")", w)]
         if let l = p.loop {
             lines.append(fit("loop \(l.isOn ? "\(l.pass)\(l.passes.map { "/\($0)" } ?? "")" : "off") \(Timecode.format(l.start))–\(Timecode.format(l.end))", w))
         }

@@ -85,7 +85,8 @@ public struct SessionModel: Sendable {
     private var promptTime = 0.0
     private var loopIndex = -1
     /// The markers (ids) the player's loop was set on, so that it follows them when they move;
-    /// with the ends they had then.
+    /// with the ends they had then. It counts only while the player's loop still has those ends
+    /// (a nudge, `a`/`b` elsewhere or another controller's loop end it, without clearing it).
     private var loopMarkers: (start: String?, end: String?, times: (Double, Double))?
     /// The marker a loop end waiting for the other one was set on (in the marker list).
     private var pendingMarker: String?
@@ -131,10 +132,8 @@ public struct SessionModel: Sendable {
         let a = lm.start.flatMap { id in view.markers.first { $0.id == id }?.time } ?? l.start
         let b = lm.end.flatMap { id in view.markers.first { $0.id == id }?.time } ?? l.end
         guard (a, b) != (l.start, l.end), b - a >= LoopRange.minimumSeconds else { return [] }
-        let kept = loopMarkers
-        let action = loopAction(start: a, end: b, name: l.name, on: l.isOn, keepingCount: true)
-        loopMarkers = kept.map { ($0.start, $0.end, (a, b)) }
-        return [action]
+        loopMarkers = (lm.start, lm.end, (a, b))
+        return [loopAction(start: a, end: b, name: l.name, on: l.isOn, keepingCount: true)]
     }
 
     /// The sidecar could not be read (at the start, or after someone else wrote it): say why on
@@ -355,7 +354,6 @@ public struct SessionModel: Sendable {
         pendingStart = nil
         pendingEnd = nil
         pendingMarker = nil
-        loopMarkers = nil
         return .loop(LoopRange(start: a, end: b, name: name, rehearsal: loopRehearsal), keepingCount: keepingCount, on: on)
     }
 
@@ -511,8 +509,6 @@ public struct SessionModel: Sendable {
         rehearsal.trainer = nil
         var r = l.rehearsal
         r.trainer = nil
-        let kept = loopMarkers
-        defer { loopMarkers = kept }
         message = "trainer off (it had reached \(StatusLine.formatRate(s.rate)) of \(StatusLine.formatRate(trainer.to))): the speed is yours"
         return [.loop(LoopRange(start: l.start, end: l.end, passes: l.passes, name: l.name, rehearsal: r), keepingCount: true, on: true)]
     }
@@ -520,9 +516,7 @@ public struct SessionModel: Sendable {
     /// `p` then a digit: the loop plays that many passes from its start (0: no limit).
     private mutating func setPasses(_ n: Int, _ s: PlayerState) -> [SessionAction] {
         guard let l = s.loop else { return [] }
-        let kept = loopMarkers
         var action = loopAction(start: l.start, end: l.end, name: l.name, on: true)
-        loopMarkers = kept
         if case .loop(var range?, _, let on) = action {
             range.passes = n == 0 ? nil : n
             range.rehearsal = l.rehearsal

@@ -128,13 +128,17 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), -1)
+            // Drain the wake pipe before looking at `stopping`: a stop that rings after the look
+            // leaves its byte for the next poll. (Drained after the look, a stop could be lost,
+            // and the player waited in `stop()` until a client happened to connect.)
+            let woken = fds[1].revents != 0
+            if woken { wake.drain() }
             if stopping.withLock({ $0 }) { return }
             var dropped = Set<Int32>()
             for (k, p) in fds.dropFirst(2).enumerated() where p.revents != 0 {
                 if !receive(&clients[k]) { dropped.insert(clients[k].fd) }
             }
-            if fds[1].revents != 0 {
-                wake.drain()
+            if woken {
                 for line in outbox.withLock({ o in defer { o.removeAll() }; return o }) where line != last {
                     for c in clients where !send(line, to: c.fd) { dropped.insert(c.fd) }
                     last = line

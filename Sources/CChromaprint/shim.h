@@ -12,7 +12,9 @@ typedef struct {
     int (*feed)(ChromaprintContext *, const int16_t *, int);
     int (*finish)(ChromaprintContext *);
     int (*get_raw_fingerprint)(ChromaprintContext *, uint32_t **, int *);
-    int (*get_item_duration_ms)(ChromaprintContext *);
+    int (*get_item_duration)(ChromaprintContext *);
+    int (*get_sample_rate)(ChromaprintContext *);
+    int (*get_delay)(ChromaprintContext *);
     int (*encode_fingerprint)(const uint32_t *, int, int, char **, int *, int);
     int (*decode_fingerprint)(const char *, int, uint32_t **, int *, int *, int);
     void (*dealloc)(void *);
@@ -30,7 +32,9 @@ static inline const char *practice_chromaprint_load(practice_chromaprint_api *ap
     PRACTICE_CHROMAPRINT_SYMBOL(feed, "chromaprint_feed")
     PRACTICE_CHROMAPRINT_SYMBOL(finish, "chromaprint_finish")
     PRACTICE_CHROMAPRINT_SYMBOL(get_raw_fingerprint, "chromaprint_get_raw_fingerprint")
-    PRACTICE_CHROMAPRINT_SYMBOL(get_item_duration_ms, "chromaprint_get_item_duration_ms")
+    PRACTICE_CHROMAPRINT_SYMBOL(get_item_duration, "chromaprint_get_item_duration")
+    PRACTICE_CHROMAPRINT_SYMBOL(get_sample_rate, "chromaprint_get_sample_rate")
+    PRACTICE_CHROMAPRINT_SYMBOL(get_delay, "chromaprint_get_delay")
     PRACTICE_CHROMAPRINT_SYMBOL(encode_fingerprint, "chromaprint_encode_fingerprint")
     PRACTICE_CHROMAPRINT_SYMBOL(decode_fingerprint, "chromaprint_decode_fingerprint")
     PRACTICE_CHROMAPRINT_SYMBOL(dealloc, "chromaprint_dealloc")

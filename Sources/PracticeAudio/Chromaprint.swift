@@ -49,11 +49,16 @@ public final class Fingerprinter {
     }
 
     /// Seconds of audio one item stands for.
-    public static func itemSeconds() throws(ChromaprintError) -> Double {
+    public static func itemSeconds() throws(ChromaprintError) -> Double { try timing().item }
+
+    /// Seconds of sound in one item (1365 samples at Chromaprint's 11,025 Hz: 0.1238 s), and in
+    /// the window each item is computed from (its delay: about 2.6 s).
+    public static func timing() throws(ChromaprintError) -> (item: Double, window: Double) {
         let api = try Chromaprint.api()
         guard let context = api.pointee.new_context(Int32(algorithm)) else { throw ChromaprintError(message: "Chromaprint could not start") }
         defer { api.pointee.free_context(context) }
-        return Double(api.pointee.get_item_duration_ms(context)) / 1000
+        let rate = Double(api.pointee.get_sample_rate(context))
+        return (Double(api.pointee.get_item_duration(context)) / rate, Double(api.pointee.get_delay(context)) / rate)
     }
 
     /// Chromaprint's compressed form, base64 (URL-safe, as fpcalc prints it).

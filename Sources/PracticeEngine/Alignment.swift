@@ -57,12 +57,15 @@ public struct Alignment: Sendable, Equatable {
     /// from its middle, is fingerprinted again from `steps` starting points within one item,
     /// and the start whose items agree best with the reference's gives the offset (to about
     /// 124 ms ÷ `steps`). The reference needs only its fingerprint, as a sidecar keeps it.
-    public static func refine(_ coarse: Alignment, reference: [UInt32], this track: Track, steps: Int = 8) throws(PracticeError) -> Alignment {
+    public static func refine(_ coarse: Alignment, reference: [UInt32], this track: Track, steps: Int = 8,
+                              within range: ClosedRange<Double>? = nil) throws(PracticeError) -> Alignment {
         let item: Double
         do { item = try Fingerprinter.itemSeconds() } catch { throw PracticeError(.unavailable, error.message) }
         let rate = track.info.sampleRate, channels = track.info.channels
-        let span = 60.0
-        let windowStart = max(0, track.duration / 2 - span / 2)
+        // A minute from the middle of `range` (of this copy; default the whole track).
+        let whole = range ?? 0...track.duration
+        let span = min(60.0, whole.upperBound - whole.lowerBound)
+        let windowStart = max(0, (whole.lowerBound + whole.upperBound) / 2 - span / 2)
         // The window, decoded once (60 s of 16-bit samples: about 10 MB for stereo at 44.1 kHz).
         var samples: [Int16] = []
         do {

@@ -16,16 +16,23 @@ public struct Places {
     /// Warnings from reading the sidecar (identity, version) and the lyrics (skipped lines), for
     /// the caller to show once.
     public private(set) var warnings: [String] = []
+    /// What was done to the sidecar's times (moved to match this copy of the song), to show once.
+    public private(set) var notices: [String] = []
 
     public init(track: Track, explicit: String? = nil, lyrics: String? = nil) {
         self.track = track; self.explicit = explicit; self.lyricsPath = lyrics
     }
+
+    /// Reads the sidecar now (not at the first name looked up), so that its warnings and notices
+    /// can be shown before playing.
+    public mutating func readSidecar() throws(PracticeError) { _ = try sidecar() }
 
     private mutating func sidecar() throws(PracticeError) -> Sidecar {
         if let loaded { return loaded.sidecar }
         let l = try SidecarStore.load(for: track, explicit: explicit)
         loaded = l
         warnings += l.warnings
+        notices += l.notices
         return l.sidecar
     }
 

@@ -200,6 +200,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         var paths = [sidecarPath ?? SidecarStore.ownPath(forAudio: player.track.path)]
         if let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) {
             paths += [loaded.writePath] + (loaded.readPath.map { [$0] } ?? [])
+            // Markers moved to match this copy of the song: said once, unless resuming is.
+            if model.message == nil, let line = loaded.notices.first { model.say(line) }
         }
         if sidecarPath == nil { paths += SidecarStore.siblingPaths(forAudio: player.track.path) }
         watcher = FolderWatcher(paths: paths)

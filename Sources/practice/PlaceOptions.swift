@@ -51,6 +51,9 @@ struct PlaceOptions: ParsableArguments {
     @Option(help: "Take lyric lines ('line 5') from this LRC file instead of FILE.lrc.", completion: .file(extensions: ["lrc"]))
     var lyrics: String?
 
+    @Flag(help: "Leave the times of a sidecar made on another copy of the song as they are, instead of lining them up with this one.")
+    var noAlign = false
+
     func validate() throws {
         guard loop.count <= 2 else { throw ValidationError("'--loop' takes a loop's name, or a start and an end (got \(loop.count) values)") }
         if let times {
@@ -80,11 +83,19 @@ struct PlaceOptions: ParsableArguments {
         }
     }
 
-    /// Turns names into times for `path`, reading its sidecar only if a name is used; prints the
-    /// sidecar's warnings.
+    /// Turns names into times for `path`; prints the sidecar's warnings and notices (such as its
+    /// markers moved to match this copy of the song).
     func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {
-        guard from != nil || to != nil || !loop.isEmpty else { return (nil, nil, nil) }
+        SidecarStore.aligns = !noAlign
         var places = Places(track: try Track.open(path).track, explicit: sidecar, lyrics: lyrics)
+        guard from != nil || to != nil || !loop.isEmpty else {
+            // Nothing to look up. A sidecar that cannot be read is the player's to report.
+            if (try? places.readSidecar()) != nil {
+                warn(places.warnings)
+                note(places.notices)
+            }
+            return (nil, nil, nil)
+        }
         let f = try from.map { t throws(PracticeError) in try places.time(t, option: "--from") }
         let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to", end: true) }
         var l = loop.isEmpty ? nil : try places.loop(loop, passes: times)
@@ -98,6 +109,7 @@ struct PlaceOptions: ParsableArguments {
         l?.rehearsal = Rehearsal(gap: gap, countIn: countIn, countInEvery: countInEvery, bpm: tempo, preRoll: preRoll,
                                  trainer: trainer.flatMap(Trainer.init))
         warn(places.warnings)
+        note(places.notices)
         return (f, t, l)
     }
 }

@@ -17,11 +17,16 @@ struct SidecarOptions: ParsableArguments {
             completion: .file(extensions: ["json"]))
     var sidecar: String?
 
+    @Flag(help: "Leave the times of a sidecar made on another copy of the song as they are, instead of lining them up with this one.")
+    var noAlign = false
+
     /// Opens the track (checking it is audio) and loads its sidecar, printing any warnings.
     func load() throws -> (Track, LoadedSidecar) {
+        SidecarStore.aligns = !noAlign
         let track = try Track.open(file).track
         let loaded = try SidecarStore.load(for: track, explicit: sidecar)
         warn(loaded.warnings)
+        note(loaded.notices)
         return (track, loaded)
     }
 
@@ -34,11 +39,13 @@ struct SidecarOptions: ParsableArguments {
 
     /// Applies `edit` under the sidecar's lock and writes it; prints warnings.
     func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws -> (R, LoadedSidecar) {
+        SidecarStore.aligns = !noAlign
         let track = try Track.open(file).track
         let (result, loaded) = try SidecarStore.update(for: track, explicit: sidecar) { (s: inout Sidecar) throws(PracticeError) in
             try edit(&s, track)
         }
         warn(loaded.warnings)
+        note(loaded.notices)
         return (result, loaded)
     }
 }
@@ -74,7 +81,7 @@ extension Practice {
                   practice markers add song.mp3 "Verse 2" 1:12.5 --note "watch the turn"
                   practice markers move song.mp3 "Verse 2" +0.25
                 """,
-            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Import.self, Export.self, Merge.self, MergeDriver.self],
+            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Align.self, Import.self, Export.self, Merge.self, MergeDriver.self],
             defaultSubcommand: List.self)
 
         struct List: ParsableCommand {
@@ -89,12 +96,18 @@ extension Practice {
             @Flag(help: "Print JSON (keys sorted; pretty on a terminal) instead of a table.") var json = false
 
             func run() throws {
-                let markers = try target.loadSorted().liveMarkers
+                let loaded = try target.load().1
+                var sidecar = loaded.sidecar
+                sidecar.normalize()
+                let markers = sidecar.liveMarkers
+                // Markers whose audio this copy of the song does not have (made on a longer one).
+                let missing = Set(loaded.placement?.missing ?? [])
                 if json {
                     printJSON(.object(["version": .integer(1), "markers": .array(markers.map { m in
                         var o: [String: JSONValue] = ["id": .string(m.id), "name": .string(m.name), "time": .seconds(m.time)]
                         if let n = m.note { o["note"] = .string(n) }
                         if let c = m.color { o["color"] = .string(c) }
+                        if missing.contains(m.id) { o["notInThisCopy"] = .bool(true) }
                         return .object(o)
                     })]))
                     return
@@ -106,7 +119,10 @@ extension Practice {
                 // Names shared after a merge: show the ids' starts, and how to pick one.
                 let shared = Dictionary(grouping: markers, by: { $0.name.lowercased() }).values.filter { $0.count > 1 }
                 let ids = !shared.isEmpty
-                let rows = markers.map { [Timecode.format($0.time, decimals: 3), $0.name] + (ids ? [String($0.id.prefix(8))] : []) + [$0.note ?? ""] }
+                let rows = markers.map { m in
+                    let note = missing.contains(m.id) ? "[not in this copy] " + (m.note ?? "") : m.note ?? ""
+                    return [Timecode.format(m.time, decimals: 3), m.name] + (ids ? [String(m.id.prefix(8))] : []) + [note]
+                }
                 for line in Table.render(header: ["TIME", "NAME"] + (ids ? ["ID"] : []) + ["NOTE"], rows: rows, rightAligned: [0]) { say(line) }
                 for group in shared.sorted(by: { $0[0].time < $1[0].time }) {
                     warn(["\(group.count) markers are named '\(group[0].name)': pick one as '\(group[0].name)#1' … '#\(group.count)' (by time), @TIME or by id; or rename one"])
@@ -224,11 +240,13 @@ extension Practice.Markers {
             if theirs.version > Sidecar.currentVersion {
                 throw PracticeError(.dataError, "\(other): written by a newer practice (format version \(theirs.version)); cannot merge it")
             }
+            SidecarStore.aligns = !target.noAlign
             let track = try Track.open(target.file).track
-            if let recorded = theirs.audio, let diff = recorded.differences(from: try TrackIdentity.of(track)) {
-                warn(["\(other) was made for \(recorded.fileName): \(diff); its times may be off"])
-            }
-            let (report, loaded) = try target.update { (s, _) throws(PracticeError) in s.merge(theirs) }
+            // Made on another copy of the song: its times moved onto this one first.
+            let copy = try OtherCopy(theirs, path: other, on: track)
+            warn(copy.messages.warnings)
+            note(copy.messages.notices)
+            let (report, loaded) = try target.update { (s, _) throws(PracticeError) in s.merge(copy.sidecar) }
             if report.lines.isEmpty {
                 say("\(other): nothing new for \(loaded.writePath)")
             } else {
@@ -255,13 +273,26 @@ extension Practice.Markers {
 
         func run() throws {
             var a = try SidecarStore.read(ours)
-            let b = try SidecarStore.read(theirs)
+            var b = try SidecarStore.read(theirs)
             for (path, s) in [(ours, a), (theirs, b)] where s.version > Sidecar.currentVersion {
                 throw PracticeError(.dataError, "\(path): written by a newer practice (format version \(s.version)); not merged")
             }
             // The ancestor only tells edits made on both sides from edits made on one, for the
             // report; git gives an empty one when both sides added the file.
-            let base = try? SidecarStore.read(ancestor)
+            var base = try? SidecarStore.read(ancestor)
+            // Versions on the times of different copies of the song (someone ran 'markers align'
+            // on theirs): theirs is lined up with ours by the fingerprints both keep.
+            var notices: [String] = []
+            if let ra = a.audio, let rb = b.audio, ra.differences(from: rb) != nil, let map = TimeMap.between(reference: rb, this: ra) {
+                if map.isConfident {
+                    let (placed, missing) = b.placed(by: map)
+                    b = OtherCopy.withoutMissing(placed, missing)
+                    if let ancestor = base, ancestor.audio?.differences(from: rb) == nil { base = OtherCopy.withoutMissing(ancestor.placed(by: map).sidecar, missing) }
+                    notices.append("their version is on the times of \(rb.fileName), ours on those of \(ra.fileName): theirs " + SidecarStore.placedNotice(map, placed: placed, missing: missing))
+                } else {
+                    notices.append("their version was made for \(rb.fileName), which does not line up with ours (\(map.verdict)): its times are taken as they are")
+                }
+            }
             let report = a.merge(b, ancestor: base)
             let data = a.encoded()
             // Never write what we could not read back: git then leaves the conflict to a person.
@@ -270,8 +301,8 @@ extension Practice.Markers {
             }
             try AtomicFile.write(data, to: ours)
             // git shows what a driver prints: what came in, and what was decided.
-            if !report.lines.isEmpty {
-                Terminal.write("practice: merged \(path ?? "the sidecar") with their version:\n" + report.lines.map { "practice: \($0)\n" }.joined(), to: STDERR_FILENO)
+            if !report.lines.isEmpty || !notices.isEmpty {
+                Terminal.write("practice: merged \(path ?? "the sidecar") with their version:\n" + (notices.map { "  " + $0 } + report.lines).map { "practice: \($0)\n" }.joined(), to: STDERR_FILENO)
             }
         }
     }

@@ -67,6 +67,7 @@ extension Practice {
                 let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
                 guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
                 warn(loaded.warnings)
+                note(loaded.notices)
                 return loaded.sidecar.interchangeEntries(for: .wav)
             } catch {
                 warn(["\(error.message); rendering without cue points"])

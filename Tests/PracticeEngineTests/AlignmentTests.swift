@@ -10,34 +10,13 @@ import PracticeDocuments
 @Suite struct AlignmentTests {
     let dir = ScratchDirectory("align")
 
-    /// Generated music: a note every 250 ms from a minor scale (three harmonics, decaying) over a
-    /// bass note every second; `seed` picks the tune. Stereo, 44.1 kHz.
-    static func music(seconds: Double, seed: UInt64) -> [Float] {
-        var rng = SplitMix(seed: seed)
-        let scale = [220.0, 246.94, 261.63, 293.66, 329.63, 349.23, 392.0, 440.0]
-        let frames = Int(seconds * 44_100)
-        var out = [Float](repeating: 0, count: frames * 2)
-        let step = 11_025
-        for start in stride(from: 0, to: frames, by: step) {
-            let f = scale[Int(rng.next() % UInt64(scale.count))] * (rng.next() % 2 == 0 ? 1 : 2)
-            let bass = start % 44_100 == 0 ? scale[Int(rng.next() % 4)] / 2 : 0
-            for i in 0..<min(step, frames - start) {
-                let t = Double(i) / 44_100, decay = exp(-t * 6)
-                var v = 0.25 * decay * (sin(2 * .pi * f * t) + 0.5 * sin(4 * .pi * f * t) + 0.25 * sin(6 * .pi * f * t))
-                if bass > 0 { v += 0.2 * exp(-t * 2) * sin(2 * .pi * bass * t) }
-                out[2 * (start + i)] = Float(v); out[2 * (start + i) + 1] = Float(v)
-            }
-        }
-        return out
-    }
-
     func identity(_ name: String) throws -> TrackIdentity {
         try TrackIdentity.compute(try Track.open(dir.file(name)).track)
     }
 
     /// The fingerprint kept with the identity is Chromaprint's, as `fpcalc` prints it for the whole file.
     @Test func theFingerprintIsFpcalcs() throws {
-        try Signals.write(Self.music(seconds: 20, seed: 1), to: dir.file("song.flac"), container: .flac)
+        try Signals.write(Signals.music(seconds: 20, seed: 1), to: dir.file("song.flac"), container: .flac)
         let print = try #require(try identity("song.flac").chromaprint)
         #expect(print.algorithm == 1 && print.start == 0 && print.lengthSeconds == 20)
         let fpcalc = try run("/usr/bin/fpcalc", ["-length", "0", dir.file("song.flac")])
@@ -51,11 +30,11 @@ import PracticeDocuments
     /// An MP3 with 1.3 s of silence in front, and an Ogg with 0.7 s cut from its start: the
     /// offsets found are those, to one fingerprint item (124 ms); another tune does not match.
     @Test func copiesOfOneSongLineUp() throws {
-        let song = Self.music(seconds: 45, seed: 7)
+        let song = Signals.music(seconds: 45, seed: 7)
         try Signals.write(song, to: dir.file("song.flac"), container: .flac)
         try Signals.write([Float](repeating: 0, count: Int(1.3 * 44_100) * 2) + song, to: dir.file("padded.mp3"), container: .mp3)
         try Signals.write(Array(song[(Int(0.7 * 44_100) * 2)...]), to: dir.file("trimmed.ogg"), container: .ogg)
-        try Signals.write(Self.music(seconds: 45, seed: 8), to: dir.file("other.flac"), container: .flac)
+        try Signals.write(Signals.music(seconds: 45, seed: 8), to: dir.file("other.flac"), container: .flac)
         let reference = try identity("song.flac")
 
         let padded = try #require(Alignment.align(reference: reference, this: try identity("padded.mp3")))

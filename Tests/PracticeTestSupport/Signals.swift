@@ -39,6 +39,28 @@ public enum Signals {
         return (i * 7 + 13_001) % 65_536 - 32_768 == Int(r) ? i : nil
     }
 
+    /// Generated music: a note every `noteSeconds` (250 ms) from a minor scale (three harmonics,
+    /// decaying) over a bass note every fourth note; `seed` picks the tune, so the same seed with
+    /// another `noteSeconds` is the same tune played at another tempo. Stereo, 44.1 kHz.
+    public static func music(seconds: Double, seed: UInt64, noteSeconds: Double = 0.25) -> [Float] {
+        var rng = SplitMix(seed: seed)
+        let scale = [220.0, 246.94, 261.63, 293.66, 329.63, 349.23, 392.0, 440.0]
+        let frames = Int(seconds * 44_100)
+        var out = [Float](repeating: 0, count: frames * 2)
+        let step = Int(noteSeconds * 44_100)
+        for (n, start) in stride(from: 0, to: frames, by: step).enumerated() {
+            let f = scale[Int(rng.next() % UInt64(scale.count))] * (rng.next() % 2 == 0 ? 1 : 2)
+            let bass = n % 4 == 0 ? scale[Int(rng.next() % 4)] / 2 : 0
+            for i in 0..<min(step, frames - start) {
+                let t = Double(i) / 44_100, decay = exp(-t * 6)
+                var v = 0.25 * decay * (sin(2 * .pi * f * t) + 0.5 * sin(4 * .pi * f * t) + 0.25 * sin(6 * .pi * f * t))
+                if bass > 0 { v += 0.2 * exp(-t * 2) * sin(2 * .pi * bass * t) }
+                out[2 * (start + i)] = Float(v); out[2 * (start + i) + 1] = Float(v)
+            }
+        }
+        return out
+    }
+
     /// Writes interleaved frames to `path` with libsndfile.
     public static func write(_ samples: [Float], to path: String, container: SoundFileWriter.Container = .wav,
                              format: SoundFileWriter.SampleFormat = .s16, sampleRate: Int = 44_100, channels: Int = 2,

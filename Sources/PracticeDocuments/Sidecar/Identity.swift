@@ -23,6 +23,13 @@ public protocol SidecarTrack: Sendable {
     /// Seconds.
     var duration: Double { get }
     func identity() throws(PracticeError) -> TrackIdentity
+    /// How the copy of the song whose identity is `reference` (a sidecar's `audio`) lines up with
+    /// this one, from their fingerprints; nil when it cannot be told (no fingerprint to go by).
+    func alignment(to reference: TrackIdentity) throws(PracticeError) -> TimeMap?
+}
+
+extension SidecarTrack {
+    public func alignment(to reference: TrackIdentity) throws(PracticeError) -> TimeMap? { nil }
 }
 
 extension TrackIdentity {

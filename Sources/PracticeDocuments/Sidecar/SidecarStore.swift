@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Writes a file so that readers see either the old or the new contents, never a part.
 public enum AtomicFile {
@@ -73,13 +74,35 @@ public struct LoadedSidecar: Sendable {
     public var sidecar: Sidecar
     /// Things the user should know (identity mismatch, a newer version, a sibling's file): one line each.
     public var warnings: [String] = []
+    /// Things done that the user should hear of (markers moved to match this copy): one line each.
+    public var notices: [String] = []
     /// Written by a newer practice: shown, never rewritten.
     public var isReadOnly: Bool { sidecar.version > Sidecar.currentVersion }
+    /// Set when the sidecar was made on another copy of the song and its times were moved onto
+    /// this one (`sidecar` then holds this copy's times).
+    public var placement: Placement?
+
+    /// A sidecar's times moved from the copy it was made on onto this one.
+    public struct Placement: Sendable {
+        public var map: TimeMap
+        /// The sidecar as read: its times on the copy it was made on.
+        public var reference: Sidecar
+        /// The live markers (ids) whose audio this copy does not have: put where the cut is.
+        public var missing: [String]
+    }
 }
 
 /// Finds, reads and atomically updates sidecars (`Formats/practice-sidecar.md`).
 public enum SidecarStore {
     public static let suffix = ".practice.json"
+
+    /// Whether a sidecar made on another copy of the song is lined up with the track in hand
+    /// (`--no-align` turns it off for the process).
+    private static let aligning = Atomic<Bool>(true)
+    public static var aligns: Bool {
+        get { aligning.load(ordering: .relaxed) }
+        set { aligning.store(newValue, ordering: .relaxed) }
+    }
 
     /// `song.mp3` → `song.mp3.practice.json`.
     public static func ownPath(forAudio path: String) -> String { path + suffix }
@@ -131,10 +154,14 @@ public enum SidecarStore {
     static let slack = 1.0
 
     static func checkTimes(_ sidecar: Sidecar, for track: some SidecarTrack, path: String) throws(PracticeError) {
-        for (k, m) in sidecar.markers.enumerated() where !m.deleted && m.time > track.duration + slack {
+        // Times belong to the copy the sidecar was made on: a longer one (this copy a radio
+        // edit, say) may have markers past this copy's end, which alignment deals with.
+        let end = max(track.duration, sidecar.audio?.duration ?? 0)
+        for (k, m) in sidecar.markers.enumerated() where !m.deleted && m.time > end + slack {
             let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            let which = end > track.duration ? "the end of the recording it was made for" : "the end of \(track.path)"
             throw located(SidecarFormatError(field: "markers[\(k)].time",
-                                             message: "is \(JSONValue.formatMilliseconds(m.time)) s, past the end of \(track.path) (\(Timecode.format(track.duration, decimals: 3)))"),
+                                             message: "is \(JSONValue.formatMilliseconds(m.time)) s, past \(which) (\(Timecode.format(end, decimals: 3)))"),
                           in: data, path: path)
         }
     }
@@ -215,7 +242,20 @@ public enum SidecarStore {
             let here = try track.identity()
             if let diff = recorded.differences(from: here) {
                 let made = recorded.fileName == here.fileName ? "another recording of \(recorded.fileName)" : recorded.fileName
-                loaded.warnings.append("\(readPath) was made for \(made): \(diff); times may be off")
+                if !aligns {
+                    loaded.warnings.append("\(readPath) was made for \(made): \(diff); not lined up with this copy (--no-align): times may be off")
+                } else if recorded.chromaprint == nil {
+                    loaded.warnings.append("\(readPath) was made for \(made): \(diff); it has no fingerprint to line it up with this copy by: times may be off")
+                } else if let map = try track.alignment(to: recorded), map.isConfident {
+                    let (placed, missing) = sidecar.placed(by: map)
+                    loaded.placement = LoadedSidecar.Placement(map: map, reference: sidecar, missing: missing)
+                    loaded.sidecar = placed
+                    loaded.notices.append(placedNotice(map, placed: placed, missing: missing))
+                } else {
+                    // (The map just found is kept by the track, so this asks for it again cheaply.)
+                    let verdict = (try? track.alignment(to: recorded))??.verdict ?? "no match"
+                    loaded.warnings.append("\(readPath) was made for \(made): \(diff); it does not line up with this copy (\(verdict)), so times are as made there and may be off")
+                }
             }
         }
         if fallback && !fallbackExists {
@@ -224,6 +264,17 @@ public enum SidecarStore {
             loaded.warnings.append("using \(readPath) (made for another file of the same song); changes go to \(writePath)")
         }
         return loaded
+    }
+
+    /// "markers moved +1.250 s to match this recording (match 96 %)", and which are in audio this copy lacks.
+    public static func placedNotice(_ map: TimeMap, placed: Sidecar, missing: [String]) -> String {
+        var line = map.isIdentity ? "markers line up with this recording (\(map.score))"
+                                  : "markers moved \(map.summary) to match this recording (\(map.score))"
+        if !missing.isEmpty {
+            let names = placed.markers.filter { missing.contains($0.id) }.map { "'\($0.name)'" }
+            line += "; not in this copy: \(names.joined(separator: ", "))"
+        }
+        return line
     }
 
     /// A `--markers PATH` that does not exist: a typo, or a new sidecar to start.
@@ -260,11 +311,18 @@ public enum SidecarStore {
         }
         let before = loaded.sidecar
         var sidecar = before
-        if sidecar.audio == nil || loaded.readPath != loaded.writePath && explicit == nil { sidecar.audio = identity }
+        // A sidecar lined up from another copy keeps that copy's identity: its times stay there.
+        if sidecar.audio == nil || loaded.placement == nil && loaded.readPath != loaded.writePath && explicit == nil { sidecar.audio = identity }
         let result = try edit(&sidecar)
         if sidecar != before || loaded.readPath == nil || loaded.readPath != writePath {
+            // Edits made on this copy go back onto the timeline of the copy the sidecar was made on.
+            var written = sidecar
+            // (An edit that gives the sidecar another identity puts it on this copy's timeline.)
+            if let placement = loaded.placement, sidecar.audio == before.audio {
+                written = placement.reference.unplaced(sidecar, placed: before, by: placement.map)
+            }
             // Never write what we could not read back.
-            let data = sidecar.encoded()
+            let data = written.encoded()
             do { _ = try Sidecar.decode(data) } catch {
                 throw PracticeError(.software, "\(writePath): not changed: the new version would not read back (\(error.field) \(error.message))")
             }

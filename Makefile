@@ -6,7 +6,7 @@ SWIFT ?= swift
 
 BUILD_DEPS := pkg-config libsndfile1-dev libsoundtouch-dev libasound2-dev libsoxr-dev libcurl4-openssl-dev libchromaprint-dev
 TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils libasound2-plugins tmux git python3 python3-jsonschema libchromaprint-tools lame vorbis-tools opus-tools sox
-BENCH_DEPS := $(TEST_DEPS) soundstretch sox mpv time python3-numpy jq mpg123 valgrind alsa-utils
+BENCH_DEPS := $(TEST_DEPS) soundstretch mpv time python3-numpy jq mpg123 valgrind alsa-utils
 
 # Installs the packages in $(1) that dpkg does not know yet.
 define install
@@ -61,7 +61,7 @@ release:
 
 bench: release
 	$(call install,$(BENCH_DEPS))
-	bench/render/run.sh && bench/quality/run.sh && bench/realtime/run.sh && bench/markers/run.sh && bench/session/run.sh && bench/memory/run.sh
+	bench/render/run.sh && bench/quality/run.sh && bench/realtime/run.sh && bench/markers/run.sh && bench/align/run.sh && bench/session/run.sh && bench/memory/run.sh
 
 deps:
 	$(call install,$(BENCH_DEPS))

@@ -51,14 +51,15 @@ public final class Fingerprinter {
     /// Seconds of audio one item stands for.
     public static func itemSeconds() throws(ChromaprintError) -> Double { try timing().item }
 
-    /// Seconds of sound in one item (1365 samples at Chromaprint's 11,025 Hz: 0.1238 s), and in
-    /// the window each item is computed from (its delay: about 2.6 s).
-    public static func timing() throws(ChromaprintError) -> (item: Double, window: Double) {
+    /// Seconds of sound in one item (1365 samples at Chromaprint's 11,025 Hz: 0.1238 s), in the
+    /// window each item is computed from (its delay: about 2.6 s), and the rate it works at (audio
+    /// fed at that rate, in one channel, is not converted again).
+    public static func timing() throws(ChromaprintError) -> (item: Double, window: Double, rate: Int) {
         let api = try Chromaprint.api()
         guard let context = api.pointee.new_context(Int32(algorithm)) else { throw ChromaprintError(message: "Chromaprint could not start") }
         defer { api.pointee.free_context(context) }
         let rate = Double(api.pointee.get_sample_rate(context))
-        return (Double(api.pointee.get_item_duration(context)) / rate, Double(api.pointee.get_delay(context)) / rate)
+        return (Double(api.pointee.get_item_duration(context)) / rate, Double(api.pointee.get_delay(context)) / rate, Int(rate))
     }
 
     /// Chromaprint's compressed form, base64 (URL-safe, as fpcalc prints it).

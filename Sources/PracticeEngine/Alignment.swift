@@ -53,31 +53,29 @@ public struct Alignment: Sendable, Equatable {
         return a
     }
 
-    /// `coarse` made finer than one fingerprint item (124 ms): this copy's audio, a minute of it
-    /// from its middle, is fingerprinted again from `steps` starting points within one item,
-    /// and the start whose items agree best with the reference's gives the offset (to about
-    /// 124 ms ÷ `steps`). The reference needs only its fingerprint, as a sidecar keeps it.
+    /// `coarse` made finer than one fingerprint item (124 ms): this copy's audio, `span` seconds
+    /// from near the start of `range`, is fingerprinted again from `steps` starting points within one
+    /// item, and the start whose items agree best with the reference's gives the offset (to about
+    /// 124 ms ÷ `steps`). The reference needs only its fingerprint, as a sidecar keeps it. The
+    /// window is decoded once and taken to Chromaprint's own rate and one channel once (soxr), so
+    /// that the eight passes only fingerprint.
     public static func refine(_ coarse: Alignment, reference: [UInt32], this track: Track, steps: Int = 8,
-                              within range: ClosedRange<Double>? = nil) throws(PracticeError) -> Alignment {
-        let item: Double
-        do { item = try Fingerprinter.itemSeconds() } catch { throw PracticeError(.unavailable, error.message) }
-        let rate = track.info.sampleRate, channels = track.info.channels
-        // A minute from the middle of `range` (of this copy; default the whole track).
+                              within range: ClosedRange<Double>? = nil, span wanted: Double = 15) throws(PracticeError) -> Alignment {
+        let timing: (item: Double, window: Double, rate: Int)
+        do { timing = try Fingerprinter.timing() } catch { throw PracticeError(.unavailable, error.message) }
+        let item = timing.item, rate = timing.rate
         let whole = range ?? 0...track.duration
-        let span = min(60.0, whole.upperBound - whole.lowerBound)
-        let windowStart = max(0, (whole.lowerBound + whole.upperBound) / 2 - span / 2)
-        // The window, decoded once (60 s of 16-bit samples: about 10 MB for stereo at 44.1 kHz).
-        var samples: [Int16] = []
+        let span = min(wanted, whole.upperBound - whole.lowerBound)
+        // Near the start of the range (a few seconds in, past any fade): seeking far into an MP3
+        // costs more than fingerprinting.
+        let windowStart = max(0, whole.lowerBound + min(5, whole.upperBound - whole.lowerBound - span))
+        let samples: [Int16]
         do {
-            let file = try SoundFile(path: track.path)
-            try file.seek(toFrame: Int(windowStart * Double(rate)))
-            let frames = Int(min(span + item, track.duration - windowStart) * Double(rate))
-            samples = [Int16](repeating: 0, count: frames * channels)
-            let n = samples.withUnsafeMutableBufferPointer { file.readShorts(into: $0.baseAddress!, frames: frames) }
-            samples.removeLast(max(frames - max(n, 0), 0) * channels)
+            samples = try Self.mono(track, from: windowStart, seconds: min(span + item, track.duration - windowStart), rate: rate)
         } catch {
             throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
         }
+        let channels = 1
         var best: (offset: Double, similarity: Double)?
         for k in 0..<steps {
             let skip = Int((Double(k) / Double(steps) * item * Double(rate)).rounded())
@@ -101,6 +99,60 @@ public struct Alignment: Sendable, Equatable {
         var refined = coarse
         if let best { refined.offset = Sidecar.milliseconds(best.offset) }
         return refined
+    }
+
+    /// `seconds` of the track from `start`, mixed to one channel and resampled to `rate` (soxr),
+    /// as 16-bit samples.
+    static func mono(_ track: Track, from start: Double, seconds: Double, rate: Int) throws(PracticeError) -> [Int16] {
+        let inRate = track.info.sampleRate, channels = track.info.channels
+        let frames = max(Int(seconds * Double(inRate)), 0)
+        var interleaved = [Float](repeating: 0, count: frames * channels)
+        var got = 0
+        do {
+            let file = try SoundFile(path: track.path)
+            try file.seek(toFrame: Int(start * Double(inRate)))
+            got = interleaved.withUnsafeMutableBufferPointer { b in
+                var done = 0
+                while done < frames {
+                    let n = file.read(into: b.baseAddress! + done * channels, frames: frames - done)
+                    if n <= 0 { break }
+                    done += n
+                }
+                return done
+            }
+        } catch {
+            throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
+        }
+        var mono = [Float](repeating: 0, count: got)
+        for i in 0..<got {
+            var sum: Float = 0
+            for c in 0..<channels { sum += interleaved[i * channels + c] }
+            mono[i] = sum / Float(channels)
+        }
+        var out: [Float]
+        do {
+            let resampler = try Resampler(inputRate: Double(inRate), outputRate: Double(rate), channels: 1)
+            out = [Float](repeating: 0, count: resampler.outputCapacity(forInput: got) + 1024)
+            var produced = 0, consumed = 0
+            try out.withUnsafeMutableBufferPointer { (o) throws(SoxrError) in
+                try mono.withUnsafeBufferPointer { (m) throws(SoxrError) in
+                    while consumed < got {
+                        let r = try resampler.process(m.baseAddress! + consumed, frames: got - consumed, into: o.baseAddress! + produced, capacity: o.count - produced)
+                        consumed += r.consumed; produced += r.produced
+                        if r.consumed == 0 && r.produced == 0 { break }
+                    }
+                    while produced < o.count {
+                        let r = try resampler.process(nil, frames: 0, into: o.baseAddress! + produced, capacity: o.count - produced)
+                        if r.produced == 0 { break }
+                        produced += r.produced
+                    }
+                }
+            }
+            out.removeLast(out.count - produced)
+        } catch {
+            throw PracticeError(.software, "resampling for the fingerprint failed: \(error)")
+        }
+        return out.map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
     }
 
     /// The alignment of the copy whose identity is `this` with the one a sidecar recorded, from

@@ -66,8 +66,7 @@ extension Practice {
             do {
                 let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
                 guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
-                warn(loaded.warnings)
-                note(loaded.notices)
+                // (Its warnings and notices were said when the places were looked up.)
                 return loaded.sidecar.interchangeEntries(for: .wav)
             } catch {
                 warn(["\(error.message); rendering without cue points"])

@@ -65,12 +65,22 @@ public struct SoundFile: ~Copyable {
         }
     }
 
+    /// A tag's bytes as text: UTF-8 when they are (Vorbis comments, RIFF INFO as written today),
+    /// else ISO 8859-1, which libsndfile passes on as it is in MP3s' ID3 frames ("Caf\u{E9}").
+    static func text(_ c: UnsafePointer<CChar>) -> String {
+        if let s = String(validatingCString: c) { return s }
+        var scalars = String.UnicodeScalarView()
+        var p = c
+        while p.pointee != 0 { scalars.append(Unicode.Scalar(UInt8(bitPattern: p.pointee))); p += 1 }
+        return String(scalars)
+    }
+
     /// The tag strings libsndfile exposes (title, artist, album, …), keyed by our names.
     /// The corresponding C function is `sf_get_string`.
     public var tags: [String: String] {
         var out: [String: String] = [:]
         for (key, id) in Tag.all {
-            if let c = sf_get_string(handle, id), case let s = String(cString: c), !s.isEmpty { out[key] = s }
+            if let c = sf_get_string(handle, id), case let s = Self.text(c), !s.isEmpty { out[key] = s }
         }
         return out
     }

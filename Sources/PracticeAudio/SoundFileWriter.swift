@@ -85,8 +85,33 @@ public struct SoundFileWriter: ~Copyable {
             sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         }
         for (key, id) in Tag.all {
-            if let value = tags[key] { sf_set_string(h, id, value) }
+            guard let value = tags[key] else { continue }
+            if container == .mp3 {
+                // libsndfile has LAME write ID3 text as ISO 8859-1, byte for byte: UTF-8 would
+                // read back as mojibake ("â€“" for "–").
+                sf_set_string(h, id, Self.latin1(value))
+            } else {
+                sf_set_string(h, id, value)
+            }
         }
+    }
+
+    /// `text` as ISO 8859-1 bytes (NUL-terminated): dashes, curly quotes and the ellipsis as
+    /// their nearest ASCII, anything else beyond Latin-1 as "?".
+    static func latin1(_ text: String) -> [CChar] {
+        var out: [CChar] = []
+        for u in text.unicodeScalars {
+            switch u.value {
+            case 0: continue
+            case 1...0xFF: out.append(CChar(bitPattern: UInt8(u.value)))
+            case 0x2010...0x2015, 0x2212: out.append(CChar(UInt8(ascii: "-")))
+            case 0x2018, 0x2019, 0x201A, 0x2032: out.append(CChar(UInt8(ascii: "'")))
+            case 0x201C, 0x201D, 0x201E, 0x2033: out.append(CChar(UInt8(ascii: "\"")))
+            case 0x2026: out += [46, 46, 46]
+            default: out.append(CChar(UInt8(ascii: "?")))
+            }
+        }
+        return out + [0]
     }
 
     deinit { if let handle { sf_close(handle) } }

@@ -19,6 +19,16 @@ import PracticeTestSupport
         }
     }
 
+    /// Tags written into an MP3 read back as written (ID3 text is ISO 8859-1 there): accents
+    /// exactly, dashes and curly quotes as their ASCII, never mojibake such as "â€“".
+    @Test func mp3TagsReadBackWithoutMojibake() throws {
+        let path = dir.file("tagged.mp3")
+        try Signals.write(Signals.sine(440, seconds: 1), to: path, container: .mp3,
+                          tags: ["title": "Café – “Noël” … 0:50.9", "artist": "Björk"])
+        let tags = try SoundFile(path: path).tags
+        #expect(tags["title"] == "Café - \"Noël\" ... 0:50.9" && tags["artist"] == "Björk", "\(tags)")
+    }
+
     /// MP3 through libsndfile (mpg123) seeks sample-exactly: decoding from T gives the very samples a
     /// full decode has at T (measured: 0 samples off, identical values).
     @Test func mp3SeeksLandWhereAFullDecodeSaysTheyShould() throws {

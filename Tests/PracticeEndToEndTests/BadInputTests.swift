@@ -148,4 +148,23 @@ import PracticeTestSupport
         #expect(outputs[1].stdout.contains(#"Verse\u{1b}[31m"#), "\(outputs[1].stdout)")
         #expect(outputs[2].stderr == #"practice: --from: no marker named 'Coda\u{1b}[2J' (there are 'Verse\u{1b}[31m')"# + "\n")
     }
+
+    /// `--json` output stays JSON that gives back the text exactly: controls (C1 ones such as
+    /// U+0085 too) and bidirectional overrides are JSON escapes, not `\u{…}`, which no JSON
+    /// reader understands.
+    @Test func jsonOutputEscapesWhatSteersATerminal() throws {
+        let dir = ScratchDirectory("escapes-json")
+        let title = "Drill \u{85}\u{1B}[2J \u{202E}dcba – 0:50"
+        try Signals.write(Signals.sine(440, seconds: 2), to: dir.file("song.wav"), tags: ["title": title])
+        _ = try practice(["markers", "add", "song.wav", "Verse\u{9B}31m", "1"], in: dir)
+        for args in [["info", "song.wav", "--json"], ["markers", "song.wav", "--json"]] {
+            let r = try practice(args, in: dir)
+            #expect(r.status == 0 && !r.stdout.contains("\\u{"), "\(r.stdout)")
+            #expect(!r.stdout.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x1B || $0.value == 0x202E })
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+            if args[0] == "info" { #expect((doc["tags"] as? [String: Any])?["title"] as? String == title) }
+            else { #expect(((doc["markers"] as? [[String: Any]])?.first?["name"] as? String) == "Verse\u{9B}31m") }
+        }
+        #expect(try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8).contains(#""name": "Verse\u009b31m""#))
+    }
 }

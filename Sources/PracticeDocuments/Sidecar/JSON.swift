@@ -385,7 +385,10 @@ extension JSONValue {
     }
 
     static func quote(_ s: String, into out: inout String) {
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        // (0xC2 and 0xE2 start the C1 controls and the bidirectional marks, which are escaped too,
+        // so that JSON printed to a terminal stays JSON: nothing in it is left for
+        // `terminalSafe` to show as `\u{…}`.)
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             out += "\""
             out += s
             out += "\""
@@ -399,7 +402,7 @@ extension JSONValue {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += cFormat("\\u%04x", u.value)
+            case _ where String.steers(u): out += cFormat("\\u%04x", u.value)
             default: out.unicodeScalars.append(u)
             }
         }

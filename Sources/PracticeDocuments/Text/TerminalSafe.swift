@@ -22,7 +22,9 @@ extension String {
     /// The text made safe for one line of a terminal (`terminalSafe()`).
     public var terminalSafe: String { terminalSafe() }
 
-    private static func steers(_ u: Unicode.Scalar) -> Bool {
+    /// Whether `u` steers a terminal (and is shown as `\u{…}` by `terminalSafe`, escaped by our
+    /// JSON writer).
+    static func steers(_ u: Unicode.Scalar) -> Bool {
         switch u.value {
         case 0x00...0x1F, 0x7F...0x9F: return true
         case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true   // bidi marks, embeddings, overrides, isolates

@@ -7,17 +7,8 @@
 #   PRACTICE=/path/to/practice REPS=15 WORK=/tmp/x bench/markers/run.sh
 #
 # Needs: jq, mpg123 (Debian packages), a release build (make release).
-set -euo pipefail
-export LC_ALL=C
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-PRACTICE="${PRACTICE:-$ROOT/.build/release/practice}"
-REPS="${REPS:-9}"
-WORK="${WORK:-${TMPDIR:-/tmp}/practice-markers-bench}"
-[[ -x "$PRACTICE" ]] || { echo "run.sh: no $PRACTICE (run 'make release' or set PRACTICE)" >&2; exit 1; }
-for t in jq mpg123 sha256sum python3; do command -v "$t" >/dev/null || { echo "run.sh: $t not found" >&2; exit 1; }; done
-rm -rf "$WORK"; mkdir -p "$WORK"; cd "$WORK"
-export XDG_CACHE_HOME="$WORK/cache" PRACTICE_AUTHOR=""
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+bench_setup markers jq mpg123 sha256sum
 
 # A 10 s track and a sidecar with 10,000 markers (one every 1 ms), written by practice itself.
 "$PRACTICE" render "$ROOT/Samples/demo.flac" -o track.wav --to 10 -q
@@ -35,7 +26,6 @@ echo "sidecar: $(stat -c %s track.wav.practice.json) bytes, $(jq '.markers | len
 "$PRACTICE" render "$ROOT/Samples/demo.flac" -o long.mp3 --loop 0.5 50.9 --times 6 -q
 echo "mp3: $(stat -c %s long.mp3) bytes, $("$PRACTICE" info long.mp3 --json | jq .duration) s"
 
-ms() { local t0=$EPOCHREALTIME; "$@" >/dev/null; local t1=$EPOCHREALTIME; python3 -c "print('%.1f' % ((float('$t1') - float('$t0')) * 1000))"; }
 declare -A T
 for ((i = 0; i < REPS; i++)); do
     T[list]+="$(ms "$PRACTICE" markers track.wav) "
@@ -43,10 +33,11 @@ for ((i = 0; i < REPS; i++)); do
     T[add]+="$(ms "$PRACTICE" markers add track.wav "added $i" "5.$i") "
     T[json]+="$(ms "$PRACTICE" markers track.wav --json) "
     rm -rf cache/practice
-    T[hash]+="$(ms "$PRACTICE" markers add long.mp3 "x$i" 1) "   # first add: decodes and hashes (cache emptied above)
+    T[hash]+="$(ms "$PRACTICE" markers add long.mp3 "x$i" 1) "   # first add: decodes, hashes and fingerprints (cache emptied above)
     T[cached]+="$(ms "$PRACTICE" markers add long.mp3 "y$i" 2) " # identity from the cache
     T[mpg123]+="$(ms sh -c 'mpg123 -q -s long.mp3 | sha256sum')"" "
     rm -f long.mp3.practice.json
+    "$PRACTICE" markers track.wav >/dev/null   # track.wav's identity cached again: the next round times the sidecar, not the audio
 done
 python3 - "$REPS" <<PY
 import statistics, sys
@@ -63,7 +54,7 @@ print('practice markers add track.wav …     %7.1f   (target <= 100)' % med('ad
 print("jq -r '.markers[] | …' (reference)   %7.1f   practice list / jq: %.2f" % (med('jq'), ratio('list', 'jq')))
 print()
 print('== decoded-audio checksum of a 5-minute MP3 (wall ms, median) ==')
-print('practice markers add long.mp3 (first: decode + SHA-256)  %7.1f   (target <= 500)' % med('hash'))
+print('practice markers add long.mp3 (first: decode + SHA-256 + fingerprint)  %7.1f   (target <= 500)' % med('hash'))
 print('practice markers add long.mp3 (cached identity)          %7.1f' % med('cached'))
 print('mpg123 -s long.mp3 | sha256sum (reference)               %7.1f   practice first / mpg123: %.2f' % (med('mpg123'), ratio('hash', 'mpg123')))
 ok = med('list') <= 100 and med('add') <= 100 and med('hash') <= 500

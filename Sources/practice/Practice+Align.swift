@@ -5,30 +5,20 @@ import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
 
-/// Another copy's sidecar (a friend's, made on their copy of the song) with its times moved onto
-/// `track`, when their fingerprints line up; as it is, with a warning, when they do not.
+/// Another copy's sidecar (a friend's, made on their copy of the song) lined up with `track`
+/// (`SidecarStore.lineUp`), without the markers whose music this copy does not have.
 struct OtherCopy {
     var sidecar: Sidecar
-    var map: TimeMap?
-    var missing: [String] = []
-    var messages: (warnings: [String], notices: [String]) = ([], [])
+    var messages: (warnings: [String], notices: [String])
 
     init(_ theirs: Sidecar, path: String, on track: Track) throws(PracticeError) {
-        sidecar = theirs
-        guard let recorded = theirs.audio, let diff = recorded.differences(from: try track.identity()) else { return }
-        let made = "\(path) was made for \(recorded.fileName): \(diff)"
-        guard SidecarStore.aligns else { messages.warnings = ["\(made); not lined up with this copy (--no-align): its times may be off"]; return }
-        guard recorded.chromaprint != nil else { messages.warnings = ["\(made); it has no fingerprint to line it up with this copy by: its times may be off"]; return }
-        let aligned = try track.alignment(to: recorded)
-        guard let found = aligned, found.isConfident else {
-            messages.warnings = ["\(made); it does not line up with this copy (\(aligned?.verdict ?? "no match")), so its times are as made there and may be off"]
-            return
+        let linedUp = try SidecarStore.lineUp(theirs, readFrom: path, on: track)
+        messages = (linedUp.warnings, linedUp.notices.map { "\(path): \($0)" })
+        sidecar = linedUp.sidecar
+        if let missing = linedUp.placement?.missing, !missing.isEmpty {
+            messages.notices.append(Self.leftOut(missing, from: sidecar))
+            sidecar = Self.withoutMissing(sidecar, missing)
         }
-        map = found
-        (sidecar, missing) = theirs.placed(by: found)
-        messages.notices = ["\(path): " + SidecarStore.placedNotice(found, placed: sidecar, missing: missing)]
-        if !missing.isEmpty { messages.notices.append(Self.leftOut(missing, from: sidecar)) }
-        sidecar = Self.withoutMissing(sidecar, missing)
     }
 
     /// Markers whose audio a copy does not have are not taken onto it: there is no place for them.

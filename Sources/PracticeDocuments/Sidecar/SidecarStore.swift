@@ -238,26 +238,11 @@ public enum SidecarStore {
         if sidecar.version > Sidecar.currentVersion {
             loaded.warnings.append("\(readPath) was written by a newer practice (format version \(sidecar.version)); showing what this version understands, read-only")
         }
-        if let recorded = sidecar.audio {
-            let here = try track.identity()
-            if let diff = recorded.differences(from: here) {
-                let made = recorded.fileName == here.fileName ? "another recording of \(recorded.fileName)" : recorded.fileName
-                if !aligns {
-                    loaded.warnings.append("\(readPath) was made for \(made): \(diff); not lined up with this copy (--no-align): times may be off")
-                } else if recorded.chromaprint == nil {
-                    loaded.warnings.append("\(readPath) was made for \(made): \(diff); it has no fingerprint to line it up with this copy by: times may be off")
-                } else if let map = try track.alignment(to: recorded), map.isConfident {
-                    let (placed, missing) = sidecar.placed(by: map)
-                    loaded.placement = LoadedSidecar.Placement(map: map, reference: sidecar, missing: missing)
-                    loaded.sidecar = placed
-                    loaded.notices.append(placedNotice(map, placed: placed, missing: missing))
-                } else {
-                    // (The map just found is kept by the track, so this asks for it again cheaply.)
-                    let verdict = (try? track.alignment(to: recorded))??.verdict ?? "no match"
-                    loaded.warnings.append("\(readPath) was made for \(made): \(diff); it does not line up with this copy (\(verdict)), so times are as made there and may be off")
-                }
-            }
-        }
+        let linedUp = try lineUp(sidecar, readFrom: readPath, on: track)
+        loaded.sidecar = linedUp.sidecar
+        loaded.placement = linedUp.placement
+        loaded.warnings += linedUp.warnings
+        loaded.notices += linedUp.notices
         if fallback && !fallbackExists {
             loaded.warnings.append(fallbackNotice(for: track, at: writePath))
         } else if readPath != writePath {
@@ -266,10 +251,48 @@ public enum SidecarStore {
         return loaded
     }
 
+    /// A sidecar (read from `path`) on `track`: as it is when it was made for this recording (or
+    /// says nothing of one); moved onto it when it was made on another copy that lines up (with a
+    /// notice of what moved); as it is with a warning saying why when it does not line up, has no
+    /// fingerprint, or `aligns` is off.
+    public static func lineUp(_ sidecar: Sidecar, readFrom path: String, on track: some SidecarTrack) throws(PracticeError) -> LinedUp {
+        var out = LinedUp(sidecar: sidecar)
+        guard let recorded = sidecar.audio else { return out }
+        let here = try track.identity()
+        guard let diff = recorded.differences(from: here) else { return out }
+        let made = "\(path) was made for \(recorded.fileName == here.fileName ? "another recording of \(recorded.fileName)" : recorded.fileName): \(diff)"
+        guard aligns else {
+            out.warnings = ["\(made); not lined up with this copy (--no-align): times may be off"]
+            return out
+        }
+        guard recorded.chromaprint != nil else {
+            out.warnings = ["\(made); it has no fingerprint to line it up with this copy by: times may be off"]
+            return out
+        }
+        let found = try track.alignment(to: recorded)
+        guard let map = found, map.isConfident else {
+            out.warnings = ["\(made); it does not line up with this copy (\(found?.verdict ?? "no match")), so times are as made there and may be off"]
+            return out
+        }
+        let (placed, missing) = sidecar.placed(by: map)
+        out.sidecar = placed
+        out.placement = LoadedSidecar.Placement(map: map, reference: sidecar, missing: missing)
+        out.notices = [placedNotice(map, placed: placed, missing: missing)]
+        return out
+    }
+
+    /// A sidecar on a track (`lineUp`): its times on this copy, how they were moved, and what to say.
+    public struct LinedUp: Sendable {
+        public var sidecar: Sidecar
+        public var placement: LoadedSidecar.Placement?
+        public var warnings: [String] = []
+        public var notices: [String] = []
+    }
+
     /// "markers moved +1.250 s to match this recording (match 96 %)", and which are in audio this copy lacks.
-    public static func placedNotice(_ map: TimeMap, placed: Sidecar, missing: [String]) -> String {
-        var line = map.isIdentity ? "markers line up with this recording (\(map.score))"
-                                  : "markers moved \(map.summary) to match this recording (\(map.score))"
+    public static func placedNotice(_ map: TimeMap, placed: Sidecar, missing: [String], whose: String = "markers", match: String = "this recording") -> String {
+        var line = map.isIdentity ? "\(whose) line up with \(match) (\(map.score))"
+                                  : "\(whose) moved \(map.summary) to match \(match) (\(map.score))"
         if !missing.isEmpty {
             let names = placed.markers.filter { missing.contains($0.id) }.map { "'\($0.name)'" }
             line += "; not in this copy: \(names.joined(separator: ", "))"

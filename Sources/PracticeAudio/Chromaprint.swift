@@ -102,3 +102,66 @@ private enum Chromaprint {
 
     static func api() throws(ChromaprintError) -> UnsafeMutablePointer<practice_chromaprint_api> { try loaded.get() }
 }
+
+/// A `Fingerprinter` fed on a thread of its own, so that fingerprinting overlaps what the caller
+/// does with the same audio (decoding it, checksumming it): with two cores, one pass over a
+/// song takes about as long as the slower of the two instead of their sum. `feed` copies the
+/// samples and waits only while a few blocks are still queued.
+public final class BackgroundFingerprinter: @unchecked Sendable {  // its state is guarded by `condition`
+    private let fingerprinter: Fingerprinter
+    private let condition = Condition()
+    private var queue: [[Int16]] = []
+    private var ended = false
+    private var failure: ChromaprintError?
+    private var thread: ControlThread?
+    private static let queued = 4
+
+    public init(sampleRate: Int, channels: Int) throws(ChromaprintError) {
+        fingerprinter = try Fingerprinter(sampleRate: sampleRate, channels: channels)
+        thread = ControlThread(name: "practice-print") { [self] in run() }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !ended { condition.wait() }
+            if queue.isEmpty { condition.unlock(); return }
+            let block = queue.removeFirst()
+            condition.signal()
+            let failed = failure != nil
+            condition.unlock()
+            guard !failed else { continue }
+            do {
+                try block.withUnsafeBufferPointer { (b) throws(ChromaprintError) in try fingerprinter.feed(b) }
+            } catch {
+                condition.lock(); failure = error; condition.unlock()
+            }
+        }
+    }
+
+    /// Queues a copy of `samples` (interleaved, all channels).
+    public func feed(_ samples: UnsafeBufferPointer<Int16>) {
+        let block = Array(samples)
+        condition.lock()
+        while queue.count >= Self.queued { condition.wait() }
+        queue.append(block)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits for everything queued to be fingerprinted: the raw fingerprint.
+    public func finish() throws(ChromaprintError) -> [UInt32] {
+        condition.lock()
+        ended = true
+        condition.signal()
+        condition.unlock()
+        thread?.join()
+        thread = nil
+        if let failure { throw failure }
+        return try fingerprinter.finish()
+    }
+
+    deinit {
+        if thread != nil { _ = try? finish() }
+    }
+}

@@ -84,8 +84,7 @@ extension Alignment {
         }
         var offsets: [Double] = []
         for run in found {
-            var coarse = Alignment(offset: Double(run.shift) * item, similarity: 1, overlap: 0)
-            coarse.offset = Sidecar.milliseconds(coarse.offset)
+            let coarse = Alignment(offset: Sidecar.milliseconds(Double(run.shift) * item), similarity: 1, overlap: 0)
             let here = (Double(run.from + run.shift) * item)...(Double(run.to + run.shift) * item + 2 * itemCentre)
             offsets.append(Sidecar.milliseconds(try refine(coarse, here) + startDifference))
         }
@@ -136,12 +135,22 @@ extension Track {
         if let cacheFile, let data = try? Data(contentsOf: cacheFile), let json = try? JSONValue.parse(data), let known = TimeMap(json: json) {
             return known
         }
-        guard let ours = try identity().chromaprint,
-              let a = try? Fingerprinter.decode(theirs.fingerprint), let b = try? Fingerprinter.decode(ours.fingerprint),
+        guard let ours = try identity().chromaprint else { return nil }
+        // Loading Chromaprint (it brings FFmpeg's libraries: some 20 ms) overlaps decoding the
+        // window that most first parts are made finer with (from 5 s in; see `Alignment.window`).
+        let early = Alignment.window(within: 0...duration, item: 0.13)
+        let prefetched = Locked<Alignment.Window?>(nil)
+        let decoding = ControlThread(name: "practice-window") { [self] in
+            let window = try? Alignment.Window(self, start: early.start, seconds: early.seconds, rate: 11_025)
+            prefetched.withLock { $0 = window }
+        }
+        defer { decoding.join() }
+        guard let a = try? Fingerprinter.decode(theirs.fingerprint), let b = try? Fingerprinter.decode(ours.fingerprint),
               a.algorithm == b.algorithm, let item = try? Fingerprinter.itemSeconds() else { return nil }
         let found = try Alignment.map(reference: a.raw, this: b.raw, itemSeconds: item, startDifference: ours.start - theirs.start,
                                       duration: duration) { (coarse, range) throws(PracticeError) in
-            try Alignment.refine(coarse, reference: a.raw, this: self, within: range).offset
+            decoding.join()
+            return try Alignment.refine(coarse, reference: a.raw, this: self, within: range, prefetched: prefetched.withLock { $0 }).offset
         }
         if let found, let cacheFile {
             // Best effort: a cache we cannot write only costs time.

@@ -53,37 +53,35 @@ public struct Alignment: Sendable, Equatable {
         return a
     }
 
-    /// `coarse` made finer than one fingerprint item (124 ms): this copy's audio, `span` seconds
-    /// from near the start of `range`, is fingerprinted again from `steps` starting points within one
-    /// item, and the start whose items agree best with the reference's gives the offset (to about
-    /// 124 ms ÷ `steps`). The reference needs only its fingerprint, as a sidecar keeps it. The
-    /// window is decoded once and taken to Chromaprint's own rate and one channel once (soxr), so
-    /// that the eight passes only fingerprint.
+    /// `coarse` made finer than one fingerprint item (124 ms): this copy's audio, 10 s near the
+    /// start of `range` (`window`), is fingerprinted again from `steps` starting points within
+    /// one item, and the start whose items agree best with the reference's gives the offset (to
+    /// about 124 ms ÷ `steps`). The reference needs only its fingerprint, as a sidecar keeps it.
+    /// The window is decoded once and taken to Chromaprint's own rate and one channel once
+    /// (soxr), so that the passes only fingerprint; `prefetched` is that window when the caller
+    /// decoded it already.
     public static func refine(_ coarse: Alignment, reference: [UInt32], this track: Track, steps: Int = 8,
-                              within range: ClosedRange<Double>? = nil, span wanted: Double = 15) throws(PracticeError) -> Alignment {
+                              within range: ClosedRange<Double>? = nil, prefetched: Window? = nil) throws(PracticeError) -> Alignment {
         let timing: (item: Double, window: Double, rate: Int)
         do { timing = try Fingerprinter.timing() } catch { throw PracticeError(.unavailable, error.message) }
         let item = timing.item, rate = timing.rate
-        let whole = range ?? 0...track.duration
-        let span = min(wanted, whole.upperBound - whole.lowerBound)
-        // Near the start of the range (a few seconds in, past any fade): seeking far into an MP3
-        // costs more than fingerprinting.
-        let windowStart = max(0, whole.lowerBound + min(5, whole.upperBound - whole.lowerBound - span))
+        let wanted = window(within: range ?? 0...track.duration, item: item)
         let samples: [Int16]
-        do {
-            samples = try Self.mono(track, from: windowStart, seconds: min(span + item, track.duration - windowStart), rate: rate)
-        } catch {
-            throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
+        if let prefetched, prefetched.start == wanted.start, prefetched.rate == rate, prefetched.seconds >= wanted.seconds {
+            samples = Array(prefetched.samples.prefix(Int(wanted.seconds * Double(rate))))
+        } else {
+            samples = try Window(track, start: wanted.start, seconds: wanted.seconds, rate: rate).samples
         }
-        let channels = 1
-        var best: (offset: Double, similarity: Double)?
-        for k in 0..<steps {
+        let windowStart = wanted.start
+        // Fingerprinted from `k`/`steps` of an item into the window: where that puts the
+        // reference's items on this copy, and how well they agree.
+        func pass(_ k: Int) throws(PracticeError) -> (offset: Double, similarity: Double)? {
             let skip = Int((Double(k) / Double(steps) * item * Double(rate)).rounded())
-            guard skip * channels < samples.count else { break }
+            guard skip < samples.count else { return nil }
             let raw: [UInt32]
             do {
-                let fingerprinter = try Fingerprinter(sampleRate: rate, channels: channels)
-                try samples.withUnsafeBufferPointer { (all) throws(ChromaprintError) in try fingerprinter.feed(UnsafeBufferPointer(rebasing: all[(skip * channels)...])) }
+                let fingerprinter = try Fingerprinter(sampleRate: rate, channels: 1)
+                try samples.withUnsafeBufferPointer { (all) throws(ChromaprintError) in try fingerprinter.feed(UnsafeBufferPointer(rebasing: all[skip...])) }
                 raw = try fingerprinter.finish()
             } catch {
                 throw PracticeError(.unavailable, error.message)
@@ -91,68 +89,21 @@ public struct Alignment: Sendable, Equatable {
             let start = windowStart + Double(skip) / Double(rate)
             // This window's item j is at start + j·item on this copy, so near the coarse offset
             // the reference's item i meets item i + (offset − start) ÷ item.
-            guard let found = align(reference: reference, this: raw, itemSeconds: item, maxShift: 2 * item, around: coarse.offset - start),
-                  best.map({ found.similarity > $0.similarity }) ?? true else { continue }
-            best = (start + found.offset, found.similarity)
+            return align(reference: reference, this: raw, itemSeconds: item, maxShift: 2 * item, around: coarse.offset - start)
+                .map { (start + $0.offset, $0.similarity) }
         }
+        // Every other start, then the two beside the best of them (the agreement rises and falls
+        // once over an item): 6 passes where trying all 8 finds the same.
+        var tried: [Int: (offset: Double, similarity: Double)] = [:]
+        for k in stride(from: 0, to: steps, by: 2) { tried[k] = try pass(k) }
+        if let first = tried.max(by: { $0.value.similarity < $1.value.similarity })?.key {
+            for k in [(first + steps - 1) % steps, (first + 1) % steps] where tried[k] == nil { tried[k] = try pass(k) }
+        }
+        let best = tried.values.max { $0.similarity < $1.similarity }
         // The similarity and overlap stay the whole song's; only the offset is made finer.
         var refined = coarse
         if let best { refined.offset = Sidecar.milliseconds(best.offset) }
         return refined
-    }
-
-    /// `seconds` of the track from `start`, mixed to one channel and resampled to `rate` (soxr),
-    /// as 16-bit samples.
-    static func mono(_ track: Track, from start: Double, seconds: Double, rate: Int) throws(PracticeError) -> [Int16] {
-        let inRate = track.info.sampleRate, channels = track.info.channels
-        let frames = max(Int(seconds * Double(inRate)), 0)
-        var interleaved = [Float](repeating: 0, count: frames * channels)
-        var got = 0
-        do {
-            let file = try SoundFile(path: track.path)
-            try file.seek(toFrame: Int(start * Double(inRate)))
-            got = interleaved.withUnsafeMutableBufferPointer { b in
-                var done = 0
-                while done < frames {
-                    let n = file.read(into: b.baseAddress! + done * channels, frames: frames - done)
-                    if n <= 0 { break }
-                    done += n
-                }
-                return done
-            }
-        } catch {
-            throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
-        }
-        var mono = [Float](repeating: 0, count: got)
-        for i in 0..<got {
-            var sum: Float = 0
-            for c in 0..<channels { sum += interleaved[i * channels + c] }
-            mono[i] = sum / Float(channels)
-        }
-        var out: [Float]
-        do {
-            let resampler = try Resampler(inputRate: Double(inRate), outputRate: Double(rate), channels: 1)
-            out = [Float](repeating: 0, count: resampler.outputCapacity(forInput: got) + 1024)
-            var produced = 0, consumed = 0
-            try out.withUnsafeMutableBufferPointer { (o) throws(SoxrError) in
-                try mono.withUnsafeBufferPointer { (m) throws(SoxrError) in
-                    while consumed < got {
-                        let r = try resampler.process(m.baseAddress! + consumed, frames: got - consumed, into: o.baseAddress! + produced, capacity: o.count - produced)
-                        consumed += r.consumed; produced += r.produced
-                        if r.consumed == 0 && r.produced == 0 { break }
-                    }
-                    while produced < o.count {
-                        let r = try resampler.process(nil, frames: 0, into: o.baseAddress! + produced, capacity: o.count - produced)
-                        if r.produced == 0 { break }
-                        produced += r.produced
-                    }
-                }
-            }
-            out.removeLast(out.count - produced)
-        } catch {
-            throw PracticeError(.software, "resampling for the fingerprint failed: \(error)")
-        }
-        return out.map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
     }
 
     /// The alignment of the copy whose identity is `this` with the one a sidecar recorded, from
@@ -164,5 +115,87 @@ public struct Alignment: Sendable, Equatable {
         guard var found = align(reference: ra.raw, this: rb.raw, itemSeconds: item) else { return nil }
         found.offset = Sidecar.milliseconds(found.offset + b.start - a.start)
         return found
+    }
+}
+
+extension Alignment {
+    /// A part of a copy decoded for `refine`: `seconds` from `start`, mixed to one channel and
+    /// taken to `rate` (Chromaprint's own) with soxr, as 16-bit samples.
+    public struct Window: Sendable {
+        public let start: Double
+        public let seconds: Double
+        public let rate: Int
+        public let samples: [Int16]
+
+        public init(_ track: Track, start: Double, seconds: Double, rate: Int) throws(PracticeError) {
+            self.start = start; self.seconds = seconds; self.rate = rate
+            let inRate = track.info.sampleRate, channels = track.info.channels
+            let frames = max(Int(seconds * Double(inRate)), 0)
+            var interleaved = [Float](repeating: 0, count: frames * channels)
+            var got = 0
+            do {
+                let file = try SoundFile(path: track.path)
+                try file.seek(toFrame: Int(start * Double(inRate)))
+                got = interleaved.withUnsafeMutableBufferPointer { b in
+                    var done = 0
+                    while done < frames {
+                        let n = file.read(into: b.baseAddress! + done * channels, frames: frames - done)
+                        if n <= 0 { break }
+                        done += n
+                    }
+                    return done
+                }
+            } catch {
+                throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
+            }
+            let mono = [Float](unsafeUninitializedCapacity: got) { out, count in
+                interleaved.withUnsafeBufferPointer { frames in
+                    for i in 0..<got {
+                        var sum: Float = 0
+                        for c in 0..<channels { sum += frames[i * channels + c] }
+                        out[i] = sum / Float(channels)
+                    }
+                }
+                count = got
+            }
+            var out: [Float]
+            do {
+                let resampler = try Resampler(inputRate: Double(inRate), outputRate: Double(rate), channels: 1)
+                out = [Float](repeating: 0, count: resampler.outputCapacity(forInput: got) + 1024)
+                var produced = 0, consumed = 0
+                try out.withUnsafeMutableBufferPointer { (o) throws(SoxrError) in
+                    try mono.withUnsafeBufferPointer { (m) throws(SoxrError) in
+                        while consumed < got {
+                            let r = try resampler.process(m.baseAddress! + consumed, frames: got - consumed, into: o.baseAddress! + produced, capacity: o.count - produced)
+                            consumed += r.consumed; produced += r.produced
+                            if r.consumed == 0 && r.produced == 0 { break }
+                        }
+                        while produced < o.count {
+                            let r = try resampler.process(nil, frames: 0, into: o.baseAddress! + produced, capacity: o.count - produced)
+                            if r.produced == 0 { break }
+                            produced += r.produced
+                        }
+                    }
+                }
+                out.removeLast(out.count - produced)
+            } catch {
+                throw PracticeError(.software, "resampling for the fingerprint failed: \(error)")
+            }
+            self.samples = out.map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
+        }
+    }
+
+    /// Seconds `refine` decodes of a copy, and the cover of the last item started in them.
+    static let windowSeconds = 10.0
+
+    /// Where `refine` looks in a part found at `range` (seconds on this copy): from 5 s into the
+    /// copy when the part covers that (seeking far into an MP3 costs more than fingerprinting,
+    /// and most first parts do, so the caller can decode it early), else 5 s into the part or as
+    /// late as fits.
+    static func window(within range: ClosedRange<Double>, item: Double) -> (start: Double, seconds: Double) {
+        let length = range.upperBound - range.lowerBound
+        let span = min(windowSeconds, length)
+        if range.lowerBound <= 5 && range.upperBound >= 5 + span { return (5, span + item) }
+        return (max(0, range.lowerBound + min(5, length - span)), span + item)
     }
 }

@@ -54,7 +54,8 @@ extension TrackIdentity {
     static func hashDecodedAudio(_ track: Track) throws(PracticeError) -> (frames: Int, sha256: String, fingerprint: AcousticFingerprint?) {
         do {
             let file = try SoundFile(path: track.path)
-            let fingerprinter = try? Fingerprinter(sampleRate: track.info.sampleRate, channels: track.info.channels)
+            // Fingerprinted on a second thread while this one decodes and checksums.
+            let fingerprinter = try? BackgroundFingerprinter(sampleRate: track.info.sampleRate, channels: track.info.channels)
             var pcm = SHA256()
             let channels = track.info.channels
             let block = 65_536   // frames per read: 1.5 s at 44.1 kHz
@@ -66,7 +67,7 @@ extension TrackIdentity {
                 frames += n
                 // Int16 in memory is little-endian on every platform Swift runs Linux on (x86-64, arm64).
                 buffer.withUnsafeBytes { pcm.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<(n * channels * 2)])) }
-                buffer.withUnsafeBufferPointer { try? fingerprinter?.feed(UnsafeBufferPointer(rebasing: $0[0..<(n * channels)])) }
+                buffer.withUnsafeBufferPointer { fingerprinter?.feed(UnsafeBufferPointer(rebasing: $0[0..<(n * channels)])) }
             }
             var print: AcousticFingerprint?
             if let fingerprinter, let raw = try? fingerprinter.finish(), !raw.isEmpty, let text = try? Fingerprinter.encode(raw) {

@@ -8,17 +8,8 @@
 #   PRACTICE=/path/to/practice REPS=15 WORK=/tmp/x bench/align/run.sh
 #
 # Needs: fpcalc (libchromaprint-tools), lame, sox, python3-numpy, a release build (make release).
-set -euo pipefail
-export LC_ALL=C
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-PRACTICE="${PRACTICE:-$ROOT/.build/release/practice}"
-REPS="${REPS:-9}"
-WORK="${WORK:-${TMPDIR:-/tmp}/practice-align-bench}"
-[[ -x "$PRACTICE" ]] || { echo "run.sh: no $PRACTICE (run 'make release' or set PRACTICE)" >&2; exit 1; }
-for t in fpcalc lame sox python3; do command -v "$t" >/dev/null || { echo "run.sh: $t not found" >&2; exit 1; }; done
-rm -rf "$WORK"; mkdir -p "$WORK"; cd "$WORK"
-export XDG_CACHE_HOME="$WORK/cache" PRACTICE_AUTHOR=""
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+bench_setup align fpcalc lame sox
 
 # Five minutes of generated music (a note every 250 ms from a scale, over a bass note every
 # second; no section repeats, as in a real song) as a 128 kbit/s MP3, and another copy of it:
@@ -52,7 +43,6 @@ echo "song.mp3: $(stat -c %s song.mp3) bytes; copy.mp3 (1.3 s of silence in fron
 for m in 30 60 90 120 150 180 210 240 270; do "$PRACTICE" markers add song.mp3 "m$m" "$m" >/dev/null; done
 cp song.mp3.practice.json crew.practice.json
 
-ms() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; local t1=$EPOCHREALTIME; python3 -c "print('%.1f' % ((float('$t1') - float('$t0')) * 1000))"; }
 declare -A T
 for ((i = 0; i < REPS; i++)); do
     rm -rf cache/practice

@@ -44,7 +44,11 @@ public struct ScreenState: Sendable, Equatable {
         public var time: Double
         /// The marker's id, which edits from the screen name it by (names may be shared after a merge).
         public var id: String
-        public init(name: String, time: Double, id: String? = nil) { self.name = name; self.time = time; self.id = id ?? name }
+        /// Made on another copy of the song, in music this copy does not have (shown at the cut).
+        public var notInThisCopy: Bool
+        public init(name: String, time: Double, id: String? = nil, notInThisCopy: Bool = false) {
+            self.name = name; self.time = time; self.id = id ?? name; self.notInThisCopy = notInThisCopy
+        }
     }
     public struct Prompt: Sendable, Equatable {
         public var label: String
@@ -258,7 +262,7 @@ public enum Screen {
                 let m = s.markers[k]
                 let key = k < 9 ? "\(k + 1)" : " "
                 let pointer = editing ? (k == s.markerList ? "›" : " ") : (k == current ? "▸" : " ")
-                let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name.terminalSafe)"
+                let row = "\(pointer) \(key)  \(Timecode.format(m.time, decimals: 3))  \(m.name.terminalSafe)\(m.notInThisCopy ? "  (not in this copy)" : "")"
                 if editing { add(k == s.markerList && color ? reverse(row) : row, .marker(k)) } else { add(k == current && color ? bold(row) : row, .marker(k)) }
             }
             if loopRows > 0 {

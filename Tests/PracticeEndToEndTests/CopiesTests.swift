@@ -187,14 +187,20 @@ import PracticeTestSupport
         try FileManager.default.copyItem(atPath: dir + "/song.flac.practice.json", toPath: dir + "/theirs.json")
         r = try practice(["markers", "add", "trimmed.flac", "Tag", "30.3", "--markers", "theirs.json"])   // 31.0 on the FLAC
         #expect(r.status == 0)
-        try FileManager.default.copyItem(atPath: dir + "/padded.mp3.practice.json", toPath: dir + "/ours.json")
-        r = try practice(["markers", "merge-driver", "song.flac.practice.json", "ours.json", "theirs.json", "song.practice.json"])
-        #expect(r.status == 0 && r.stderr.contains("their version is on the times of song.flac, ours on those of padded.mp3: theirs markers moved +1.3"), "\(r.stderr)")
-        r = try practice(["markers", "padded.mp3", "--markers", "ours.json", "--json"])
-        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-        let tag = try #require((doc?["markers"] as? [[String: Any]])?.first { $0["name"] as? String == "Tag" }?["time"] as? Double)
-        #expect(abs(tag - 32.3) <= 0.065, "Tag at \(tag) on the MP3")
-        #expect(r.stderr == "")
+        // Without the MP3 in the checkout (%P names no audio here): from the fingerprints alone,
+        // to one item; with it (%P is its sidecar), to 20 ms.
+        for (p, within) in [("song.practice.json", 0.065), ("padded.mp3.practice.json", 0.02)] {
+            try? FileManager.default.removeItem(atPath: dir + "/ours.json")
+            try FileManager.default.copyItem(atPath: dir + "/padded.mp3.practice.json", toPath: dir + "/ours.json")
+            r = try practice(["markers", "merge-driver", "song.flac.practice.json", "ours.json", "theirs.json", p])
+            #expect(r.status == 0 && r.stderr.contains("their version is on the times of song.flac, ours on those of padded.mp3: their markers moved +1.3"), "\(r.stderr)")
+            r = try practice(["markers", "padded.mp3", "--markers", "ours.json", "--json"])
+            let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            let tag = try #require((doc?["markers"] as? [[String: Any]])?.first { $0["name"] as? String == "Tag" }?["time"] as? Double)
+            let heard = try c.found(31, in: "padded.mp3", near: 32.3)
+            #expect(abs(tag - heard) <= within, "\(p): Tag at \(tag) on the MP3, its music at \(heard)")
+            #expect(r.stderr == "")
+        }
     }
 
     /// Two dancers edit one shared sidecar in git, one with the FLAC and one with a shop's MP3

@@ -63,6 +63,15 @@ import PracticeControl
         #expect(!lines.contains { $0.hasSuffix("  m0") })
     }
 
+    /// A marker made on another copy of the song, in music this copy does not have, says so.
+    @Test func aMarkerNotInThisCopySaysSo() {
+        let rows = [ScreenState.MarkerRow(name: "Verse", time: 12.5), ScreenState.MarkerRow(name: "Bridge", time: 19.748, notInThisCopy: true)]
+        var p = Self.player
+        p.position = 5
+        let lines = Screen.render(ScreenState(player: p, markers: rows), width: 80, height: 24)
+        #expect(lines.contains("  2  0:19.748  Bridge  (not in this copy)") && lines.contains("  1  0:12.500  Verse"), "\(lines)")
+    }
+
     @Test func helpListsTheKeysAsBound() throws {
         var s = ScreenState(player: Self.player)
         s.showHelp = true

@@ -52,6 +52,44 @@ import PracticeControl
         #expect(player.state.loop.map { [$0.start, $0.end] } == [0.5, 1.75] && player.state.loop?.isOn == true)
     }
 
+    /// A crew's sidecar made on the whole song, used with a copy that has 16 s cut from its
+    /// middle: the screen shows the markers on this copy (the one after the cut 16 s earlier, the
+    /// one in the cut marked), says what moved, and a marker added here goes into the file on the
+    /// song's times while the crew's markers keep theirs exactly.
+    @Test func aSidecarFromAnotherCopyShowsOnThisOneAndEditsGoBack() throws {
+        let song = Signals.music(seconds: 60, seed: 31)
+        try Signals.write(song, to: dir.file("song.flac"), container: .flac)
+        try Signals.write(Array(song[..<(20 * 44_100 * 2)] + song[(36 * 44_100 * 2)...]), to: dir.file("cut.flac"), container: .flac)
+        let crew = dir.file("crew.practice.json")
+        try SidecarStore.update(for: try Track.open(dir.file("song.flac")).track, explicit: crew) { (s: inout Sidecar) throws(PracticeError) in
+            try s.addMarker(name: "Intro", time: 3, duration: 60)
+            try s.addMarker(name: "Bridge", time: 27, duration: 60)
+            try s.addMarker(name: "Chorus", time: 41.25, duration: 60)
+        }
+        let output = VirtualOutput(sampleRate: 44_100, channels: 2)
+        var o = PlayerOptions()
+        o.output = .virtual(output)
+        o.startPlaying = false
+        let player = try Player(path: dir.file("cut.flac"), options: o)
+        defer { output.unplug(); player.stop() }
+        let session = Session(player: player, sidecar: crew, color: false)
+        session.prepare()
+        let rows = session.screenState.markers
+        #expect(rows.map(\.name) == ["Intro", "Bridge", "Chorus"] && rows.map(\.notInThisCopy) == [false, true, false])
+        #expect(abs(rows[0].time - 3) <= 0.02 && abs(rows[2].time - 25.25) <= 0.02, "\(rows)")
+        let message = try #require(session.screenState.message)
+        #expect(try #/markers moved \+0\.0\d\d s, then −1[56]\.\d{3} s from 0:3\d\.\d{3} \(1[56]\.\d{3} s cut\) to match this recording \(match 9\d %\); not in this copy: 'Bridge'/#.wholeMatch(in: message) != nil, "\(message)")
+
+        player.seek(to: 30)
+        _ = session.handle(.character("m"))
+        for c in "Tag" { _ = session.handle(.character(c)) }
+        _ = session.handle(.enter)
+        let saved = try SidecarStore.read(crew).liveMarkers.map { ($0.name, $0.time) }
+        #expect(saved.map(\.0) == ["Intro", "Bridge", "Chorus", "Tag"] && saved[0].1 == 3 && saved[1].1 == 27 && saved[2].1 == 41.25)
+        #expect(abs(saved[3].1 - 46) <= 0.02, "Tag at \(saved[3].1) on the song")
+        #expect(try SidecarStore.read(crew).audio?.fileName == "song.flac")
+    }
+
     /// The marker prompt suggests a name: typing replaces it (not "Marker 1Intro riff"), Enter
     /// alone keeps it, → keeps it for editing.
     @Test func typingReplacesTheSuggestedName() throws {

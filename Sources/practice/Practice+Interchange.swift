@@ -27,13 +27,16 @@ extension Practice.Markers {
                 Points become markers and regions become loops; WebVTT and FFMETADATA chapters \
                 become markers at their starts, except chapters named 'Loop: NAME', which become \
                 loops. A name already taken gets a number; an entry that is already there (same \
-                name, same time) is skipped.
+                name, same time) is skipped. Times are this copy's. A practice sidecar \
+                (NAME.practice.json, made on another copy of the song, say) is merged as \
+                'practice markers merge' does, lined up with this copy first.
 
                 Examples:
                   practice markers import song.mp3 labels.txt
                   practice markers import song.mp3 song.cue --offset -0.05
                   practice markers import song.mp3 song.lrc
                   practice markers import song.wav song.wav          (its own cue points)
+                  practice markers import song.mp3 friend.flac.practice.json
                 """)
         @OptionGroup var target: SidecarOptions
         @Argument(help: "The file to read markers from.", completion: .file()) var source: String
@@ -41,7 +44,14 @@ extension Practice.Markers {
         @Option(parsing: .unconditional, help: "Seconds to add to every time (negative to subtract), for files made against another copy.")
         var offset: Double = 0
 
+        /// A practice sidecar: merged, lined up with this copy.
+        var isSidecar: Bool { format == nil && source.hasSuffix(SidecarStore.suffix) }
+
         func validate() throws {
+            if isSidecar {
+                guard offset == 0 else { throw ValidationError("'--offset' is for other programs' files: a practice sidecar is lined up with this copy by its fingerprint") }
+                return
+            }
             if format == nil, InterchangeFormat(pathExtension: Path.pathExtension(source)) == nil {
                 throw ValidationError("cannot tell the format of '\(source)' from its name; say --format (\(InterchangeFormat.allValueStrings.joined(separator: ", ")))")
             }
@@ -49,6 +59,12 @@ extension Practice.Markers {
         }
 
         func run() throws {
+            if isSidecar {
+                var merge = Practice.Markers.Merge()
+                merge.target = target
+                merge.other = source
+                return try merge.run()
+            }
             let fmt = format ?? InterchangeFormat(pathExtension: Path.pathExtension(source))!
             let data = try ReadableFile.contents(of: source)
             let read: (entries: [InterchangeEntry], notes: [String])

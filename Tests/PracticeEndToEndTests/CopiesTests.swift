@@ -177,6 +177,12 @@ import PracticeTestSupport
         r = try practice(["markers", "merge", "middle-cut.flac", "song.flac.practice.json"])
         #expect(r.status == 0 && r.stderr.contains("practice: note: left out 'Bridge': its music is not in this copy\n"), "\(r.stderr)")
         #expect(try practice(["markers", "middle-cut.flac"]).stdout.split(separator: "\n").map { $0.split(separator: " ").last! } == ["NAME", "Intro", "Verse", "Chorus", "Outro"])
+        // 'markers import' of a practice sidecar merges it the same way, lined up.
+        r = try practice(["markers", "import", "trimmed.flac", "song.flac.practice.json"])
+        let imported = try #/merged song\.flac\.practice\.json into trimmed\.flac\.practice\.json:\n  \+ marker 'Intro' at 0:02\.(28|29|30|31|32)\d\n/#.prefixMatch(in: r.stdout)
+        #expect(r.status == 0 && imported != nil, "\(r.stdout)\(r.stderr)")
+        r = try practice(["markers", "import", "trimmed.flac", "song.flac.practice.json", "--offset", "1"])
+        #expect(r.status == 64)
         // A copy that does not line up is refused, and nothing is written.
         try Signals.write(Signals.music(seconds: 60, seed: 23), to: dir + "/other.flac", container: .flac)
         r = try practice(["markers", "align", "other.flac", "--from", "song.flac.practice.json"])

@@ -5,7 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
 BUILD_DEPS := pkg-config libsndfile1-dev libsoundtouch-dev libasound2-dev libsoxr-dev libcurl4-openssl-dev libchromaprint-dev
-TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils libasound2-plugins tmux git python3 python3-jsonschema libchromaprint-tools lame vorbis-tools opus-tools sox
+TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils libasound2-plugins tmux git python3 python3-jsonschema libchromaprint-tools lame vorbis-tools opus-tools sox man-db desktop-file-utils
 BENCH_DEPS := $(TEST_DEPS) soundstretch mpv time python3-numpy jq mpg123 valgrind alsa-utils
 
 # Installs the packages in $(1) that dpkg does not know yet.
@@ -20,7 +20,15 @@ endef
 
 DEMO_OUT := demo-0.8x.flac
 
-.PHONY: demo test check-threads build release bench deps clean
+.PHONY: demo test check-threads check-install build release man install uninstall bench deps clean
+
+# Where `make install` puts things (DESTDIR is prepended, for packaging and for the test).
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+DATADIR := $(PREFIX)/share
+INSTALLED := $(BINDIR)/practice $(DATADIR)/man/man1/practice.1 \
+  $(DATADIR)/bash-completion/completions/practice $(DATADIR)/zsh/site-functions/_practice \
+  $(DATADIR)/fish/vendor_completions.d/practice.fish $(DATADIR)/applications/practice.desktop
 demo: release
 	@echo "Playing Samples/demo.flac at 0.8x (Ctrl-C stops)..."
 	@.build/release/practice play Samples/demo.flac --rate 0.8; status=$$?; \
@@ -40,6 +48,7 @@ test:
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.RealTimeTests/'
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.TerminalTests/'
 	$(MAKE) check-threads
+	$(MAKE) check-install
 
 # The engine's suites under ThreadSanitizer (its own build folder): any report fails the run.
 # The stress test (four controllers, 2,000 commands each) is among them.
@@ -58,6 +67,51 @@ build:
 release:
 	$(call install,$(BUILD_DEPS))
 	$(SWIFT) build -c release --product practice --static-swift-stdlib -Xlinker --no-export-dynamic
+
+# The manual page, generated from the command definitions by swift-argument-parser's
+# generate-manual (its tool run on the release binary: the package plugin would build the
+# binary again, without the static standard library, where `release` puts it).
+man: release
+	$(SWIFT) build -c release --product generate-manual
+	mkdir -p .build/man
+	.build/release/generate-manual .build/release/practice --output-directory .build/man
+
+# The release binary (it needs no Swift toolchain: the standard library is linked in), the
+# manual, bash, zsh and fish completions and the desktop entry. `make uninstall` removes them.
+install: release man
+	install -Dm755 .build/release/practice $(DESTDIR)$(BINDIR)/practice
+	install -Dm644 .build/man/practice.1 $(DESTDIR)$(DATADIR)/man/man1/practice.1
+	install -d $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	.build/release/practice --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/practice
+	.build/release/practice --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_practice
+	.build/release/practice --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/practice.fish
+	install -Dm644 Sources/practice/practice.desktop $(DESTDIR)$(DATADIR)/applications/practice.desktop
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# Installs into a scratch DESTDIR and uses what was installed there with the toolchain out of
+# sight (a bare environment: no /opt/swift on PATH, no LD_LIBRARY_PATH), then uninstalls.
+CHECK_ROOT := $(CURDIR)/.build/install-check
+check-install:
+	$(call install,$(TEST_DEPS))
+	rm -rf $(CHECK_ROOT)
+	$(MAKE) install DESTDIR=$(CHECK_ROOT) PREFIX=/usr
+	@set -e; d=$(CHECK_ROOT)/usr; run() { env -i PATH=/usr/bin:/bin HOME=$(CHECK_ROOT) XDG_CACHE_HOME=$(CHECK_ROOT)/cache "$$@"; }; \
+	if ldd $$d/bin/practice | grep -e swift -e Foundation -e 'not found'; then echo "check-install: the binary needs the toolchain" >&2; exit 1; fi; \
+	run $$d/bin/practice --version; \
+	run $$d/bin/practice render Samples/demo.flac -o $(CHECK_ROOT)/demo.wav --to 2 --rate 0.8 -q; \
+	run $$d/bin/practice info $(CHECK_ROOT)/demo.wav | grep -qx 'Duration:     0:02.500 (110250 frames)'; \
+	bash -n $$d/share/bash-completion/completions/practice; \
+	bash -c ". $$d/share/bash-completion/completions/practice && complete -p practice" | grep -q practice; \
+	grep -q '^#compdef practice' $$d/share/zsh/site-functions/_practice; \
+	grep -q "complete -c 'practice'" $$d/share/fish/vendor_completions.d/practice.fish; \
+	MANWIDTH=100 run man -l $$d/share/man/man1/practice.1 2>/dev/null | grep -q 'practice markers align song.mp3 --from'; \
+	desktop-file-validate $$d/share/applications/practice.desktop; \
+	echo "check-install: the installed practice runs without the toolchain; manual, completions and desktop entry in place"
+	$(MAKE) uninstall DESTDIR=$(CHECK_ROOT) PREFIX=/usr
+	@left=$$(find $(CHECK_ROOT)/usr -type f); if [ -n "$$left" ]; then echo "check-install: uninstall left $$left" >&2; exit 1; fi
+	rm -rf $(CHECK_ROOT)
 
 bench: release
 	$(call install,$(BENCH_DEPS))

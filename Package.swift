@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "practice", dependencies: [
             "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], exclude: ["practice.desktop"]),   // installed by `make install`
 
         .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio"], path: "Tests/PracticeTestSupport"),
         // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).

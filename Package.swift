@@ -20,9 +20,11 @@ let package = Package(
         // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
+        // Headers only: libsystemd's sd-bus is opened with dlopen when a player starts (MPRIS, notifications).
+        .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.

@@ -11,9 +11,17 @@ import PracticeEngine
 /// What the command line takes, this takes, and what it refuses is refused: `to`, `start` and
 /// `end` also take the text forms of `--from` ("1:12.5", a marker's name, "line 5"),
 /// `{"cmd":"loop","name":"chorus"}` plays a saved loop, and a rate, pitch or seek outside its
-/// range is an error event, never clamped.
+/// range is an error event, never clamped. `{"cmd":"next"}` and `{"cmd":"previous"}` go to the
+/// next or previous marker, `{"cmd":"mark","name":"Turn"}` drops a marker at the heard position
+/// (saved at once) and `{"cmd":"status"}` answers with the player's file, title and state.
 public enum PlayerCommand: Equatable, Sendable {
     case play, pause, toggle, quit
+    /// The next or previous marker (the start of the track before the first).
+    case next, previous
+    /// A marker at the heard position, in the sidecar.
+    case mark(String)
+    /// `{"event":"status",…}` back to the one who asked.
+    case status
     case seek(Double)
     case rate(Double)
     case pitch(Double)
@@ -42,6 +50,14 @@ public enum PlayerCommand: Equatable, Sendable {
         case "pause": return .pause
         case "toggle": return .toggle
         case "quit": return .quit
+        case "next": return .next
+        case "previous": return .previous
+        case "status": return .status
+        case "mark":
+            guard let name = object["name"]?.string, !name.trimmingWhitespace().isEmpty else {
+                throw PracticeError(.dataError, "control: \"mark\" needs the marker's name in \"name\": \(line)")
+            }
+            return .mark(name)
         case "seek":
             if let text = object["to"]?.string, Timecode.parse(text) == nil { return .seekTo(text) }
             return .seek(try number("to"))
@@ -80,8 +96,10 @@ public enum PlayerCommand: Equatable, Sendable {
 
 extension Player {
     /// Carries out a controller's command (`quit` is the controller's to handle); a loop the
-    /// track cannot hold is refused with the reason.
-    public func perform(_ command: PlayerCommand) throws(PracticeError) {
+    /// track cannot hold is refused with the reason. Returns the line to send back to the one who
+    /// asked, for the commands that answer (`status`, `mark`).
+    @discardableResult
+    public func perform(_ command: PlayerCommand) throws(PracticeError) -> String? {
         switch command {
         case .play: play()
         case .pause: pause()
@@ -113,8 +131,37 @@ extension Player {
         case .jump(let name):
             var places = Places(track: track, explicit: sidecar)
             jump(to: try places.time(name, option: "jump"))
+        case .next, .previous:
+            let times = try SidecarStore.load(for: track, explicit: sidecar).sidecar.liveMarkers.map(\.time).sorted()
+            let position = state.position
+            if command == .next {
+                guard let k = Sections.next(times, after: position) else { throw PracticeError(.usage, "control: no marker after \(Timecode.format(position, decimals: 3))") }
+                jump(to: times[k])
+            } else {
+                jump(to: Sections.previous(times, before: position).map { times[$0] } ?? 0)
+            }
+        case .mark(let name):
+            let time = Sidecar.milliseconds(state.position)
+            let (m, loaded) = try SidecarStore.update(for: track, explicit: sidecar) { (s: inout Sidecar) throws(PracticeError) in
+                try s.addMarker(name: name, time: time, duration: track.duration)
+            }
+            return JSONValue.object(["event": .string("marked"), "name": .string(m.name), "time": .seconds(m.time),
+                                     "file": .string(loaded.writePath)]).compact()
+        case .status: return statusLine
         case .quit: break
         }
+        return nil
+    }
+
+    /// `{"event":"status",…}`: the state event's fields, with the process, the file and its title.
+    public var statusLine: String {
+        guard case .object(var object)? = try? JSONValue.parse(state.eventLine) else { return state.eventLine }
+        object["event"] = .string("status")
+        object["pid"] = .integer(Int(getpid()))
+        object["path"] = .string(realpath(track.path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? track.path)
+        object["title"] = .string(tags["title"] ?? track.displayTitle)
+        if let artist = tags["artist"] { object["artist"] = .string(artist) }
+        return JSONValue.object(object).compact()
     }
 }
 
@@ -136,8 +183,9 @@ extension PlayerState {
         return JSONValue.object(object).compact()
     }
 
-    /// `{"event":"error","message":"…"}`: a command that could not be carried out.
-    public static func errorLine(_ message: String) -> String {
-        JSONValue.object(["event": .string("error"), "message": .string(message)]).compact()
+    /// `{"code":64,"event":"error","message":"…"}`: a command that could not be carried out, with
+    /// the exit code `practice` would give it (64: a bad argument, 65: a line that is not a command).
+    public static func errorLine(_ error: PracticeError) -> String {
+        JSONValue.object(["event": .string("error"), "message": .string(error.message), "code": .integer(Int(error.exitCode))]).compact()
     }
 }

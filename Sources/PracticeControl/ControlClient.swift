@@ -30,6 +30,9 @@ public struct ControlClient: ~Copyable {
 
     deinit { close(fd) }
 
+    /// Sends one command line; false if the player has gone.
+    public func send(_ line: String) -> Bool { sendLine(line, to: fd) }
+
     /// The next line the player sent, waiting at most `timeout` seconds for it.
     public mutating func read(timeout: Double) -> Read {
         if let line = lines.nextLine() { return .line(line) }

@@ -23,6 +23,10 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let wake = WakePipe()
     private let stopping = Locked(false)
     private var subscription: Task<Void, Never>?
+    private let statusExtras = Locked<[String: JSONValue]>([:])
+
+    /// A field the `status` answer carries besides the player's own (the MPRIS name).
+    public func setStatus(_ key: String, _ value: JSONValue) { statusExtras.withLock { $0[key] = value } }
 
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -170,24 +174,19 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             do throws(PracticeError) {
                 let command = try PlayerCommand.parse(line)
                 if command == .quit { onQuit(); continue }
-                try player.perform(command)
+                guard var reply = try player.perform(command) else { continue }
+                if command == .status, case .object(var object)? = try? JSONValue.parse(reply) {
+                    for (k, v) in statusExtras.withLock({ $0 }) { object[k] = v }
+                    reply = JSONValue.object(object).compact()
+                }
+                if !send(reply, to: client.fd) { return false }
             } catch {
-                if !send(PlayerState.errorLine(error.message), to: client.fd) { return false }
+                if !send(PlayerState.errorLine(error), to: client.fd) { return false }
             }
         }
         return !client.lines.isOverlong   // not a line-based client
     }
 
     /// Writes one line; false if the client has gone or does not read.
-    private func send(_ line: String, to fd: Int32) -> Bool {
-        let bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
+    private func send(_ line: String, to fd: Int32) -> Bool { sendLine(line, to: fd) }
 }

@@ -47,3 +47,16 @@ public struct LineReader: Sendable {
     /// Whether what waits for its line break is already too long for a line.
     public var isOverlong: Bool { pending.count > Self.longestLine }
 }
+
+/// Writes `line` and a newline to the socket `fd`; false if the peer has gone or does not read.
+func sendLine(_ line: String, to fd: Int32) -> Bool {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+        if n < 0, errno == EINTR { continue }
+        if n <= 0 { return false }
+        offset += n
+    }
+    return true
+}

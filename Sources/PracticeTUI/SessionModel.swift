@@ -249,15 +249,14 @@ public struct SessionModel: Sendable {
             if k < sidecar.markers.count { return jump(to: sidecar.markers[k]) }
             message = "no marker \(k + 1)"
         case .previousMarker:
-            // Within a second after a marker, go to the one before it, as players' "previous" does.
-            if let m = sidecar.markers.last(where: { $0.time < s.position - 1 }) { return jump(to: m) }
+            if let k = Sections.previous(sidecar.markers.map(\.time), before: s.position) { return jump(to: sidecar.markers[k]) }
             return [.seek(0)]
         case .nextMarker:
-            if let m = sidecar.markers.first(where: { $0.time > s.position + 0.0005 }) { return jump(to: m) }
+            if let k = Sections.next(sidecar.markers.map(\.time), after: s.position) { return jump(to: sidecar.markers[k]) }
             message = "no marker after here"
         case .markerList:
             guard !sidecar.markers.isEmpty else { message = "no markers yet (\(bindings.label(.addMarker)) drops one)"; break }
-            markerList = sidecar.markers.lastIndex { $0.time <= s.position + 0.0005 } ?? 0
+            markerList = Sections.section(sidecar.markers.map(\.time), at: s.position).opening ?? 0
         case .loopStart: pendingMarker = nil; return setLoopStart(Sidecar.milliseconds(s.position), s)
         case .loopEnd: pendingMarker = nil; return setLoopEnd(Sidecar.milliseconds(s.position), s)
         case .loopToggle:
@@ -472,8 +471,8 @@ public struct SessionModel: Sendable {
         if let added = justAdded, let k = markers.firstIndex(where: { $0.name == added.name && $0.time == added.time }) {
             (before, after) = (k > 0 ? markers[k - 1] : nil, markers[k])   // the first marker: from the start
         } else {
-            before = markers.last { $0.time <= s.position + 0.0005 }
-            after = markers.first { $0.time > s.position + 0.0005 }
+            let (a, b) = Sections.section(markers.map(\.time), at: s.position)
+            (before, after) = (a.map { markers[$0] }, b.map { markers[$0] })
         }
         let a = before?.time ?? 0, b = after?.time ?? s.duration
         guard b - a >= LoopRange.minimumSeconds else { message = "this section is too short to loop"; return [] }

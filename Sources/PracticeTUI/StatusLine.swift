@@ -26,7 +26,7 @@ public enum StatusLine {
         return "\(hundredths / 100).\(frac < 10 ? "0" : "")\(frac)×"
     }
 
-    static func formatNumber(_ v: Double) -> String {
+    public static func formatNumber(_ v: Double) -> String {
         if v == v.rounded() { return String(Int(v)) }
         var text = cFormat("%.2f", v)
         while text.hasSuffix("0") { text.removeLast() }

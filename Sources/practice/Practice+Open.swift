@@ -72,7 +72,7 @@ extension Practice {
             if song.fromCache {
                 Terminal.write("practice: playing the cached copy of \(source) (--refresh fetches it again)\n", to: STDERR_FILENO)
             }
-            try await options.play(song.audio, tags: song.document.tags)
+            try await options.play(song.audio, tags: song.document.tags, cover: song.cover)
         }
     }
 }

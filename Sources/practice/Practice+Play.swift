@@ -69,6 +69,19 @@ extension Practice {
         @Flag(help: "Start at the beginning at 1.0×, not where you left the track (it is still remembered where you stop).")
         var fresh = false
 
+        @Flag(help: "Keep playing without a terminal: closing it does not stop the player. 'practice ctl' drives it, media keys and desktop controls too (MPRIS).")
+        var background = false
+
+        @Flag(help: "No now-playing notification on the desktop.")
+        var quiet = false
+
+        @Flag(help: "Do not offer the player on the session bus (MPRIS: media keys, desktop controls, playerctl).")
+        var noMpris = false
+
+        /// Set on the player that `--background` starts: no terminal, its stderr tells the starter when it is ready.
+        @Flag(help: .hidden)
+        var detached = false
+
         func validate() throws {
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
@@ -83,7 +96,8 @@ extension Practice {
         }
 
         /// Plays `file` as `play` does; `tags` (title, artist, album) are shown instead of the file's own.
-        func play(_ file: String, tags: [String: String] = [:]) async throws {
+        func play(_ file: String, tags: [String: String] = [:], cover: String? = nil) async throws {
+            if background && !detached { return try Background.start() }
             var options = PlayerOptions()
             options.tags = tags
             options.device = device
@@ -91,10 +105,11 @@ extension Practice {
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
             let controlled = control == "stdin"
-            let screen = !controlled && !noTui && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
+            let screen = !controlled && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
-            // A person at a terminal comes back where they left the track; scripts start where told.
-            let interactive = !controlled && Terminal.isTTY(STDOUT_FILENO)
+            // A person at a terminal (or one who sent the player to the background) comes back
+            // where they left the track; scripts start where told.
+            let interactive = !controlled && (Terminal.isTTY(STDOUT_FILENO) || detached)
             var store = interactive ? ResumeStore() : nil
             if let problem = store?.problem { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
             let resumed = fresh ? nil : store?.point(for: file)
@@ -105,22 +120,29 @@ extension Practice {
             }
             let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }
+            let settings = PlayerServices.Settings(mpris: !noMpris, notify: !quiet, verbose: verbose, cover: cover ?? CoverArt.beside(file))
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-                let signal = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings, notice: notice)
+                let (signal, services) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
+                                                        notice: notice, services: settings)
                 remember(player, in: &store)
                 if let signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
+                if let uri = services.replacement.withLock({ $0 }) { PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: false)) }
                 return
             }
             if let notice, Terminal.isTTY(STDERR_FILENO) { Terminal.write("practice: \(notice)\n", to: STDERR_FILENO) }
-            let showStatus = interactive
+            let showStatus = interactive && !detached
             if controlled { StdinControl.start(player) }
             let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { player.stop() } }
             defer { socket?.stop() }
+            let services = PlayerServices(player, settings: settings) { player.stop() }
+            defer { services.stop() }
             // A signal stops the player, which ends the loop below; the main path then exits 128 + N.
-            let signals = SignalHandlers { _ in player.stop() }
+            // A detached player has no terminal to lose: SIGHUP does not stop it.
+            let signals = SignalHandlers(detached ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP]) { _ in player.stop() }
             defer { withExtendedLifetime(signals) {} }
+            if detached { Background.ready() }
 
             var last: PlayerState?
             for await event in player.events(keepingNewest: 64) {
@@ -134,6 +156,11 @@ extension Practice {
             if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
             remember(player, in: &store)
             if let signal = signals.received { Glibc.exit(128 + signal) }
+            if let uri = services.replacement.withLock({ $0 }) {
+                services.stop()
+                socket?.stop()
+                PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: detached))
+            }
             if let failure = last?.failure { throw PracticeError(.ioError, failure) }
             if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
         }
@@ -172,18 +199,21 @@ extension Practice.PlayOptions {
     }
 
     /// The full-screen session; a signal ends it like `q` (and is returned, for an exit with 128 + N).
-    func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings, notice: String? = nil) throws -> Int32? {
+    func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings, notice: String? = nil,
+                    services settings: PlayerServices.Settings) throws -> (Int32?, PlayerServices) {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
         let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics,
                               notice: notice)
         let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { session.requestQuit() } }
         defer { socket?.stop() }
+        let services = PlayerServices(player, settings: settings) { session.requestQuit() }
+        defer { services.stop() }
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()
         player.stop()
-        return signals.received
+        return (signals.received, services)
     }
 }
 
@@ -194,8 +224,9 @@ final class SignalHandlers: @unchecked Sendable {  // `sources` is immutable aft
     /// The signal that arrived, if one did (recorded before the handler runs).
     var received: Int32? { let s = signalNumber.load(ordering: .acquiring); return s == 0 ? nil : s }
 
-    init(_ handler: @escaping @Sendable (Int32) -> Void) {
-        sources = [SIGINT, SIGTERM, SIGHUP].map { sig in
+    init(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], _ handler: @escaping @Sendable (Int32) -> Void) {
+        if !signals.contains(SIGHUP) { signal(SIGHUP, SIG_IGN) }
+        sources = signals.map { sig in
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { [unowned self] in
@@ -232,10 +263,10 @@ enum StdinControl {
                 player.stop()
                 return false
             }
-            try player.perform(command)
+            if let reply = try player.perform(command) { Terminal.write(reply + "\n", to: STDOUT_FILENO) }
         } catch {
             // For the script, an error event among the state events; for a person, stderr.
-            Terminal.write(PlayerState.errorLine(error.message) + "\n", to: STDOUT_FILENO)
+            Terminal.write(PlayerState.errorLine(error) + "\n", to: STDOUT_FILENO)
             Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
         }
         return true

@@ -147,7 +147,7 @@ import PracticeTestSupport
         #expect(err == "practice: control: not a JSON object: nonsense\n")
         let printed = out.split(separator: "\n").map(String.init)
         // The bad line is answered among the events too, for the script.
-        #expect(printed.filter { $0.contains(#""event":"error""#) } == [#"{"event":"error","message":"control: not a JSON object: nonsense"}"#])
+        #expect(printed.filter { $0.contains(#""event":"error""#) } == [#"{"code":65,"event":"error","message":"control: not a JSON object: nonsense"}"#])
         let events = printed.filter { !$0.contains(#""event":"error""#) }
         #expect(events.allSatisfy { $0.hasPrefix(#"{"duration":10,"event":"state","#) && $0.hasSuffix(#","version":1}"#) })
         // Paused at 7.25 s, then the rate changed while paused: position and rate exact.
@@ -161,15 +161,23 @@ import PracticeTestSupport
     let fx = Fixtures.shared
 
     @Test func aMissingRealTimePriorityIsReportedOnce() throws {
-        let normal = try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--verbose", "--to", "1"])
+        // No session bus here: --verbose says so too.
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"]
+        let normal = try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--verbose", "--to", "1"], environment: noBus)
         #expect(normal.status == 0)
-        #expect(normal.stderr == "practice: playing through 'null' at 44100 Hz, 2 channels\n")
+        #expect(normal.stderr == """
+            practice: playing through 'null' at 44100 Hz, 2 channels
+            practice: no MPRIS (media keys, desktop controls): no session bus (sd_bus_open_user: No such file or directory)
+
+            """)
         let refused = try run("/usr/bin/setpriv", ["--bounding-set", "-sys_nice", "prlimit", "--rtprio=0", "--",
-                                                   practiceBinary, fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "-v", "--to", "1"])
+                                                   practiceBinary, fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "-v", "--to", "1"],
+                              environment: noBus)
         #expect(refused.status == 0)
         #expect(refused.stderr == """
             practice: playing through 'null' at 44100 Hz, 2 channels
             practice: warning: no real-time priority for the audio thread (SCHED_FIFO was refused: raise 'ulimit -r' or use rtkit); playback may skip when the machine is busy
+            practice: no MPRIS (media keys, desktop controls): no session bus (sd_bus_open_user: No such file or directory)
 
             """)
     }

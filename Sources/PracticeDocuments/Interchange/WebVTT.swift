@@ -139,17 +139,6 @@ extension Interchange {
         }
 
         /// Escapes `&`, `<` and `>` as character references.
-        static func escaped(_ text: String) -> String {
-            var out = ""
-            for c in text {
-                switch c {
-                case "&": out += "&amp;"
-                case "<": out += "&lt;"
-                case ">": out += "&gt;"
-                default: out.append(c)
-                }
-            }
-            return out
-        }
+        static func escaped(_ text: String) -> String { text.markupEscaped }
     }
 }

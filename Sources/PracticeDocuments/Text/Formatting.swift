@@ -32,3 +32,20 @@ extension Character {
     /// White space that is not a line break: a space, a tab, a no-break or other Unicode space.
     var isHorizontalWhitespace: Bool { isWhitespace && !isNewline }
 }
+
+extension String {
+    /// `&`, `<` and `>` as character references, for text that a reader takes as markup (WebVTT
+    /// cues, desktop notifications' bodies).
+    public var markupEscaped: String {
+        var out = ""
+        for c in self {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

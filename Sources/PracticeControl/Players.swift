@@ -1,0 +1,87 @@
+import FoundationEssentials
+import Glibc
+import PracticeDocuments
+
+/// The players running for this user: each listens on `<runtime>/practice/players/<pid>.sock`
+/// (the control socket's protocol), so that `practice ctl` and `practice attach` find them.
+public enum Players {
+    /// `$XDG_RUNTIME_DIR/practice/players` (`/tmp/practice-UID/players` without it).
+    public static func folder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        Path.directory(ControlSocket.defaultPath(environment: environment)) + "/players"
+    }
+
+    /// This process's socket.
+    public static func socketPath(pid: pid_t = getpid(), environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        folder(environment: environment) + "/\(pid).sock"
+    }
+
+    /// A running player, as its `status` answer describes it.
+    public struct Running: Sendable {
+        public var pid: Int
+        public var socket: String
+        /// `{"event":"status",…}`: path, title, position, rate, playing…
+        public var status: [String: JSONValue]
+        public var path: String { status["path"]?.string ?? "" }
+        public var title: String { status["title"]?.string ?? Path.lastComponent(path) }
+        /// The MPRIS name (`practice`, `practice.instance1234`), when it has one.
+        public var mpris: String? { status["mpris"]?.string }
+    }
+
+    /// The players that answer, oldest first. Sockets of players that are gone are removed.
+    public static func running(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Running] {
+        let dir = folder(environment: environment)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        var out: [Running] = []
+        for name in names where name.hasSuffix(".sock") {
+            guard let pid = Int(name.dropLast(5)) else { continue }
+            let path = dir + "/" + name
+            if kill(pid_t(pid), 0) != 0 && errno == ESRCH { unlink(path); continue }
+            guard let status = try? ask(path, "{\"cmd\":\"status\"}", until: "status"), let object = try? JSONValue.parse(status).object else { continue }
+            out.append(Running(pid: pid, socket: path, status: object))
+        }
+        return out.sorted { $0.pid < $1.pid }
+    }
+
+    /// The player `name` picks: its pid, its MPRIS name, or a part of its title or file name (any
+    /// case). Without a name, the only one running. The error says which there are.
+    public static func pick(_ name: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PracticeError) -> Running {
+        let all = running(environment: environment)
+        guard !all.isEmpty else {
+            throw PracticeError(.unavailable, "no player is running (start one with 'practice play FILE --background')")
+        }
+        func list(_ players: [Running]) -> String {
+            players.map { "\($0.pid) '\($0.title.terminalSafe)'" }.joined(separator: ", ")
+        }
+        guard let name else {
+            if all.count == 1 { return all[0] }
+            throw PracticeError(.usage, "\(all.count) players are running (\(list(all))); pick one with --player PID or a part of its title")
+        }
+        let key = name.lowercased()
+        let matches = all.filter {
+            String($0.pid) == name || $0.mpris?.lowercased() == key || $0.mpris.map { "org.mpris.mediaplayer2." + $0.lowercased() == key } == true
+                || $0.title.lowercased().contains(key) || Path.lastComponent($0.path).lowercased().contains(key)
+        }
+        if matches.count == 1 { return matches[0] }
+        if matches.isEmpty { throw PracticeError(.usage, "--player '\(name)': no such player (running: \(list(all)))") }
+        throw PracticeError(.usage, "--player '\(name)' matches \(matches.count) players (\(list(matches))); give its pid")
+    }
+
+    /// Sends `line` to the player at `socket` and returns the first answer whose event is `event`;
+    /// an `error` event is thrown (exit 65), as is silence for 3 s.
+    public static func ask(_ socket: String, _ line: String, until event: String) throws(PracticeError) -> String {
+        var client = try ControlClient(path: socket)
+        guard client.send(line) else { throw PracticeError(.unavailable, "\(socket): the player went away") }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline {
+            switch client.read(timeout: 0.5) {
+            case .line(let reply):
+                guard let object = try? JSONValue.parse(reply).object else { continue }
+                if object["event"]?.string == event { return reply }
+                if object["event"]?.string == "error" { throw PracticeError(.dataError, object["message"]?.string ?? reply) }
+            case .timeout: continue
+            case .closed: throw PracticeError(.unavailable, "\(socket): the player went away")
+            }
+        }
+        throw PracticeError(.unavailable, "\(socket): the player did not answer")
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// A private session bus (`dbus-daemon --session`), gone with the value.
+final class SessionBus: @unchecked Sendable {  // immutable after init
+    let daemon: Spawned
+    let address: String
+
+    init() throws {
+        daemon = try Spawned("/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1"],
+                             environment: ProcessInfo.processInfo.environment, captureStdout: true)
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(daemon.stdout!, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+        address = String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// `dbus-monitor` on a bus, its output read as it comes (a full pipe would stall it).
+final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
+    let process: Spawned
+    private let lock = NSLock()
+    private var text = Data()
+    private var reader: Thread?
+
+    init(_ bus: SessionBus) throws {
+        process = try Spawned("/usr/bin/dbus-monitor", ["--address", bus.address], environment: ProcessInfo.processInfo.environment, captureStdout: true)
+        let fd = process.stdout!
+        let thread = Thread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = read(fd, &chunk, chunk.count)
+                if n <= 0 { break }
+                lock.withLock { text.append(contentsOf: chunk[..<n]) }
+            }
+        }
+        thread.start()
+        reader = thread
+        // Until it is listening: its own NameAcquired.
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, !lock.withLock({ String(decoding: text, as: UTF8.self) }).contains("member=NameLost") { usleep(20_000) }
+    }
+
+    /// Stops it; what it printed.
+    func stop() -> String {
+        usleep(300_000)
+        kill(process.pid, SIGTERM)
+        _ = process.wait()
+        usleep(100_000)
+        return lock.withLock { String(decoding: text, as: UTF8.self) }
+    }
+}
+
+/// MPRIS, `practice ctl` and background players, against the real peers: a private
+/// `dbus-daemon`, Debian's `playerctl`, `busctl` and `dbus-monitor`, and the captured audio.
+@Suite struct MPRISTests {
+    let dir = ScratchDirectory("mpris")
+    let bus: SessionBus
+    /// The players' and tools' environment: the private bus, this test's runtime and state folders.
+    let env: [String: String]
+
+    init() throws {
+        bus = try SessionBus()
+        try FileManager.default.createDirectory(atPath: dir.file("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": dir.file("run"), "XDG_STATE_HOME": dir.file("state"),
+               "XDG_CACHE_HOME": dir.file("cache")]
+    }
+
+    func tool(_ path: String, _ args: [String]) throws -> ProcessResult { try run(path, args, environment: env, currentDirectory: dir.path) }
+    func playerctl(_ args: String...) throws -> ProcessResult { try tool("/usr/bin/playerctl", args) }
+    func busctl(_ args: String...) throws -> ProcessResult { try tool("/usr/bin/busctl", ["--user"] + args) }
+
+    /// Starts `practice ARGS` in the scratch folder with the test's environment (plus `extra`).
+    func start(_ args: [String], extra: [String: String] = [:]) throws -> Spawned {
+        var all = ProcessInfo.processInfo.environment
+        for (k, v) in env.merging(extra, uniquingKeysWith: { $1 }) { all[k] = v }
+        all["SWIFT_BACKTRACE"] = "enable=no"
+        return try Spawned(practiceBinary, args.map { $0.hasSuffix(".wav") && !$0.hasPrefix("/") ? dir.file($0) : $0 }, environment: all)
+    }
+
+    /// Waits until `playerctl -l` lists `count` players; returns the list.
+    func waitForPlayers(_ count: Int) throws -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        var names: [String] = []
+        while Date() < deadline {
+            names = try playerctl("-l").stdout.split(separator: "\n").map(String.init)
+            if names.count >= count { return names }
+            usleep(50_000)
+        }
+        return names
+    }
+
+    /// The heard position, as MPRIS gives it.
+    func position(_ player: String = "practice") throws -> Double { Double(try playerctl("-p", player, "position").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+
+    /// Waits until the heard position passes `seconds`.
+    func waitForPosition(_ seconds: Double, player: String = "practice") throws {
+        let deadline = Date().addingTimeInterval(20)
+        while try position(player) < seconds, Date() < deadline { usleep(20_000) }
+    }
+
+    /// ms between a counter frame (mod 65,536) and a time on the source.
+    static func error(_ frame: Int, _ seconds: Double) -> Double {
+        var d = (frame - Int((seconds * 44_100).rounded())) % 65_536
+        if d >= 32_768 { d -= 65_536 } else if d < -32_768 { d += 65_536 }
+        return Double(d) / 44.1
+    }
+
+    /// Next and Previous go to the markers, `playerctl position` seeks, play-pause pauses and
+    /// plays, and `playerctl loop Track` loops the section heard: all of it found in the
+    /// captured audio (the source is a counter whose every frame says where it is), within 20 ms.
+    @Test func playerctlDrivesWhatIsHeard() throws {
+        try Signals.write(Signals.counter(frames: 24 * 44_100), to: dir.file("song.wav"), format: .float)
+        for (name, time) in [("Verse", "4"), ("Chorus", "9"), ("Bridge", "15"), ("Tag", "18")] {
+            #expect(try practice(["markers", "add", "song.wav", name, time], in: dir, environment: env).status == 0)
+        }
+        let raw = dir.file("capture.raw")
+        let player = try start(["play", "song.wav", "--device", "capture", "--no-tui"],
+                               extra: ALSACapture.environment(in: dir, rawPath: raw))
+        #expect(try waitForPlayers(1) == ["practice"])
+        try waitForPosition(1)
+        #expect(try playerctl("metadata", "--format", "{{xesam:title}}|{{practice:section}}").stdout == "song.wav|\n")
+        #expect(try playerctl("next").status == 0)                       // → Verse, 4 s
+        try waitForPosition(5.2)
+        #expect(try playerctl("next").status == 0)                       // → Chorus, 9 s
+        try waitForPosition(9.06)
+        #expect(try playerctl("pause").status == 0)
+        #expect(try playerctl("metadata", "practice:section").stdout == "Chorus\n")
+        // Within a second after Chorus, Previous goes to the marker before it (Verse); later, to
+        // Chorus's start. (Paused: the position it is given is the one read here.)
+        let paused = try position()
+        let previous = paused < 10 ? ("previous → Verse", 4.0) : ("previous → Chorus", 9.0)
+        #expect(try playerctl("previous").status == 0)
+        #expect(try playerctl("play").status == 0)
+        try waitForPosition(4.5)
+        // Paused, then to 15.5 s in Bridge, and the section looped from there: Bridge 15 → Tag 18.
+        #expect(try playerctl("play-pause").status == 0)
+        #expect(try playerctl("status").stdout == "Paused\n")
+        #expect(try playerctl("position", "15.5").status == 0)
+        #expect(try position() == 15.5)
+        #expect(try playerctl("loop", "Track").status == 0)
+        #expect(try playerctl("loop").stdout == "Track\n")
+        let loopName = try playerctl("metadata", "practice:loop")
+        #expect(loopName.stdout == "0:15.000–0:18.000\n", "\(loopName)")
+        #expect(try playerctl("play-pause").status == 0)
+        #expect(try playerctl("status").stdout == "Playing\n")
+        // Until the third pass (the loop's pass count, from the player's own status).
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let status = try practice(["ctl", "status", "--json"], in: dir, environment: env).stdout
+            if let loop = (try? JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["loop"] as? [String: Any],
+               (loop["pass"] as? Int ?? 0) >= 3 { break }
+            usleep(50_000)
+        }
+        #expect(try playerctl("stop").status == 0)
+        #expect(try playerctl("status").stdout == "Stopped\n")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        #expect(player.wait() == 0)
+
+        let runs = TerminalTests.counterRuns(try Signals.readRawFloat(raw))
+        func landing(_ n: Int) -> Int { (runs[n].source - (runs[n].first - runs[n - 1].last - 1)) & 0xFFFF }
+        try #require(runs.count >= 7, "runs: \(runs)")
+        for (n, (what, t)) in [("next → Verse", 4.0), ("next → Chorus", 9), previous, ("position 15.5", 15.5)].enumerated() {
+            #expect(abs(Self.error(landing(n + 1), t)) <= 20, "\(what) landed \(Self.error(landing(n + 1), t)) ms off")
+        }
+        // Then the loop: each pass starts at Bridge (15 s), and a whole pass runs to Tag (18 s).
+        let passes = runs.indices.dropFirst(5).filter { abs(Self.error(landing($0), 15)) <= 20 }
+        #expect(passes.count >= 2, "loop passes heard: \(passes.count), runs: \(runs)")
+        if passes.count >= 2 {
+            let pass = Double(runs[passes[1] - 1].last - runs[passes[1] - 1].first + 1 + 441) / 44.1
+            #expect(abs(pass - 3_000) <= 20, "a pass lasted \(pass) ms, the section 3,000 ms")
+        }
+    }
+
+    /// Rate is the speed, heard: a click every 250 ms in the source comes every 500 ms after
+    /// `Rate` is set to 0.5 (busctl, as a desktop widget's speed control sets it).
+    @Test func rateIsTheSpeedHeard() throws {
+        var clicks = [Float](repeating: 0, count: 12 * 44_100 * 2)
+        for k in stride(from: 0, to: 12 * 44_100, by: 11_025) { for j in 0..<40 { clicks[2 * (k + j)] = 0.8; clicks[2 * (k + j) + 1] = 0.8 } }
+        try Signals.write(clicks, to: dir.file("clicks.wav"), format: .float)
+        let raw = dir.file("clicks.raw")
+        let player = try start(["play", "clicks.wav", "--device", "capture", "--no-tui", "--to", "4"], extra: ALSACapture.environment(in: dir, rawPath: raw))
+        #expect(try waitForPlayers(1) == ["practice"])
+        try waitForPosition(1)
+        #expect(try busctl("set-property", "org.mpris.MediaPlayer2.practice", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "Rate", "d", "0.5").status == 0)
+        #expect(try busctl("get-property", "org.mpris.MediaPlayer2.practice", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "Rate").stdout == "d 0.5\n")
+        #expect(player.wait() == 0)
+        let left = Signals.channel(try Signals.readRawFloat(raw), 0, of: 2)
+        var onsets: [Int] = []
+        var k = 0
+        while k < left.count, let o = Analysis.onset(left, threshold: 0.3, from: k) { onsets.append(o); k = o + 4_000 }
+        let gaps = zip(onsets.dropFirst(), onsets).map { Double($0 - $1) / 44.1 }
+        #expect(gaps.prefix(3).allSatisfy { abs($0 - 250) < 15 }, "before: \(gaps)")
+        #expect(gaps.suffix(4).allSatisfy { abs($0 - 500) < 15 }, "after: \(gaps)")
+    }
+
+    /// Metadata has the tags, the length, the URL and the cover, which is an image that can be read;
+    /// the markers' interface lists them; every change is a PropertiesChanged a listener sees, and
+    /// every jump a Seeked; the now-playing notification carries the title and the cover.
+    @Test func metadataChangesAndTheNotificationReachListeners() throws {
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("drill.wav"), tags: ["title": "Drill <b>", "artist": "Crew & co", "album": "Studio"])
+        try Self.png.write(to: URL(fileURLWithPath: dir.file("Cover.png")))
+        #expect(try practice(["markers", "add", "drill.wav", "Turn", "6"], in: dir, environment: env).status == 0)
+        let monitor = try BusMonitor(bus)
+        let player = try start(["play", "drill.wav", "--device", "null", "--no-tui"])
+        #expect(try waitForPlayers(1) == ["practice"])
+        let metadata = try playerctl("metadata").stdout
+        let url = "file://" + dir.path.replacingOccurrences(of: " ", with: "%20")
+        #expect(metadata == """
+            practice mpris:trackid             '/org/practice/track/\(player.pid)'
+            practice mpris:length              20000000
+            practice xesam:title               Drill <b>
+            practice xesam:url                 \(url)/drill.wav
+            practice xesam:artist              Crew & co
+            practice xesam:album               Studio
+            practice mpris:artUrl              \(url)/Cover.png
+
+            """, "metadata:\n\(metadata)")
+        let art = try playerctl("metadata", "mpris:artUrl").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let image = try Data(contentsOf: URL(string: art)!)
+        #expect(image.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) && image.count == Self.png.count, "artUrl \(art) is not the PNG")
+        #expect(try busctl("get-property", "org.mpris.MediaPlayer2.practice", "/org/mpris/MediaPlayer2", "practice.Markers", "Markers").stdout == "a{sv} 1 \"Turn\" d 6\n")
+        #expect(try playerctl("pause").status == 0)
+        #expect(try busctl("set-property", "org.mpris.MediaPlayer2.practice", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "Rate", "d", "0.8").status == 0)
+        #expect(try playerctl("next").status == 0)
+        #expect(try playerctl("loop", "Track").status == 0)
+        let refused = try busctl("set-property", "org.mpris.MediaPlayer2.practice", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "LoopStatus", "s", "Sometimes")
+        #expect(refused.status != 0 && refused.stderr.contains("LoopStatus is None, Track or Playlist (got 'Sometimes')"), "\(refused)")
+        let added = try busctl("call", "org.mpris.MediaPlayer2.practice", "/org/mpris/MediaPlayer2", "practice.Markers", "AddMarker", "s", "Spin")
+        let at = Double(added.stdout.dropFirst(2).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(added.status == 0 && at > 6 && at < 20, "\(added)")
+        #expect(try practice(["markers", "drill.wav"], in: dir, environment: env).stdout.contains(String(format: "0:%06.3f  Spin", at)))
+        usleep(300_000)
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        #expect(player.wait() == 0)
+        usleep(200_000)
+        let log = monitor.stop()
+        let changes = log.components(separatedBy: "member=PropertiesChanged").dropFirst().map { $0.components(separatedBy: "\nsignal ").first ?? $0 }
+        for (property, value) in [("PlaybackStatus", "string \"Paused\""), ("Rate", "double 0.8"), ("LoopStatus", "string \"Track\""),
+                                  ("Markers", "string \"Spin\"")] {
+            #expect(changes.contains { $0.contains("string \"\(property)\"") && $0.contains(value) }, "no PropertiesChanged with \(property) = \(value)")
+        }
+        #expect(changes.contains { $0.contains("string \"practice:section\"") && $0.contains("string \"Turn\"") }, "no Metadata change to the section 'Turn'")
+        #expect(log.contains("member=Seeked\n   int64 60"), "no Seeked to 6 s")
+        // The notification: to org.freedesktop.Notifications, the title, the body with its markup escaped, the cover.
+        let notify = try #require(log.components(separatedBy: "member=Notify").dropFirst().first, "no Notify call")
+        #expect(notify.contains("string \"Drill <b>\"") && notify.contains("string \"Crew &amp; co — Studio\"")
+                && notify.contains("string \"\(url)/Cover.png\""), "Notify:\n\(notify.prefix(1500))")
+    }
+
+    /// Two players are told apart (the second is `practice.instance<pid>`), and each obeys its own
+    /// name; `practice ctl --player` picks by pid or by title, and refuses to guess.
+    @Test func twoPlayersAreToldApart() throws {
+        try Signals.write(Signals.sine(440, seconds: 30), to: dir.file("one.wav"), tags: ["title": "Bolero"])
+        try Signals.write(Signals.sine(660, seconds: 30), to: dir.file("two.wav"), tags: ["title": "Tango"])
+        let first = try start(["play", "one.wav", "--device", "null", "--no-tui", "--quiet"])
+        #expect(try waitForPlayers(1) == ["practice"])
+        let second = try start(["play", "two.wav", "--device", "null", "--no-tui", "--quiet"])
+        let names = try waitForPlayers(2)
+        #expect(Set(names) == ["practice", "practice.instance\(second.pid)"], "\(names)")
+        #expect(try playerctl("-p", "practice.instance\(second.pid)", "pause").status == 0)
+        #expect(try playerctl("-p", "practice.instance\(second.pid)", "status").stdout == "Paused\n")
+        #expect(try playerctl("-p", "practice", "status").stdout == "Playing\n")
+        #expect(try playerctl("-p", "practice", "metadata", "xesam:title").stdout == "Bolero\n")
+        let guess = try practice(["ctl", "pause"], in: dir, environment: env)
+        #expect(guess.status == 64 && guess.stderr == "practice: 2 players are running (\(first.pid) 'Bolero', \(second.pid) 'Tango'); pick one with --player PID or a part of its title\n", "\(guess)")
+        #expect(try practice(["ctl", "pause", "--player", "bolero"], in: dir, environment: env).status == 0)
+        #expect(try playerctl("-p", "practice", "status").stdout == "Paused\n")
+        let status = try practice(["ctl", "status", "--player", String(second.pid)], in: dir, environment: env)
+        #expect(status.stdout.hasPrefix("'Tango': paused 0:0") && status.stdout.hasSuffix(" / 0:30.0 at 1×, pid \(second.pid)\n"), "\(status)")
+        #expect(try practice(["ctl", "quit", "--player", "tango"], in: dir, environment: env).status == 0)
+        #expect(second.wait() == 0)
+        #expect(try waitForPlayers(1) == ["practice"])
+        #expect(try playerctl("-p", "practice", "metadata", "xesam:title").stdout == "Bolero\n")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        #expect(first.wait() == 0)
+    }
+
+    /// `--background` from a terminal: the terminal closes (tmux's session killed: SIGHUP) and the
+    /// player plays on; from elsewhere `practice ctl` drops a marker and quits it. The sidecar has
+    /// the marker, the resume point is kept, and nothing is left running.
+    @Test func aBackgroundPlayerOutlivesItsTerminal() throws {
+        try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("long.wav"), tags: ["title": "Long"])
+        func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
+        let session = "practice-bg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "100", "-y", "24", "bash --norc --noprofile"],
+                                environment: ProcessInfo.processInfo.environment)
+        try #require(start.wait() == 0)
+        let exports = env.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        _ = try tmux(["send-keys", "-t", session, "cd \(dir.path) && clear && \(exports) \(practiceBinary) play long.wav --device null --background; echo EXIT=$?", "Enter"])
+        var screen = ""
+        let deadline = Date().addingTimeInterval(15)
+        while !screen.contains("EXIT="), Date() < deadline { screen = try tmux(["capture-pane", "-p", "-t", session]); usleep(100_000) }
+        #expect(screen.contains("practice: playing 'Long' in the background (pid ") && screen.contains("EXIT=0"), "screen:\n\(screen)")
+        _ = try tmux(["kill-session", "-t", session])   // the terminal goes: SIGHUP to what ran in it
+        usleep(500_000)
+        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        try #require(status.status == 0, "\(status)")
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
+        let pid = object["pid"] as! Int
+        #expect(object["playing"] as? Bool == true && object["title"] as? String == "Long" && object["path"] as? String == dir.file("long.wav"))
+        #expect(try practice(["ctl", "seek", "12"], in: dir, environment: env).status == 0)
+        let marked = try practice(["ctl", "mark", "Drop"], in: dir, environment: env)
+        #expect(marked.status == 0 && marked.stdout.isEmpty && marked.stderr.isEmpty, "\(marked)")
+        let bad = try practice(["ctl", "jump", "Nope"], in: dir, environment: env)
+        #expect(bad.status == 64 && bad.stderr == "practice: jump: no marker named 'Nope' (there are 'Drop')\n", "\(bad)")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        // Gone (or a zombie, in a container whose init reaps nothing).
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { $0[$0.index(after: $0.lastIndex(of: ")")!)...] }
+        #expect(state == nil || state!.hasPrefix(" Z"), "the player is still running: \(state ?? "")")
+        let markers = try practice(["markers", "long.wav"], in: dir, environment: env)
+        #expect(markers.stdout.contains("0:12.") && markers.stdout.contains("Drop"), "\(markers)")
+        let none = try practice(["ctl", "status"], in: dir, environment: env)
+        #expect(none.status == 69 && none.stderr == "practice: no player is running (start one with 'practice play FILE --background')\n", "\(none)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("run/practice/players")).isEmpty)
+    }
+
+    /// Without a session bus (SSH, CI) the player plays as before and says nothing about it;
+    /// `--verbose` says why there is no MPRIS.
+    @Test func withoutABusNothingChanges() throws {
+        try Signals.write(Signals.sine(440, seconds: 0.5), to: dir.file("short.wav"))
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(dir.file("no-bus"))"]
+        let quiet = try practice(["play", "short.wav", "--device", "null", "--no-tui"], in: dir, environment: env.merging(noBus) { $1 })
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty && quiet.stdout.isEmpty, "\(quiet)")
+        let verbose = try practice(["play", "short.wav", "--device", "null", "--no-tui", "-v"], in: dir, environment: env.merging(noBus) { $1 })
+        #expect(verbose.stderr.contains("practice: no MPRIS (media keys, desktop controls): no session bus (sd_bus_open_user: "), "\(verbose)")
+    }
+
+    /// `practice ctl` refuses what it cannot send, with the reason and EX_USAGE.
+    @Test func ctlRefusesBadCommands() throws {
+        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, status, players, quit)"),
+                                (["ctl", "rate", "fast"], "'rate' takes a speed from 0.25 to 3.0 (got 'fast')"),
+                                (["ctl", "pause", "now"], "'pause' takes nothing (got 'now')")] {
+            let r = try practice(args, in: dir, environment: env)
+            #expect(r.status == 64 && r.stderr == "practice: \(message) (see 'practice --help')\n", "\(args): \(r)")
+        }
+    }
+
+    /// A 2×2 PNG (red, green, blue, white).
+    static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==")!
+}

@@ -22,6 +22,17 @@ public enum PlayerCommand: Equatable, Sendable {
     case mark(String)
     /// `{"event":"status",…}` back to the one who asked.
     case status
+    // What an attached screen sends besides (`practice attach`):
+    /// `{"cmd":"attach"}`: from now on this client gets `{"event":"full",…}` events (the whole state).
+    case attach
+    /// `{"cmd":"jump","to":72.5}`: to a time, and play.
+    case jumpTo(Double)
+    /// `{"cmd":"looping","on":false}`: the loop off (its ends kept) or on again.
+    case looping(Bool)
+    /// `{"cmd":"rewind"}`: back to the loop's start, paused, every pass to play again.
+    case rewind
+    /// `{"cmd":"setloop","loop":{…LoopRange…},"keepingCount":true,"on":true}`; no "loop": none.
+    case setLoop(LoopRange?, keepingCount: Bool, on: Bool)
     case seek(Double)
     case rate(Double)
     case pitch(Double)
@@ -53,6 +64,18 @@ public enum PlayerCommand: Equatable, Sendable {
         case "next": return .next
         case "previous": return .previous
         case "status": return .status
+        case "attach": return .attach
+        case "rewind": return .rewind
+        case "looping":
+            guard let on = object["on"]?.bool else { throw PracticeError(.dataError, "control: \"looping\" needs true or false in \"on\": \(line)") }
+            return .looping(on)
+        case "setloop":
+            var loop: LoopRange?
+            if let l = object["loop"], l != .null {
+                guard let range = LoopRange(json: l) else { throw PracticeError(.dataError, "control: \"setloop\" needs a loop's \"start\" and \"end\" in \"loop\": \(line)") }
+                loop = range
+            }
+            return .setLoop(loop, keepingCount: object["keepingCount"]?.bool ?? false, on: object["on"]?.bool ?? true)
         case "mark":
             guard let name = object["name"]?.string, !name.trimmingWhitespace().isEmpty else {
                 throw PracticeError(.dataError, "control: \"mark\" needs the marker's name in \"name\": \(line)")
@@ -64,6 +87,7 @@ public enum PlayerCommand: Equatable, Sendable {
         case "rate": return .rate(try number("value"))
         case "pitch": return .pitch(try number("value"))
         case "jump":
+            if object["to"] != nil { return .jumpTo(try number("to")) }
             guard let name = object["marker"]?.string, !name.isEmpty else {
                 throw PracticeError(.dataError, "control: \"jump\" needs a marker's name in \"marker\": \(line)")
             }
@@ -148,7 +172,15 @@ extension Player {
             return JSONValue.object(["event": .string("marked"), "name": .string(m.name), "time": .seconds(m.time),
                                      "file": .string(loaded.writePath)]).compact()
         case .status: return statusLine
-        case .quit: break
+        case .jumpTo(let t):
+            guard t >= 0, t <= track.duration else {
+                throw PracticeError(.usage, "control: \"jump\" to \(JSONValue.formatMilliseconds(t)) is outside the track (0 to \(Timecode.format(track.duration, decimals: 3)))")
+            }
+            jump(to: t)
+        case .looping(let on): setLooping(on)
+        case .rewind: rewindLoop()
+        case .setLoop(let loop, let keepingCount, let on): try setLoop(loop, keepingCount: keepingCount, on: on)
+        case .quit, .attach: break
         }
         return nil
     }
@@ -161,6 +193,7 @@ extension Player {
         object["path"] = .string(realpath(track.path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? track.path)
         object["title"] = .string(tags["title"] ?? track.displayTitle)
         if let artist = tags["artist"] { object["artist"] = .string(artist) }
+        if let sidecar { object["sidecar"] = .string(realpath(sidecar, nil).map { p in defer { free(p) }; return String(cString: p) } ?? sidecar) }
         return JSONValue.object(object).compact()
     }
 }

@@ -19,7 +19,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private var thread: ControlThread?
     /// Event lines from the player's stream, waiting for the server thread; `wake` wakes it for
     /// them and for `stop()` (which sets `stopping` first).
-    private let outbox = Locked<[String]>([])
+    private let outbox = Locked<[PlayerEvent]>([])
     private let wake = WakePipe()
     private let stopping = Locked(false)
     private var subscription: Task<Void, Never>?
@@ -74,7 +74,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         subscription = Task.detached { [weak self] in
             for await event in stream where event.kind != .snapshot {
                 guard let self else { return }
-                self.outbox.withLock { $0.append(event.state.eventLine) }
+                self.outbox.withLock { $0.append(event) }
                 self.wake.ring()
             }
         }
@@ -118,7 +118,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         return fd
     }
 
-    private struct Client { var fd: Int32; var lines = LineReader() }
+    private struct Client {
+        var fd: Int32
+        var lines = LineReader()
+        /// Attached (`{"cmd":"attach"}`): gets the whole state with every event.
+        var full = false
+    }
 
     private func serve() {
         var clients: [Client] = []
@@ -143,9 +148,15 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                 if !receive(&clients[k]) { dropped.insert(clients[k].fd) }
             }
             if woken {
-                for line in outbox.withLock({ o in defer { o.removeAll() }; return o }) where line != last {
-                    for c in clients where !send(line, to: c.fd) { dropped.insert(c.fd) }
-                    last = line
+                for event in outbox.withLock({ o in defer { o.removeAll() }; return o }) {
+                    let line = event.state.eventLine
+                    if line != last {
+                        for c in clients where !c.full && !send(line, to: c.fd) { dropped.insert(c.fd) }
+                        last = line
+                    }
+                    guard clients.contains(where: \.full) else { continue }
+                    let full = event.state.fullLine(kind: event.kind, startPosition: player.startPosition)
+                    for c in clients where c.full && !send(full, to: c.fd) { dropped.insert(c.fd) }
                 }
             }
             if fds[0].revents & Int16(POLLIN) != 0 {
@@ -174,6 +185,11 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             do throws(PracticeError) {
                 let command = try PlayerCommand.parse(line)
                 if command == .quit { onQuit(); continue }
+                if command == .attach {
+                    client.full = true
+                    if !send(player.state.fullLine(kind: .snapshot, startPosition: player.startPosition), to: client.fd) { return false }
+                    continue
+                }
                 guard var reply = try player.perform(command) else { continue }
                 if command == .status, case .object(var object)? = try? JSONValue.parse(reply) {
                     for (k, v) in statusExtras.withLock({ $0 }) { object[k] = v }

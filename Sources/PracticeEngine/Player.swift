@@ -404,7 +404,7 @@ public final class Player: Sendable {
         }
     }
 
-    static func check(_ loop: LoopRange, in track: Track) throws(PracticeError) {
+    public static func check(_ loop: LoopRange, in track: Track) throws(PracticeError) {
         guard loop.start.isFinite, loop.end.isFinite, loop.start >= 0, loop.end <= track.duration + 0.0005 else {
             throw PracticeError(.usage, "the loop \(Timecode.format(loop.start, decimals: 3))–\(Timecode.format(loop.end, decimals: 3)) is not inside \(track.path) (\(Timecode.format(track.duration, decimals: 3)))")
         }

@@ -155,6 +155,7 @@ public enum Screen {
         ([.countIn], "count-in (as --count-in)"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
+        ([.detach], "detach: it plays on"),
     ]
 
     /// The help page: the keys as bound, in two columns when there is room.

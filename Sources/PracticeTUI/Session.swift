@@ -11,18 +11,22 @@ import PracticeControl
 /// (every edit written at once), and redraws the screen when something changed (at most ten
 /// times a second, and at each lyric line or word).
 public final class Session: @unchecked Sendable {  // all state is touched on the session's own thread only
-    let player: Player
+    let player: any PlayerHandle
     let sidecarPath: String?
     let lyricsPath: String?
     let color: Bool
     private(set) var model: SessionModel
     private let quitRequested = Atomic<Bool>(false)
+    /// The player's events ended: it stopped (one in another process quit, or went away).
+    private let playerEnded = Atomic<Bool>(false)
+    /// `d`: leave the player playing (the host decides how).
+    public private(set) var detachRequested = false
     private var lastFrame: [String] = []
 
     /// `sidecar`: a sidecar to use instead of the track's own (`--markers`); `rehearsal`: the
     /// command line's count-in, gaps, pre-roll and trainer, for every loop set on the screen too.
     /// `notice`: the first message shown (such as where the track was resumed).
-    public init(player: Player, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal(),
+    public init(player: any PlayerHandle, sidecar: String?, color: Bool, rehearsal: Rehearsal = Rehearsal(),
                 bindings: KeyBindings = .defaults, lyrics: String? = nil, notice: String? = nil) {
         self.player = player
         self.sidecarPath = sidecar
@@ -50,8 +54,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         var decoder = KeyDecoder()
         var buffer = [UInt8](repeating: 0, count: 256)
         let wake = self.wake
-        let listener = Task.detached { [player] in
+        let listener = Task.detached { [player, self] in
             for await _ in player.events(keepingNewest: 1) { wake.ring() }
+            playerEnded.store(true, ordering: .releasing)
+            wake.ring()
         }
         defer { listener.cancel() }
         signal(SIGWINCH, SIG_IGN)
@@ -59,7 +65,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         resize.setEventHandler { wake.ring() }
         resize.resume()
         defer { resize.cancel() }
-        while !quitRequested.load(ordering: .acquiring) {
+        while !quitRequested.load(ordering: .acquiring) && !playerEnded.load(ordering: .acquiring) {
             draw()
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
@@ -124,6 +130,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         while let action = queue.popFirst() {
             switch action {
             case .quit: return false
+            case .detach:
+                detachRequested = true
+                return false
             case .togglePause: player.togglePause()
             case .seek(let t): player.seek(to: t)
             case .jump(let t): player.jump(to: t)

@@ -5,6 +5,8 @@ import PracticeEngine
 /// or the end of the session. The session's I/O loop carries them out.
 public enum SessionAction: Equatable, Sendable {
     case quit
+    /// Leave the player playing without this screen.
+    case detach
     case togglePause
     case seek(Double)
     /// Seek there and play (a marker's or a lyric line's place).
@@ -210,6 +212,7 @@ public struct SessionModel: Sendable {
     private mutating func perform(_ action: Action, _ s: PlayerState, now: UInt64) -> [SessionAction] {
         switch action {
         case .quit: return [.quit]
+        case .detach: return [.detach]
         case .playPause: return [.togglePause]
         case .back: return [.seek(s.position - 5)]
         case .forward: return [.seek(s.position + 5)]

@@ -10,8 +10,9 @@ import PracticeDocuments
 /// its exit code) and says how to reach it.
 enum Background {
     /// Starts the detached player and returns when it plays; throws (exits) if it could not start.
-    static func start() throws {
-        var arguments = Array(CommandLine.arguments.dropFirst()).filter { $0 != "--background" }
+    /// `arguments`: its command line (the default: this one, without `--background`).
+    static func start(_ given: [String]? = nil) throws {
+        var arguments = given ?? Array(CommandLine.arguments.dropFirst()).filter { $0 != "--background" }
         arguments.append("--detached")
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw PracticeError(.software, "cannot start a player in the background: \(String(cString: strerror(errno)))") }

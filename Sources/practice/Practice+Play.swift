@@ -82,6 +82,10 @@ extension Practice {
         @Flag(help: .hidden)
         var detached = false
 
+        /// Start paused (a screen detached while paused hands over to a paused player).
+        @Flag(help: .hidden)
+        var paused = false
+
         func validate() throws {
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
@@ -104,6 +108,7 @@ extension Practice {
             options.settings = sound.settings
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
+            options.startPlaying = !paused
             let controlled = control == "stdin"
             let screen = !controlled && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
@@ -112,6 +117,11 @@ extension Practice {
             let interactive = !controlled && (Terminal.isTTY(STDOUT_FILENO) || detached)
             var store = interactive ? ResumeStore() : nil
             if let problem = store?.problem { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
+            // A player is already open on this track (in the background, or another terminal): its screen.
+            if screen, let running = Players.running().first(where: { $0.path == Self.realPath(file) }) {
+                return try Practice.Attach.attach(to: running, bindings: bindings,
+                                                  notice: "already playing in pid \(running.pid): this is its screen (\(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing)")
+            }
             let resumed = fresh ? nil : store?.point(for: file)
             if let resumed { resume(from: resumed, into: &options, file: file) }
             let player = try Player(path: file, options: options)
@@ -123,9 +133,14 @@ extension Practice {
             let settings = PlayerServices.Settings(mpris: !noMpris, notify: !quiet, verbose: verbose, cover: cover ?? CoverArt.beside(file))
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-                let (signal, services) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
-                                                        notice: notice, services: settings)
+                let (signal, services, detach, wasPlaying) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
+                                                                notice: notice, services: settings)
                 remember(player, in: &store)
+                if detach {
+                    // `d`: a detached player takes over where this one stopped (the saved place).
+                    services.stop()
+                    return try Background.start(detachedArguments(file, paused: !wasPlaying))
+                }
                 if let signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
                 if let uri = services.replacement.withLock({ $0 }) { PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: false)) }
@@ -150,6 +165,15 @@ extension Practice {
                 if controlled && state != last && event.kind != .stopped { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
                 if showStatus { Terminal.writeRaw(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
                 last = state
+                if state.isFinished && detached && state.failure == nil {
+                    // A background player stays for its controllers: at the end, back to the start
+                    // (or the loop's), paused, as the practice screen does.
+                    if let l = state.loop, l.isOn, l.passes != nil { player.rewindLoop() } else {
+                        player.pause()
+                        player.seek(to: player.startPosition)
+                    }
+                    continue
+                }
                 if state.isFinished || state.failure != nil || event.kind == .stopped { break }
             }
             player.stop()
@@ -200,7 +224,7 @@ extension Practice.PlayOptions {
 
     /// The full-screen session; a signal ends it like `q` (and is returned, for an exit with 128 + N).
     func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings, notice: String? = nil,
-                    services settings: PlayerServices.Settings) throws -> (Int32?, PlayerServices) {
+                    services settings: PlayerServices.Settings) throws -> (Int32?, PlayerServices, detach: Bool, playing: Bool) {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
         let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics,
@@ -212,8 +236,26 @@ extension Practice.PlayOptions {
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()
+        let playing = player.state.isPlaying
         player.stop()
-        return (signals.received, services)
+        return (signals.received, services, session.detachRequested && signals.received == nil, playing)
+    }
+
+    /// The command line of the detached player that takes over from a screen left with `d`.
+    func detachedArguments(_ file: String, paused: Bool) -> [String] {
+        var args = ["play", file, "--device", device]
+        if let sidecar = place.sidecar { args += ["--markers", sidecar] }
+        if let lyrics = place.lyrics { args += ["--lyrics", lyrics] }
+        if sound.profile != "music" { args += ["--profile", sound.profile] }
+        if quiet { args.append("--quiet") }
+        if noMpris { args.append("--no-mpris") }
+        if paused { args.append("--paused") }
+        return args
+    }
+
+    /// The file's absolute path with links resolved (how players name their tracks to each other).
+    static func realPath(_ path: String) -> String {
+        realpath(path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? path
     }
 }
 

@@ -277,23 +277,53 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(first.wait() == 0)
     }
 
-    /// `--background` from a terminal: the terminal closes (tmux's session killed: SIGHUP) and the
-    /// player plays on; from elsewhere `practice ctl` drops a marker and quits it. The sidecar has
-    /// the marker, the resume point is kept, and nothing is left running.
+    /// A terminal of its own (tmux, 100×30), with the test's environment, in the scratch folder.
+    final class Terminal {
+        let name = "practice-bg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
+        init(_ test: MPRISTests) throws {
+            let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", name, "-x", "100", "-y", "30", "bash --norc --noprofile"],
+                                    environment: ProcessInfo.processInfo.environment)
+            try #require(start.wait() == 0)
+            let exports = test.env.map { "export \($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+            _ = try tmux(["send-keys", "-t", name, "cd \(test.dir.path); \(exports); PS1='$ '; clear", "Enter"])
+        }
+        deinit { _ = try? tmux(["kill-session", "-t", name]) }
+        func type(_ line: String) throws { _ = try tmux(["send-keys", "-t", name, "clear; \(line); echo EXIT=$?", "Enter"]) }
+        func keys(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", name] + keys) }
+        /// Waits until the screen shows `text`; returns the screen.
+        func waitFor(_ text: String, seconds: Double = 15) throws -> String {
+            let deadline = Date().addingTimeInterval(seconds)
+            var screen = ""
+            while Date() < deadline {
+                screen = try tmux(["capture-pane", "-p", "-t", name])
+                if screen.contains(text) { return screen }
+                usleep(100_000)
+            }
+            return screen
+        }
+        /// Closes the terminal: SIGHUP to what runs in it.
+        func close() throws { _ = try tmux(["kill-session", "-t", name]) }
+    }
+
+    /// Gone (or a zombie, in a container whose init reaps nothing).
+    static func isGone(_ pid: Int) -> Bool {
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { $0[$0.index(after: $0.lastIndex(of: ")")!)...] }
+        return state == nil || state!.hasPrefix(" Z")
+    }
+
+    /// `--background` from a terminal, which then closes (SIGHUP): the player plays on. From
+    /// elsewhere `practice ctl` seeks and drops a marker; from another terminal `practice attach`
+    /// opens its screen, where `m` drops another and `q` quits the player. The sidecar has both
+    /// markers, and nothing is left running.
     @Test func aBackgroundPlayerOutlivesItsTerminal() throws {
         try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("long.wav"), tags: ["title": "Long"])
-        func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
-        let session = "practice-bg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "100", "-y", "24", "bash --norc --noprofile"],
-                                environment: ProcessInfo.processInfo.environment)
-        try #require(start.wait() == 0)
-        let exports = env.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        _ = try tmux(["send-keys", "-t", session, "cd \(dir.path) && clear && \(exports) \(practiceBinary) play long.wav --device null --background; echo EXIT=$?", "Enter"])
-        var screen = ""
-        let deadline = Date().addingTimeInterval(15)
-        while !screen.contains("EXIT="), Date() < deadline { screen = try tmux(["capture-pane", "-p", "-t", session]); usleep(100_000) }
+        var first: Terminal? = try Terminal(self)
+        try first!.type("\(practiceBinary) play long.wav --device null --background")
+        let screen = try first!.waitFor("EXIT=")
         #expect(screen.contains("practice: playing 'Long' in the background (pid ") && screen.contains("EXIT=0"), "screen:\n\(screen)")
-        _ = try tmux(["kill-session", "-t", session])   // the terminal goes: SIGHUP to what ran in it
+        try first!.close()
+        first = nil
         usleep(500_000)
         let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
         try #require(status.status == 0, "\(status)")
@@ -305,15 +335,53 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(marked.status == 0 && marked.stdout.isEmpty && marked.stderr.isEmpty, "\(marked)")
         let bad = try practice(["ctl", "jump", "Nope"], in: dir, environment: env)
         #expect(bad.status == 64 && bad.stderr == "practice: jump: no marker named 'Nope' (there are 'Drop')\n", "\(bad)")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
-        // Gone (or a zombie, in a container whose init reaps nothing).
-        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { $0[$0.index(after: $0.lastIndex(of: ")")!)...] }
-        #expect(state == nil || state!.hasPrefix(" Z"), "the player is still running: \(state ?? "")")
+
+        let second = try Terminal(self)
+        try second.type("\(practiceBinary) attach")
+        var shown = try second.waitFor("attached to the player of pid \(pid): d leaves it playing, q quits it")
+        #expect(shown.contains("Long") && shown.contains("0:12.") && shown.contains("Drop"), "screen:\n\(shown)")
+        try second.keys("m")
+        _ = try second.waitFor("name: ‹Marker 2›")
+        try second.keys("Enter")
+        shown = try second.waitFor("added marker 'Marker 2'")
+        #expect(shown.contains("added marker 'Marker 2'"), "screen:\n\(shown)")
+        try second.keys("q")
+        shown = try second.waitFor("EXIT=")
+        #expect(shown.contains("EXIT=0"), "screen:\n\(shown)")
+        let deadline = Date().addingTimeInterval(5)
+        while !Self.isGone(pid), Date() < deadline { usleep(20_000) }
+        #expect(Self.isGone(pid), "the player is still running")
         let markers = try practice(["markers", "long.wav"], in: dir, environment: env)
-        #expect(markers.stdout.contains("0:12.") && markers.stdout.contains("Drop"), "\(markers)")
+        #expect(markers.stdout.contains("Drop") && markers.stdout.contains("Marker 2"), "\(markers)")
         let none = try practice(["ctl", "status"], in: dir, environment: env)
         #expect(none.status == 69 && none.stderr == "practice: no player is running (start one with 'practice play FILE --background')\n", "\(none)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("run/practice/players")).isEmpty)
+    }
+
+    /// `d` on the practice screen leaves the track playing in the background, where it was and at
+    /// its speed; `practice FILE` on that track opens the running player's screen, and `d` there
+    /// leaves it again; `practice ctl quit` ends it.
+    @Test func theScreenDetachesAndComesBack() throws {
+        try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("song.wav"), tags: ["title": "Song"])
+        let terminal = try Terminal(self)
+        try terminal.type("\(practiceBinary) song.wav --device null --rate 0.8")
+        _ = try terminal.waitFor("▶ Playing   0:01")
+        try terminal.keys("d")
+        var shown = try terminal.waitFor("EXIT=")
+        #expect(shown.contains("practice: playing 'Song' in the background (pid ") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+        // Where the screen left it (0:01 or after; the speed kept, playing).
+        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
+        #expect(object["title"] as? String == "Song" && object["playing"] as? Bool == true && object["rate"] as? Double == 0.8
+                && (object["position"] as? Double ?? 0) >= 1, "\(status)")
+        try terminal.type("\(practiceBinary) song.wav --device null")
+        shown = try terminal.waitFor("already playing in pid")
+        #expect(shown.contains("speed 0.80×") && shown.contains("this is its screen (d leaves it playing)"), "screen:\n\(shown)")
+        try terminal.keys("d")
+        shown = try terminal.waitFor("EXIT=")
+        #expect(shown.contains("plays on in the background") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        #expect(try practice(["ctl", "status"], in: dir, environment: env).status == 69)
     }
 
     /// Without a session bus (SSH, CI) the player plays as before and says nothing about it;

@@ -93,7 +93,7 @@ import PracticeControl
             "  1…9          jump to marker N, play     c            count-in (as --count-in)",
             "  , .          previous / next marker     ?            these keys",
             "  M            rename, nudge, delete      q Q          quit (edits are saved)",
-            "  a b          loop start / end here",
+            "  a b          loop start / end here      d            detach: it plays on",
             "",
             "Change keys in $XDG_CONFIG_HOME/practice/keys.conf. Press any key to go back.",
             "",

@@ -71,12 +71,13 @@ final class PlayerServices: Sendable {
         }
     }
 
-    /// The command line that plays `uri` in this process's place (`exec`), keeping the device and
-    /// whether it runs detached.
-    static func replacementArguments(_ uri: String, device: String, detached: Bool) -> [String] {
+    /// The command line that plays `uri` in this process's place (`exec`), keeping the device,
+    /// whether it runs detached, and `--quiet`.
+    static func replacementArguments(_ uri: String, device: String, detached: Bool, quiet: Bool) -> [String] {
         let isSong = uri.hasPrefix("https://") || uri.hasPrefix("http://")
         var args = ["practice", isSong ? "open" : "play", isSong ? uri : (CoverArt.path(fromFileURL: uri) ?? uri), "--device", device]
         if detached { args.append("--detached") }
+        if quiet { args.append("--quiet") }
         return args
     }
 

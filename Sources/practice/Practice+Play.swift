@@ -143,7 +143,7 @@ extension Practice {
                 }
                 if let signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
-                if let uri = services.replacement.withLock({ $0 }) { PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: false)) }
+                if let uri = services.replacement.withLock({ $0 }) { PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: false, quiet: quiet)) }
                 return
             }
             if let notice, Terminal.isTTY(STDERR_FILENO) { Terminal.write("practice: \(notice)\n", to: STDERR_FILENO) }
@@ -183,7 +183,7 @@ extension Practice {
             if let uri = services.replacement.withLock({ $0 }) {
                 services.stop()
                 socket?.stop()
-                PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: detached))
+                PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
             }
             if let failure = last?.failure { throw PracticeError(.ioError, failure) }
             if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }

@@ -384,6 +384,30 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try practice(["ctl", "status"], in: dir, environment: env).status == 69)
     }
 
+    /// OpenUri plays another file in the player's place (the same process, on the bus again under
+    /// the same name); one that cannot be read is refused with the reason. With `--quiet` no
+    /// notification is sent, for either track.
+    @Test func openUriPlaysAnotherFileInPlace() throws {
+        try Signals.write(Signals.sine(440, seconds: 30), to: dir.file("first.wav"), tags: ["title": "First"])
+        try Signals.write(Signals.sine(660, seconds: 30), to: dir.file("second.wav"), tags: ["title": "Second"])
+        let monitor = try BusMonitor(bus)
+        let player = try start(["play", "first.wav", "--device", "null", "--no-tui", "--quiet"])
+        #expect(try waitForPlayers(1) == ["practice"])
+        let refused = try playerctl("open", "file://\(dir.path)/missing.wav")
+        #expect(refused.status != 0 && refused.stderr.contains("InvalidArgs: file://\(dir.path)/missing.wav: not a file that can be read"), "\(refused)")
+        #expect(try playerctl("open", "file://\(dir.path)/second.wav").status == 0)
+        let deadline = Date().addingTimeInterval(10)
+        var title = ""
+        while title != "Second\n", Date() < deadline { title = try playerctl("metadata", "xesam:title").stdout; usleep(50_000) }
+        #expect(title == "Second\n")
+        #expect(try playerctl("metadata", "mpris:trackid").stdout == "'/org/practice/track/\(player.pid)'\n", "the same process plays it")
+        #expect(try playerctl("status").stdout == "Playing\n")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        #expect(player.wait() == 0)
+        let log = monitor.stop()
+        #expect(!log.contains("member=Notify"), "a notification with --quiet")
+    }
+
     /// Without a session bus (SSH, CI) the player plays as before and says nothing about it;
     /// `--verbose` says why there is no MPRIS.
     @Test func withoutABusNothingChanges() throws {

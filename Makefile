@@ -115,7 +115,7 @@ check-install:
 
 bench: release
 	$(call install,$(BENCH_DEPS))
-	bench/render/run.sh && bench/quality/run.sh && bench/realtime/run.sh && bench/markers/run.sh && bench/align/run.sh && bench/session/run.sh && bench/memory/run.sh
+	bench/render/run.sh && bench/quality/run.sh && bench/realtime/run.sh && bench/markers/run.sh && bench/align/run.sh && bench/session/run.sh && bench/memory/run.sh && bench/mpris/run.sh
 
 deps:
 	$(call install,$(BENCH_DEPS))

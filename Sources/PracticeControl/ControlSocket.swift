@@ -24,6 +24,8 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let stopping = Locked(false)
     private var subscription: Task<Void, Never>?
     private let statusExtras = Locked<[String: JSONValue]>([:])
+    /// How many clients are connected (the server thread counts them; events wait only for them).
+    private let connected = Atomic<Int>(0)
 
     /// A field the `status` answer carries besides the player's own (the MPRIS name).
     public func setStatus(_ key: String, _ value: JSONValue) { statusExtras.withLock { $0[key] = value } }
@@ -74,6 +76,8 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         subscription = Task.detached { [weak self] in
             for await event in stream where event.kind != .snapshot {
                 guard let self else { return }
+                // Nobody connected: nothing to send, and the server thread sleeps on.
+                guard self.connected.load(ordering: .acquiring) > 0 else { continue }
                 self.outbox.withLock { $0.append(event) }
                 self.wake.ring()
             }
@@ -165,11 +169,14 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                     clients.append(Client(fd: fd))
+                    // Counted before its first state is read: no change after that is skipped.
+                    connected.store(clients.count, ordering: .releasing)
                     if !send(player.state.eventLine, to: fd) { dropped.insert(fd) }
                 }
             }
             for fd in dropped { close(fd) }
             clients.removeAll { dropped.contains($0.fd) }
+            connected.store(clients.count, ordering: .releasing)
         }
     }
 

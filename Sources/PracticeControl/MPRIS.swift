@@ -98,7 +98,7 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
         var hints: [(String, BusValue)] = [("desktop-entry", .string("practice")), ("category", .string("x-gnome.music"))]
         if let cover = host.cover { hints.append(("image-path", .string(CoverArt.fileURL(cover)))) }
         // The daemon takes the body as markup: text from tags must not become tags.
-        let arguments: [BusValue] = [.string("practice"), .uint32(0), .string(host.cover ?? "practice"), .string(summary),
+        let arguments: [BusValue] = [.string("practice"), .uint32(0), .string(host.cover ?? "multimedia-audio-player"), .string(summary),
                                      .string(body.markupEscaped), .strings([]), .dictionary(hints), .int32(-1)]
         post { bus in
             try? bus.send(to: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",

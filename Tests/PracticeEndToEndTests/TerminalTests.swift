@@ -18,7 +18,7 @@ import PracticeAudio
                                 environment: ProcessInfo.processInfo.environment)
         try #require(start.wait() == 0)
         // Each test's own state folder: where a track was left is remembered per person.
-        let line = "cd \(dir) && PS1='$ ' && clear && export XDG_STATE_HOME=\(dir)/state && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
+        let line = "cd \(dir) && PS1='$ ' && clear && export XDG_STATE_HOME=\(dir)/state DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/practice-tests-bus && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, line, "Enter"])
         return session
     }

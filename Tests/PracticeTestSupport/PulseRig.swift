@@ -45,6 +45,7 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         var env = ProcessInfo.processInfo.environment
         env["XDG_RUNTIME_DIR"] = runtimeDir
         env["PULSE_SERVER"] = server
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/practice-tests-bus"   // off the desktop's bus
         return env
     }
 

@@ -27,6 +27,9 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     p.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env["SWIFT_BACKTRACE"] = "enable=no"
+    // Players started by tests stay off the desktop's session bus (no MPRIS, no notifications)
+    // unless a test gives them a private one.
+    env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/practice-tests-bus"
     for (k, v) in environment { env[k] = v }
     p.environment = env
     if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

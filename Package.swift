@@ -23,8 +23,11 @@ let package = Package(
         // Headers only: libsystemd's sd-bus is opened with dlopen when a player starts (MPRIS, notifications).
         .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
 
+        // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
+        .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
+
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.

@@ -130,7 +130,7 @@ extension Practice {
             }
             let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }
-            let settings = PlayerServices.Settings(mpris: !noMpris, notify: !quiet, verbose: verbose, cover: cover ?? CoverArt.beside(file))
+            let settings = PlayerServices.Settings(mpris: !noMpris, notify: !quiet, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
                 let (signal, services, detach, wasPlaying) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,

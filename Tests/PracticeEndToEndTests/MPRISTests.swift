@@ -280,11 +280,9 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     /// A terminal of its own (tmux, 100×30), with the test's environment, in the scratch folder.
     final class Terminal {
         let name = "practice-bg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
+        func tmux(_ args: [String]) throws -> String { try Tmux.run(args) }
         init(_ test: MPRISTests) throws {
-            let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", name, "-x", "100", "-y", "30", "bash --norc --noprofile"],
-                                    environment: ProcessInfo.processInfo.environment)
-            try #require(start.wait() == 0)
+            try #require(try Tmux.newSession(name, width: 100, height: 30) == 0)
             let exports = test.env.map { "export \($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
             _ = try tmux(["send-keys", "-t", name, "cd \(test.dir.path); \(exports); PS1='$ '; clear", "Enter"])
         }
@@ -382,6 +380,37 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(shown.contains("plays on in the background") && shown.contains("EXIT=0"), "screen:\n\(shown)")
         #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
         #expect(try practice(["ctl", "status"], in: dir, environment: env).status == 69)
+    }
+
+    /// A cover embedded in the file's tags (ID3v2 APIC from lame, METADATA_BLOCK_PICTURE from
+    /// opusenc) is read with TagLib and written once into the cache, named by its SHA-256: the
+    /// artUrl points at exactly those bytes, and the next player of the file finds the same file
+    /// there, not written again.
+    @Test func anEmbeddedCoverIsWrittenOnceIntoTheCache() throws {
+        try Signals.write(Signals.sine(440, seconds: 10), to: dir.file("plain.wav"))
+        try FileManager.default.createDirectory(atPath: dir.file("art"), withIntermediateDirectories: true)
+        try Self.png.write(to: URL(fileURLWithPath: dir.file("art/front.png")))
+        #expect(try run("/usr/bin/lame", ["--quiet", "--ti", "art/front.png", "plain.wav", "song.mp3"], currentDirectory: dir.path).status == 0)
+        #expect(try run("/usr/bin/opusenc", ["--quiet", "--picture", "art/front.png", "plain.wav", "song.opus"], currentDirectory: dir.path).status == 0)
+        let covers = dir.file("cache/practice/covers")
+        for file in ["song.mp3", "song.opus"] {
+            var stamps: [String] = []
+            for _ in 0..<2 {
+                let player = try start(["play", dir.file(file), "--device", "null", "--no-tui", "--quiet"])
+                #expect(try waitForPlayers(1) == ["practice"])
+                let art = try playerctl("metadata", "mpris:artUrl").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(art.hasPrefix("file://\(covers)/") && art.hasSuffix(".png"), "\(file): artUrl \(art)")
+                let path = String(art.dropFirst("file://".count))
+                #expect(FileManager.default.contents(atPath: path) == Self.png, "\(file): \(path) is not the embedded picture")
+                var st = stat()
+                stat(path, &st)
+                stamps.append("\(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)")
+                #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+                #expect(player.wait() == 0)
+            }
+            #expect(stamps[0] == stamps[1], "\(file): the cover was written again")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: covers).count == 1, "one picture, one file")
     }
 
     /// OpenUri plays another file in the player's place (the same process, on the bus again under

@@ -232,11 +232,9 @@ final class SongServer: @unchecked Sendable {  // immutable after init
     /// The title, singer and album on the practice screen, and the download bars before it.
     @Test func theScreenShowsTheDocumentsTitleSingerAndAlbum() throws {
         let server = try SongServer()
-        func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
+        func tmux(_ args: [String]) throws -> String { try Tmux.run(args) }
         let session = "practice-open-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
-                                environment: ProcessInfo.processInfo.environment)
-        try #require(start.wait() == 0)
+        try #require(try Tmux.newSession(session, width: 80, height: 24) == 0)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         let command = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(cache) \(practiceBinary) open \(server.base)/songs/warmup.json --device null; echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, command, "Enter"])

@@ -8,15 +8,12 @@ import PracticeAudio
 @Suite(.serialized) struct TerminalTests {
     let fx = Fixtures.shared
 
-    func tmux(_ args: [String]) throws -> String { try run("/usr/bin/tmux", args).stdout }
+    func tmux(_ args: [String]) throws -> String { try Tmux.run(args) }
 
     /// Starts an 80×24 tmux session with a plain shell, and runs `command` in `dir` there against the
     /// rig's sound server, followed by `echo EXIT=$?`. Returns the session's name.
     func startShell(_ session: String, running command: String, in dir: String, rig: PulseRig) throws -> String {
-        // Spawned, not Process: the tmux server keeps its client's output open, so reading it never ends.
-        let start = try Spawned("/usr/bin/tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile"],
-                                environment: ProcessInfo.processInfo.environment)
-        try #require(start.wait() == 0)
+        try #require(try Tmux.newSession(session, width: 80, height: 24) == 0)
         // Each test's own state folder: where a track was left is remembered per person.
         let line = "cd \(dir) && PS1='$ ' && clear && export XDG_STATE_HOME=\(dir)/state DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/practice-tests-bus && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, line, "Enter"])

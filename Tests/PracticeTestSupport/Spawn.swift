@@ -74,3 +74,24 @@ public final class Spawned: @unchecked Sendable {  // pid and fd are immutable a
         if let stdout { close(stdout) }
     }
 }
+
+/// tmux on a server of the tests' own (`-L`), started from the test process's environment: never
+/// a server the person running the tests has open, whose terminal type and environment would
+/// change what the practice screen draws.
+public enum Tmux {
+    public static let socket = "practice-tests-\(getpid())"
+
+    /// Runs a tmux command; its stdout.
+    @discardableResult
+    public static func run(_ args: [String]) throws -> String {
+        try PracticeTestSupport.run("/usr/bin/tmux", ["-L", socket] + args).stdout
+    }
+
+    /// A detached session of `width` × `height` running a plain bash.
+    public static func newSession(_ name: String, width: Int, height: Int) throws -> Int32 {
+        // Spawned, not Process: the tmux server keeps its client's output open, so reading it never ends.
+        let start = try Spawned("/usr/bin/tmux", ["-L", socket, "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height),
+                                                  "bash --norc --noprofile"], environment: ProcessInfo.processInfo.environment)
+        return start.wait()
+    }
+}

@@ -24,6 +24,9 @@ enum Background {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
         posix_spawn_file_actions_addclose(&actions, ends[1])
+        // Nothing else of ours: whoever started us may read a pipe to its end (a script's
+        // `$(…)`, a test), and a player that lives on must not hold it open.
+        _ = closeFrom?(&actions, 3)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
@@ -76,3 +79,10 @@ enum Background {
         }
     }
 }
+
+/// `posix_spawn_file_actions_addclosefrom_np(actions, 3)` (glibc 2.34), which Swift's Glibc
+/// module does not show: looked up once.
+private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+}()

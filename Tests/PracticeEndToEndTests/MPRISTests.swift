@@ -124,7 +124,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("next").status == 0)                       // → Verse, 4 s
         try waitForPosition(5.2)
         #expect(try playerctl("next").status == 0)                       // → Chorus, 9 s
-        try waitForPosition(9.06)
+        try waitForPosition(9.2)
         #expect(try playerctl("pause").status == 0)
         #expect(try playerctl("metadata", "practice:section").stdout == "Chorus\n")
         // Within a second after Chorus, Previous goes to the marker before it (Verse); later, to
@@ -160,12 +160,17 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
 
         let runs = TerminalTests.counterRuns(try Signals.readRawFloat(raw))
         func landing(_ n: Int) -> Int { (runs[n].source - (runs[n].first - runs[n - 1].last - 1)) & 0xFFFF }
-        try #require(runs.count >= 7, "runs: \(runs)")
-        for (n, (what, t)) in [("next → Verse", 4.0), ("next → Chorus", 9), previous, ("position 15.5", 15.5)].enumerated() {
-            #expect(abs(Self.error(landing(n + 1), t)) <= 20, "\(what) landed \(Self.error(landing(n + 1), t)) ms off")
+        try #require(runs.count >= 6, "runs: \(runs)")
+        // Each jump is a run of its own that begins at its place, in order (a run shorter than
+        // 50 ms, which a loaded machine may leave, is not counted, hence the search).
+        var k = 1
+        for (what, t) in [("next → Verse", 4.0), ("next → Chorus", 9), previous, ("position 15.5", 15.5)] {
+            while k < runs.count, abs(Self.error(landing(k), t)) > 20 { k += 1 }
+            #expect(k < runs.count, "\(what): no run begins within 20 ms of \(t) s after the one before; runs: \(runs)")
+            k += 1
         }
         // Then the loop: each pass starts at Bridge (15 s), and a whole pass runs to Tag (18 s).
-        let passes = runs.indices.dropFirst(5).filter { abs(Self.error(landing($0), 15)) <= 20 }
+        let passes = runs.indices.dropFirst(k).filter { abs(Self.error(landing($0), 15)) <= 20 }
         #expect(passes.count >= 2, "loop passes heard: \(passes.count), runs: \(runs)")
         if passes.count >= 2 {
             let pass = Double(runs[passes[1] - 1].last - runs[passes[1] - 1].first + 1 + 441) / 44.1
@@ -387,7 +392,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     /// artUrl points at exactly those bytes, and the next player of the file finds the same file
     /// there, not written again.
     @Test func anEmbeddedCoverIsWrittenOnceIntoTheCache() throws {
-        try Signals.write(Signals.sine(440, seconds: 10), to: dir.file("plain.wav"))
+        try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("plain.wav"))
         try FileManager.default.createDirectory(atPath: dir.file("art"), withIntermediateDirectories: true)
         try Self.png.write(to: URL(fileURLWithPath: dir.file("art/front.png")))
         #expect(try run("/usr/bin/lame", ["--quiet", "--ti", "art/front.png", "plain.wav", "song.mp3"], currentDirectory: dir.path).status == 0)
@@ -411,6 +416,30 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
             #expect(stamps[0] == stamps[1], "\(file): the cover was written again")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: covers).count == 1, "one picture, one file")
+    }
+
+    /// A player in the background that plays to the end goes back to the start, paused, and stays
+    /// for its controllers; quit from elsewhere while a screen is attached, it takes the screen
+    /// with it, which says so.
+    @Test func aBackgroundPlayerWaitsAtTheEndAndItsScreenSeesItQuit() throws {
+        try Signals.write(Signals.sine(440, seconds: 1), to: dir.file("short.wav"), tags: ["title": "Short"])
+        let started = try practice(["play", "short.wav", "--device", "null", "--background", "--quiet"], in: dir, environment: env)
+        #expect(started.status == 0 && started.stdout.hasPrefix("practice: playing 'Short' in the background (pid "), "\(started)")
+        var object: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            usleep(100_000)
+            let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+            object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
+        } while !(object["playing"] as? Bool == false && object["position"] as? Double == 0) && Date() < deadline
+        #expect(object["playing"] as? Bool == false && object["position"] as? Double == 0 && object["finished"] as? Bool == false,
+                "at the end: \(object)")
+        let terminal = try Terminal(self)
+        try terminal.type("\(practiceBinary) attach")
+        _ = try terminal.waitFor("attached to the player of pid")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        let shown = try terminal.waitFor("EXIT=")
+        #expect(shown.contains("practice: the player has quit") && shown.contains("EXIT=0"), "screen:\n\(shown)")
     }
 
     /// OpenUri plays another file in the player's place (the same process, on the bus again under

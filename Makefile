@@ -41,12 +41,14 @@ demo: release
 test:
 	$(call install,$(TEST_DEPS))
 	$(SWIFT) build --build-tests
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip '\.RealTimeTests/' --skip '\.TerminalTests/' --skip '\.EngineTests/'
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip '\.RealTimeTests/' --skip '\.TerminalTests/' --skip '\.EngineTests/' --skip '\.MPRISTests/'
 	@# The engine's stress test and the real-time suites run alone, one after the other: the first wants
-	@# the task pool to itself, the others measure milliseconds against a live sound server.
+	@# the task pool to itself, the others measure milliseconds against a live sound server, or drive
+	@# players in real time from playerctl and a tmux screen (MPRIS) between markers seconds apart.
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.EngineTests/'
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.RealTimeTests/'
 	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.TerminalTests/'
+	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.MPRISTests/'
 	$(MAKE) check-threads
 	$(MAKE) check-install
 

@@ -229,8 +229,11 @@ import Synchronization
         _ = try w.run(["markers", "add", "tone.wav", "first", "9"])
         var env = ProcessInfo.processInfo.environment
         for (k, v) in w.env { env[k] = v }
-        // Kill at a random moment between launch and a little after a whole run would have ended.
+        // Kill at a random moment between launch and a little after a whole run would have ended;
+        // on a machine so busy that runs take longer than the one measured here and every kill so
+        // far came before the write, the window doubles every 25 kills.
         let whole = try w.run(["markers", "add", "tone.wav", "second", "9.5"]).seconds
+        var window = min(whole * 1.3, 0.4)
         var counts = Set<Int>()
         var generator = SystemRandomNumberGenerator()
         for i in 0..<200 {
@@ -242,7 +245,8 @@ import Synchronization
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            usleep(UInt32.random(in: 0..<UInt32(min(whole * 1.3, 0.4) * 1e6), using: &generator))
+            if i % 25 == 24, counts.count == 1 { window *= 2 }
+            usleep(UInt32.random(in: 0..<UInt32(window * 1e6), using: &generator))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             let r = try w.run(["markers", "tone.wav", "--json"])

@@ -25,9 +25,12 @@ let package = Package(
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
+        // toml++ (libtomlplusplus-dev), the same way: the configuration file, turned into JSON.
+        .target(name: "CToml", cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
+                linkerSettings: [.linkedLibrary("tomlplusplus")]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.

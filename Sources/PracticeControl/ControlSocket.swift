@@ -72,7 +72,8 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             throw PracticeError(.cannotCreate, "\(path): cannot listen (\(reason))")
         }
         listener = fd
-        let stream = player.events(keepingNewest: 256)
+        // Ticks only while a client is connected: with none, time going by wakes nobody here.
+        let stream = player.events(keepingNewest: 256, ticks: { [weak self] in (self?.connected.load(ordering: .relaxed) ?? 0) > 0 })
         subscription = Task.detached { [weak self] in
             for await event in stream where event.kind != .snapshot {
                 guard let self else { return }

@@ -12,7 +12,7 @@ import PracticeEngine
 ///
 /// `org.mpris.MediaPlayer2.practice` (`…practice.instance<pid>` when another player has that name)
 /// serves `/org/mpris/MediaPlayer2` with the two MPRIS interfaces and `practice.Markers`, our own:
-/// - Next and Previous go to the next and previous marker (the section), CanGoNext and
+/// - Next and Previous go to the next and previous marker (the section; paused, it stays paused), CanGoNext and
 ///   CanGoPrevious say whether there is one; Rate is the speed (0.25 to 3.0); LoopStatus `None` is
 ///   the loop off, `Track` (or `Playlist`) the loop on (with no loop set, the section being heard);
 /// - Metadata has the tags, the length, the file's URL, the cover (`mpris:artUrl`), and
@@ -73,7 +73,9 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
         try bus.add(object: Self.objectPath, [rootInterface(), playerInterface(), markersInterface()])
         bus.flush()
 
-        let stream = player.events(keepingNewest: 64)
+        // No ticks: the position is read when asked, and the section is looked at when the heard
+        // position is due to reach the next marker (`nextLook`).
+        let stream = player.events(keepingNewest: 64, ticks: { false })
         subscription = Task.detached { [weak self] in
             for await event in stream where event.kind != .snapshot {
                 guard let self else { return }
@@ -117,16 +119,21 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
 
     private func serve() {
         var published = emitted()
+        var look = ContinuousClock.now + nextLook()
         while !stopping.load(ordering: .acquiring) {
             let (fd, events, timeout) = bus.pollDescriptor
             var fds = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, timeout)
+            let untilLook = (look - ContinuousClock.now).components
+            let lookMs = Int32(max(0, min(untilLook.seconds * 1000 + untilLook.attoseconds / 1_000_000_000_000_000 + 1, 60_000)))
+            _ = poll(&fds, 2, timeout < 0 ? lookMs : min(timeout, lookMs))
             if fds[1].revents != 0 { wake.drain() }
             if stopping.load(ordering: .acquiring) { break }
             for work in posted.withLock({ w in defer { w.removeAll() }; return w }) { work(bus) }
             do { try bus.process() } catch { break }   // the bus went away: no more MPRIS
             let kinds = outbox.withLock { o in defer { o.removeAll() }; return o }
-            if !kinds.isEmpty {
+            // A change of the player's, a method call (one may have edited the markers), or the
+            // time to look again: the properties as they are now, and what changed.
+            if !kinds.isEmpty || fds[0].revents != 0 || ContinuousClock.now >= look {
                 if kinds.contains(.played) { stopped.store(false, ordering: .releasing) }
                 let now = emitted()
                 for (interface, values) in now {
@@ -134,6 +141,7 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
                     try? bus.emitPropertiesChanged(path: Self.objectPath, interface: interface, changed)
                 }
                 published = now
+                look = ContinuousClock.now + nextLook()
                 // Every jump: a seek, a jump to a marker, a loop's next pass (back to its start).
                 if kinds.contains(where: { $0 == .seeked || $0 == .passStarted }) {
                     try? bus.emitSignal(path: Self.objectPath, interface: Self.playerInterface, member: "Seeked", [.int64(microseconds(player.state.position))])
@@ -142,6 +150,19 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
             bus.flush()
         }
         bus.flush()
+    }
+
+    /// How long until the properties may have changed with no event to say so: when the heard
+    /// position reaches the next marker (a new section; at least 20 ms, as during a loop's gap
+    /// the position stands still), and at most a second, for a sidecar another program edited.
+    private func nextLook() -> Duration {
+        let s = player.state
+        var seconds = 1.0
+        if s.isPlaying, s.rate > 0 {
+            let ahead = (navigation(s, markers.current()).sectionRange.1 - s.position) / s.rate
+            if ahead >= 0 { seconds = min(seconds, max(ahead + 0.005, 0.02)) }
+        }
+        return .milliseconds(Int(seconds * 1000))
     }
 
     /// The values of the properties that PropertiesChanged carries, by interface.
@@ -230,11 +251,11 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
         let player = self.player
         return BusInterface(Self.playerInterface, methods: [
             .init("Next") { [self] _ in
-                if let t = navigation(player.state, markers.current()).next { player.jump(to: t) }
+                if let t = navigation(player.state, markers.current()).next { go(to: t) }
                 return []
             },
             .init("Previous") { [self] _ in
-                if let t = navigation(player.state, markers.current()).previous { player.jump(to: t) }
+                if let t = navigation(player.state, markers.current()).previous { go(to: t) }
                 return []
             },
             .init("Pause") { _ in player.pause(); return [] },
@@ -330,6 +351,12 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
     }
 
     /// `None`: the loop off. `Track` or `Playlist`: the loop on; with none set, the section being heard.
+    /// Next and Previous: to the marker, playing on if it was playing; paused or stopped, it
+    /// stays so (as the MPRIS specification asks).
+    private func go(to seconds: Double) {
+        if player.state.isPlaying { player.jump(to: seconds) } else { player.seek(to: seconds) }
+    }
+
     private func setLoopStatus(_ status: String) throws(BusFailure) {
         switch status {
         case "None": if player.state.loop != nil { player.setLooping(false) }

@@ -23,6 +23,10 @@ public struct PlayerOptions: Sendable {
     }
     /// How often views hear the position while playing.
     public var tickInterval = Duration.milliseconds(100)
+    /// The sound device's period in microseconds (its buffer holds three): how often the audio
+    /// thread wakes. Commands do not wait for it (they drop the device's buffer), so a player
+    /// nobody watches (in the background) takes longer ones and wakes less.
+    public var devicePeriodMicroseconds: UInt32 = 40_000
     public var settings = PlaybackSettings()
     /// Range in seconds on the source timeline; nil = start / end of the track.
     public var from: Double?
@@ -110,7 +114,8 @@ public struct PlayerState: Sendable, Equatable {
 
 
 /// One change of the player, for views. Every state change is published once, in the order the
-/// commands were carried out, to every subscriber (`Player.events`).
+/// commands were carried out, to every subscriber (`Player.events`); ticks only to subscribers
+/// that take them, and not at all when none does.
 public struct PlayerEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable {
         /// The first event a subscriber gets: the state when it subscribed.
@@ -171,7 +176,12 @@ public final class Player: Sendable {
     var lastMeasurementNanoseconds: Int64 { audio.clock.read().timeNs }
     private let decoder: Decoder
     private let engine: Locked<Engine>
-    private let subscribers = Locked<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])
+    private let subscribers = Locked<[UUID: Subscriber]>([:])
+    /// A view or controller listening: its stream, and whether it takes ticks now.
+    private struct Subscriber {
+        let continuation: AsyncStream<PlayerEvent>.Continuation
+        let wantsTicks: @Sendable () -> Bool
+    }
     private let tickInterval: Duration
     /// Signalled by commands so the ticker notices a change of transport at once.
     private let tickWake = DispatchSemaphore(value: 0)
@@ -218,7 +228,8 @@ public final class Player: Sendable {
         switch options.output {
         case .alsa(let device):
             do {
-                let output = try ALSAOutput(device: device, sampleRate: track.info.sampleRate, channels: track.info.channels)
+                let output = try ALSAOutput(device: device, sampleRate: track.info.sampleRate, channels: track.info.channels,
+                                            periodMicroseconds: options.devicePeriodMicroseconds, bufferMicroseconds: 3 * options.devicePeriodMicroseconds)
                 audio = AudioThread(ring: ring, output: output)
             } catch {
                 throw PracticeError(.unavailable, "cannot play \(path): no usable audio device '\(device)' (\(error.function): \(error.message)); pick one with --device, or write a file with 'practice render'")
@@ -429,7 +440,7 @@ public final class Player: Sendable {
             defer { obs.removeAll() }
             return Array(obs.values)
         }
-        for c in all { c.finish() }
+        for s in all { s.continuation.finish() }
     }
 
     private func shutDown() {
@@ -541,13 +552,23 @@ public final class Player: Sendable {
         c.sequence += 1
         c.published = state
         let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence)
-        for s in subscribers.withLock({ Array($0.values) }) { s.yield(event) }
+        for s in subscribers.withLock({ Array($0.values) }) where kind != .tick || s.wantsTicks() { s.continuation.yield(event) }
     }
+
+    /// Whether anyone listening takes ticks now: if nobody does, time going by is not published
+    /// at all (a player in the background wakes nobody ten times a second).
+    fileprivate var ticksWanted: Bool { subscribers.withLock { $0.values.contains { $0.wantsTicks() } } }
 
     /// Every change from now on, starting with a `snapshot` of the state now, until `stopped`.
     /// `keepingNewest`: a view that only draws the latest state keeps that many unread events and
     /// drops older ones; nil keeps them all (a journal, a socket that forwards every event).
-    public func events(keepingNewest: Int? = nil) -> AsyncStream<PlayerEvent> {
+    /// `ticks`: whether to send this subscriber the ticks (time going by while playing) at that
+    /// moment; asked at each tick, under the player's lock, so it must only read a flag. One
+    /// that takes none sees gaps in `sequence` where the ticks were, and reads the position from
+    /// `state` when it needs it.
+    public func events(keepingNewest: Int? = nil) -> AsyncStream<PlayerEvent> { events(keepingNewest: keepingNewest, ticks: { true }) }
+
+    public func events(keepingNewest: Int? = nil, ticks: @escaping @Sendable () -> Bool) -> AsyncStream<PlayerEvent> {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self,
                                                             bufferingPolicy: keepingNewest.map { .bufferingNewest(max($0, 1)) } ?? .unbounded)
@@ -555,7 +576,7 @@ public final class Player: Sendable {
         let finished = engine.withLock { c in
             continuation.yield(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence))
             if c.stopped { return true }
-            subscribers.withLock { $0[id] = continuation }
+            subscribers.withLock { $0[id] = Subscriber(continuation: continuation, wantsTicks: ticks) }
             return false
         }
         if finished { continuation.finish() }
@@ -574,7 +595,7 @@ public final class Player: Sendable {
         _ = ControlThread(name: "practice-tick") { [weak self] in
             while true {
                 // No strong reference across the wait: a player nobody holds goes away.
-                let step: (playing: Bool, wake: DispatchSemaphore)? = {
+                let step: (wait: Double, wake: DispatchSemaphore)? = {
                     guard let self else { return nil }
                     return self.engine.withLock { c in
                     guard !c.stopped else { return nil }
@@ -586,16 +607,29 @@ public final class Player: Sendable {
                             : s.isFinished && before?.isFinished != true ? .finished
                             : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
                             : .tick
-                        self.publish(&c, kind, s)
+                        if kind != .tick || self.ticksWanted { self.publish(&c, kind, s) }
                     }
-                    return (s.isPlaying, self.tickWake)
+                    return (self.nextLook(s, ticking: interval), self.tickWake)
                     }
                 }()
                 guard let step else { return }
-                _ = step.wake.wait(timeout: .now() + (step.playing ? interval : 1))
+                _ = step.wake.wait(timeout: .now() + step.wait)
                 while step.wake.wait(timeout: .now()) == .success {}   // many commands are one change to look at
             }
         }
+    }
+}
+
+extension Player {
+    /// Seconds until the ticker looks again: `ticking` while playing for subscribers that take
+    /// ticks; for none, when the heard position is due at the loop's or the range's end (a new
+    /// pass, the end, which take no tick to publish; at least 20 ms, as the position stands still
+    /// during a count-in or a gap; at most a second, for a device that failed); paused, a second.
+    fileprivate func nextLook(_ s: PlayerState, ticking: Double) -> Double {
+        guard s.isPlaying, s.rate > 0 else { return 1 }
+        if ticksWanted { return ticking }
+        let end = s.loop.flatMap { $0.isOn ? $0.end : nil } ?? Double(decoder.range.upperBound) / Double(track.info.sampleRate)
+        return min(max((end - s.position) / s.rate + 0.005, 0.02), 1)
     }
 }
 

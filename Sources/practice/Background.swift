@@ -11,7 +11,8 @@ import PracticeDocuments
 enum Background {
     /// Starts the detached player and returns when it plays; throws (exits) if it could not start.
     /// `arguments`: its command line (the default: this one, without `--background`).
-    static func start(_ given: [String]? = nil) throws {
+    @discardableResult
+    static func start(_ given: [String]? = nil) throws -> pid_t {
         var arguments = given ?? Array(CommandLine.arguments.dropFirst()).filter { $0 != "--background" }
         arguments.append("--detached")
         var ends: [Int32] = [-1, -1]
@@ -67,6 +68,7 @@ enum Background {
         let title = (try? JSONValue.parse(answer).object?["title"]?.string) ?? "the track"
         Terminal.write("practice: playing '\(title.terminalSafe)' in the background (pid \(child)); 'practice ctl status' shows it, 'practice ctl quit' stops it\n",
                        to: STDOUT_FILENO)
+        return child
     }
 
     /// In the detached player, once it plays: its stderr goes to /dev/null, which tells the

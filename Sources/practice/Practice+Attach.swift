@@ -38,7 +38,10 @@ extension Practice {
             let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
             var places = Places(track: remote.track, explicit: remote.sidecar)
             let bpm = try? places.tempo()
-            let session = Session(player: remote, sidecar: remote.sidecar, color: color, rehearsal: Rehearsal(bpm: bpm ?? nil), bindings: bindings,
+            // What loops get: the running loop's count-in, gaps and trainer, else nothing but the tempo.
+            var rehearsal = remote.state.loop?.rehearsal ?? Rehearsal()
+            if rehearsal.bpm == nil { rehearsal.bpm = bpm ?? nil }
+            let session = Session(player: remote, sidecar: remote.sidecar, color: color, rehearsal: rehearsal, bindings: bindings,
                                   notice: notice ?? "attached to the player of pid \(remote.pid): \(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing, \(bindings.keys(for: .quit).first?.label ?? "q") quits it")
             let signals = SignalHandlers { _ in session.requestQuit() }
             defer { withExtendedLifetime(signals) {} }

@@ -72,10 +72,10 @@ extension Practice {
         @Flag(help: "Keep playing without a terminal: closing it does not stop the player. 'practice ctl' drives it, media keys and desktop controls too (MPRIS).")
         var background = false
 
-        @Flag(help: "No now-playing notification on the desktop.")
+        @Flag(help: "No now-playing notification on the desktop (always: 'notifications = false' under [desktop] in $XDG_CONFIG_HOME/practice/config.toml).")
         var quiet = false
 
-        @Flag(help: "Do not offer the player on the session bus (MPRIS: media keys, desktop controls, playerctl).")
+        @Flag(help: "Do not offer the player on the session bus (MPRIS: media keys, desktop controls, playerctl; always: 'mpris = false' under [desktop] in config.toml).")
         var noMpris = false
 
         /// Set on the player that `--background` starts: no terminal, its stderr tells the starter when it is ready.
@@ -101,7 +101,8 @@ extension Practice {
 
         /// Plays `file` as `play` does; `tags` (title, artist, album) are shown instead of the file's own.
         func play(_ file: String, tags: [String: String] = [:], cover: String? = nil) async throws {
-            if background && !detached { return try Background.start() }
+            let config = try Config.load()
+            if background && !detached { try Background.start(); return }
             var options = PlayerOptions()
             options.tags = tags
             options.device = device
@@ -109,6 +110,9 @@ extension Practice {
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
             options.startPlaying = !paused
+            // Nobody watches a detached player: 200 ms device periods wake it a fifth as often as
+            // the screen's 40 ms (commands drop the device's buffer, so they are not slower).
+            if detached { options.devicePeriodMicroseconds = 200_000 }
             let controlled = control == "stdin"
             let screen = !controlled && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
             let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
@@ -130,16 +134,19 @@ extension Practice {
             }
             let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }
-            let settings = PlayerServices.Settings(mpris: !noMpris, notify: !quiet, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
+            let settings = PlayerServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
                 let (signal, services, detach, wasPlaying) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
                                                                 notice: notice, services: settings)
                 remember(player, in: &store)
                 if detach {
-                    // `d`: a detached player takes over where this one stopped (the saved place).
+                    // `d`: a detached player takes over where this one stopped (the saved place:
+                    // position, speed, pitch, the loop), paused until it has the rest.
                     services.stop()
-                    return try Background.start(detachedArguments(file, paused: !wasPlaying))
+                    let pid = try Background.start(detachedArguments(file, paused: true))
+                    Self.handOver(player.state, to: pid, playing: wasPlaying)
+                    return
                 }
                 if let signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
@@ -160,7 +167,10 @@ extension Practice {
             if detached { Background.ready() }
 
             var last: PlayerState?
-            for await event in player.events(keepingNewest: 64) {
+            // Ticks only for a status line or a script reading events: a player in the background
+            // (or one printing nothing) is woken by changes, not by time going by.
+            let ticks = controlled || showStatus
+            for await event in player.events(keepingNewest: 64, ticks: { ticks }) {
                 let state = event.state
                 if controlled && state != last && event.kind != .stopped { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
                 if showStatus { Terminal.writeRaw(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
@@ -251,6 +261,29 @@ extension Practice.PlayOptions {
         if noMpris { args.append("--no-mpris") }
         if paused { args.append("--paused") }
         return args
+    }
+
+    /// Gives the detached player started for `d` what the saved place does not hold: the loop's
+    /// count-in, gaps, pre-roll, tempo and passes still to play, and the trainer going on from
+    /// the speed it reached; then lets it play if this one was playing.
+    static func handOver(_ state: PlayerState, to pid: pid_t, playing: Bool) {
+        var lines: [String] = []
+        if let l = state.loop, !l.rehearsal.isPlain || l.rehearsal.bpm != nil || l.passes != nil {
+            var rehearsal = l.rehearsal
+            if var t = rehearsal.trainer {
+                t.from = min(max(state.rate, min(t.from, t.to)), max(t.from, t.to))
+                rehearsal.trainer = t
+            }
+            let range = LoopRange(start: l.start, end: l.end, passes: l.passes.map { max($0 - l.pass + 1, 1) }, name: l.name, rehearsal: rehearsal)
+            lines.append(JSONValue.object(["cmd": .string("setloop"), "loop": range.json, "keepingCount": .bool(false), "on": .bool(l.isOn)]).compact())
+        }
+        if playing { lines.append("{\"cmd\":\"play\"}") }
+        guard !lines.isEmpty else { return }
+        // The player answers in order: its status comes after the commands before it are done.
+        lines.append("{\"cmd\":\"status\"}")
+        do { _ = try Players.ask(Players.socketPath(pid: pid), lines.joined(separator: "\n"), until: "status") } catch {
+            Terminal.write("practice: warning: the background player did not take the loop's settings: \(error.message)\n", to: STDERR_FILENO)
+        }
     }
 
     /// The file's absolute path with links resolved (how players name their tracks to each other).

@@ -107,6 +107,39 @@ import PracticeControl
         #expect(await iterator.next() == nil) // stopping ends every stream
     }
 
+    /// A subscriber that takes no ticks gets every change but not time going by; with nobody
+    /// taking ticks none is published at all (no gap in `sequence`): a player in the background
+    /// wakes nobody ten times a second. One that takes them gets them; the other still does not.
+    @Test func ticksGoOnlyToThoseWhoTakeThem() async throws {
+        let path = dir.file("long.wav")
+        try Signals.write(Signals.sine(440, seconds: 10), to: path)
+        var o = PlayerOptions()
+        o.tickInterval = .milliseconds(10)
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        var quiet = rig.player.events(ticks: { false }).makeAsyncIterator()
+        let first = try #require(await quiet.next())
+        for _ in 0..<10 { rig.play(4_410); usleep(20_000) }   // 1 s heard over 200 ms; the ticker looks every 10 ms
+        rig.command { rig.player.pause() }
+        let paused = try #require(await quiet.next())
+        #expect(paused.kind == .paused && paused.sequence == first.sequence + 1 && abs(paused.state.position - 1) < 0.001,
+                "\(paused.kind) \(paused.sequence) after \(first.sequence), at \(paused.state.position) s")
+
+        var loud = rig.player.events().makeAsyncIterator()
+        _ = await loud.next()
+        rig.command { rig.player.play() }
+        for _ in 0..<10 { rig.play(4_410); usleep(20_000) }
+        rig.command { rig.player.pause() }
+        var kinds: [PlayerEvent.Kind] = []
+        while let e = await loud.next() {
+            kinds.append(e.kind)
+            if e.kind == .paused { break }
+        }
+        #expect(kinds.first == .played && kinds.filter { $0 == .tick }.count >= 3, "\(kinds)")
+        #expect(await quiet.next()?.kind == .played)
+        #expect(await quiet.next()?.kind == .paused)
+    }
+
     @Test func noDeviceIsAOneLineErrorPointingAtRender() throws {
         var o = options()
         o.device = "no_such_device_here"

@@ -91,12 +91,29 @@ public enum Tmux {
         try PracticeTestSupport.run("/usr/bin/tmux", ["-L", socket] + args).stdout
     }
 
+    /// The server, started once for the test process and kept when it has no session
+    /// (`exit-empty off`): tests that open terminals at the same moment would otherwise each
+    /// start one on the same socket (the one before ended with its last session), and a session
+    /// could land on a server nobody reaches. Killed when the test process exits.
+    private static let server: Int32 = {
+        // Spawned, not Process: the tmux server keeps its client's output open, so reading it never ends.
+        let status = (try? Spawned("/usr/bin/tmux", ["-L", socket, "-f", "/dev/null", "start-server", ";", "set-option", "-g", "exit-empty", "off"],
+                                   environment: ProcessInfo.processInfo.environment).wait()) ?? -1
+        atexit { _ = try? Tmux.run(["kill-server"]) }
+        return status
+    }()
+
     /// A detached session of `width` × `height` running a plain bash.
     public static func newSession(_ name: String, width: Int, height: Int) throws -> Int32 {
-        // Spawned, not Process: the tmux server keeps its client's output open, so reading it never ends.
+        guard server == 0 else { return server }
         let start = try Spawned("/usr/bin/tmux", ["-L", socket, "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height),
                                                   "bash --norc --noprofile"], environment: ProcessInfo.processInfo.environment)
-        return start.wait()
+        let status = start.wait()
+        guard status == 0 else { return status }
+        // Until bash shows its prompt: keys sent before it has set up its line editor are lost.
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? run(["capture-pane", "-p", "-t", name]))?.contains(where: { !$0.isWhitespace }) != true { usleep(20_000) }
+        return 0
     }
 }
 

@@ -79,7 +79,9 @@ class Practice(Player):
         self.binary = binary
 
     def command(self, track, rate, start):
-        return [self.binary, 'play', track, '--rate', '%g' % rate, '--from', '%g' % start, '--device', 'pulse', '--no-tui', '--quiet']
+        # --detached is what `play --background` runs, without leaving this process: the player
+        # a desktop's media keys drive with the terminal closed, measured as such.
+        return [self.binary, 'play', track, '--rate', '%g' % rate, '--from', '%g' % start, '--device', 'pulse', '--quiet', '--detached']
 
 
 class Mpv(Player):

@@ -12,6 +12,8 @@ public enum XDG {
     public static var cache: URL { directory("XDG_CACHE_HOME", default: ".cache").appendingPathComponent("practice") }
     /// `$XDG_STATE_HOME/practice` (`~/.local/state/practice`): one person's state, kept between runs.
     public static var state: URL { directory("XDG_STATE_HOME", default: ".local/state").appendingPathComponent("practice") }
+    /// `$XDG_CONFIG_HOME/practice` (`~/.config/practice`): the files a person writes to set us up.
+    public static var config: URL { directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("practice") }
     /// `$XDG_DATA_HOME/practice` (`~/.local/share/practice`): one person's documents.
     public static var data: URL { directory("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("practice") }
 }

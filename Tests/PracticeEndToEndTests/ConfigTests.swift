@@ -1,0 +1,56 @@
+import Foundation
+import PracticeTestSupport
+import Testing
+
+/// `$XDG_CONFIG_HOME/practice/config.toml`, read by the built binary: what it says is obeyed (see
+/// MPRISTests for the notification and MPRIS switches), a setting this version does not know is a
+/// warning, and a file that is not TOML or a setting of the wrong kind is one line naming the
+/// file, with EX_CONFIG (78) and nothing played.
+@Suite struct ConfigTests {
+    let fx = Fixtures.shared
+    let dir = ScratchDirectory("practice-config")
+
+    /// Plays a tenth of a second with `text` as the configuration file.
+    func play(withConfig text: String) throws -> ProcessResult {
+        try FileManager.default.createDirectory(atPath: dir.file("practice"), withIntermediateDirectories: true)
+        try text.write(toFile: dir.file("practice/config.toml"), atomically: true, encoding: .utf8)
+        return try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--to", "0.1"],
+                       environment: ["XDG_CONFIG_HOME": dir.path])
+    }
+
+    @Test(arguments: [
+        ("[desktop]\nnotifications = \"no\"\n", "'desktop.notifications' must be true or false (got a string)"),
+        ("desktop = 1\n", "'desktop' must be a table ([desktop]) (got a number)"),
+        ("[desktop\nmpris = true\n", ":1:9: not TOML (Error while parsing table header: expected ']', saw '\\n')"),
+        ("[desktop]\nmpris = true\nmpris = false\n", ":3:9: not TOML (Error while parsing key-value pair: cannot redefine existing boolean 'mpris')"),
+    ])
+    func aWrongFileIsOneLineAndExit78(text: String, message: String) throws {
+        let r = try play(withConfig: text)
+        let file = dir.file("practice/config.toml")
+        let expected = message.hasPrefix(":") ? "practice: \(file)\(message)\n" : "practice: \(file): \(message)\n"
+        #expect(r.status == 78 && r.stderr == expected && r.stdout.isEmpty, "\(r)")
+    }
+
+    @Test func unknownSettingsAreWarningsAndShownSafely() throws {
+        let r = try play(withConfig: "[desktop]\nnotifcations = false\n\"\\u001b]0;pwned\\u0007\" = 1\n[journal]\nenabled = true\n")
+        let file = dir.file("practice/config.toml")
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == """
+            practice: warning: \(file): unknown setting 'desktop.\\u{1b}]0;pwned\\u{7}' (ignored)
+            practice: warning: \(file): unknown setting 'desktop.notifcations' (ignored)
+            practice: warning: \(file): unknown setting 'journal' (ignored)
+
+            """, "\(r)")
+    }
+
+    @Test func aMissingFileIsTheDefaultsAndAFolderIsAnError() throws {
+        try FileManager.default.createDirectory(atPath: dir.file("empty/practice"), withIntermediateDirectories: true)
+        let missing = try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--to", "0.1"],
+                              environment: ["XDG_CONFIG_HOME": dir.file("empty")])
+        #expect(missing.status == 0 && missing.stderr.isEmpty, "\(missing)")
+        try FileManager.default.createDirectory(atPath: dir.file("folder/practice/config.toml"), withIntermediateDirectories: true)
+        let folder = try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--to", "0.1"],
+                             environment: ["XDG_CONFIG_HOME": dir.file("folder")])
+        #expect(folder.status == 78 && folder.stderr == "practice: \(dir.file("folder/practice/config.toml")): is a directory, not a configuration file\n", "\(folder)")
+    }
+}

@@ -1,6 +1,7 @@
 // The C interface of practice_toml.h over Debian's toml++ (libtomlplusplus-dev).
 #include "practice_toml.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -28,6 +29,8 @@ extern "C" char *practice_toml_to_json(const char *text, size_t length, practice
         error->column = static_cast<int>(e.source().begin.column);
     } catch (const std::exception &e) {
         std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    } catch (...) {
+        std::snprintf(error->message, sizeof error->message, "toml++ failed");
     }
     return nullptr;
 }

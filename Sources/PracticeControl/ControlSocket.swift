@@ -172,6 +172,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                     clients.append(Client(fd: fd))
                     // Counted before its first state is read: no change after that is skipped.
                     connected.store(clients.count, ordering: .releasing)
+                    player.ticksMayHaveChanged()
                     if !send(player.state.eventLine, to: fd) { dropped.insert(fd) }
                 }
             }

@@ -23,10 +23,10 @@ public struct Config: Sendable, Equatable {
     public init(json: JSONValue, file: String) throws(PracticeError) {
         guard let root = json.object else { throw PracticeError(.config, "\(file): not a table of settings") }
         func fail(_ key: String, _ what: String, _ got: JSONValue) -> PracticeError {
-            PracticeError(.config, "\(file): '\(key)' must be \(what) (got \(got.kindName))")
+            PracticeError(.config, "\(file): '\(key.terminalSafe)' must be \(what) (got \(got.kindName))")
         }
         for (section, value) in root.sorted(by: { $0.key < $1.key }) {
-            guard section == "desktop" else { warnings.append("\(file): unknown setting '\(section)' (ignored)"); continue }
+            guard section == "desktop" else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
             guard let table = value.object else { throw fail(section, "a table ([\(section)])", value) }
             for (key, value) in table.sorted(by: { $0.key < $1.key }) {
                 let name = "\(section).\(key)"
@@ -38,7 +38,7 @@ public struct Config: Sendable, Equatable {
                     guard let b = value.bool else { throw fail(name, "true or false", value) }
                     mpris = b
                 default:
-                    warnings.append("\(file): unknown setting '\(name)' (ignored)")
+                    warnings.append("\(file): unknown setting '\(name.terminalSafe)' (ignored)")
                 }
             }
         }

@@ -555,6 +555,10 @@ public final class Player: Sendable {
         for s in subscribers.withLock({ Array($0.values) }) where kind != .tick || s.wantsTicks() { s.continuation.yield(event) }
     }
 
+    /// A subscriber's `ticks` may say yes now where it said no (a socket got a client): the
+    /// ticker looks at once instead of when it next would have.
+    public func ticksMayHaveChanged() { tickWake.signal() }
+
     /// Whether anyone listening takes ticks now: if nobody does, time going by is not published
     /// at all (a player in the background wakes nobody ten times a second).
     fileprivate var ticksWanted: Bool { subscribers.withLock { $0.values.contains { $0.wantsTicks() } } }
@@ -577,6 +581,7 @@ public final class Player: Sendable {
             continuation.yield(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence))
             if c.stopped { return true }
             subscribers.withLock { $0[id] = Subscriber(continuation: continuation, wantsTicks: ticks) }
+            tickWake.signal()   // it may take ticks, which the ticker was not publishing
             return false
         }
         if finished { continuation.finish() }

@@ -8,7 +8,7 @@ extension Config {
     /// The configuration file (`Config.path`) read through toml++, its warnings written to
     /// stderr; every default when there is none. A file that is not TOML, or a setting of the
     /// wrong kind, is a one-line error naming the file (and the line and column) (exit 78).
-    static func load(_ path: String = Config.path) throws(PracticeError) -> Config {
+    static func load(_ path: String = Config.path, warn: Bool = true) throws(PracticeError) -> Config {
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return Config() }
         if isDirectory { throw PracticeError(.config, "\(path): is a directory, not a configuration file") }
@@ -26,7 +26,7 @@ extension Config {
             throw PracticeError(.config, "\(path): a value that cannot be read (\(error.message))")
         }
         let config = try Config(json: value, file: path)
-        for warning in config.warnings { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
+        for warning in config.warnings where warn { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
         return config
     }
 }

@@ -101,7 +101,8 @@ extension Practice {
 
         /// Plays `file` as `play` does; `tags` (title, artist, album) are shown instead of the file's own.
         func play(_ file: String, tags: [String: String] = [:], cover: String? = nil) async throws {
-            let config = try Config.load()
+            // Read (and refused if wrong) here; its warnings are the detached player's to say.
+            let config = try Config.load(warn: !background || detached)
             if background && !detached { try Background.start(); return }
             var options = PlayerOptions()
             options.tags = tags
@@ -111,7 +112,8 @@ extension Practice {
             options.sidecar = place.sidecar
             options.startPlaying = !paused
             // Nobody watches a detached player: 200 ms device periods wake it a fifth as often as
-            // the screen's 40 ms (commands drop the device's buffer, so they are not slower).
+            // the screen's 40 ms. Commands drop the device's buffer, so they are not slower; only
+            // at the very end of the range, while the last 0.6 s play out, does one wait for them.
             if detached { options.devicePeriodMicroseconds = 200_000 }
             let controlled = control == "stdin"
             let screen = !controlled && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
@@ -137,7 +139,7 @@ extension Practice {
             let settings = PlayerServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-                let (signal, services, detach, wasPlaying) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
+                let (signal, services, detach, last) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
                                                                 notice: notice, services: settings)
                 remember(player, in: &store)
                 if detach {
@@ -145,7 +147,7 @@ extension Practice {
                     // position, speed, pitch, the loop), paused until it has the rest.
                     services.stop()
                     let pid = try Background.start(detachedArguments(file, paused: true))
-                    Self.handOver(player.state, to: pid, playing: wasPlaying)
+                    Self.handOver(last, to: pid)
                     return
                 }
                 if let signal { Glibc.exit(128 + signal) }
@@ -234,7 +236,7 @@ extension Practice.PlayOptions {
 
     /// The full-screen session; a signal ends it like `q` (and is returned, for an exit with 128 + N).
     func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings, notice: String? = nil,
-                    services settings: PlayerServices.Settings) throws -> (Int32?, PlayerServices, detach: Bool, playing: Bool) {
+                    services settings: PlayerServices.Settings) throws -> (Int32?, PlayerServices, detach: Bool, last: PlayerState) {
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
         let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics,
@@ -246,9 +248,9 @@ extension Practice.PlayOptions {
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()
-        let playing = player.state.isPlaying
+        let last = player.state   // as it was heard when the screen ended, for a player taking over
         player.stop()
-        return (signals.received, services, session.detachRequested && signals.received == nil, playing)
+        return (signals.received, services, session.detachRequested && signals.received == nil, last)
     }
 
     /// The command line of the detached player that takes over from a screen left with `d`.
@@ -265,8 +267,10 @@ extension Practice.PlayOptions {
 
     /// Gives the detached player started for `d` what the saved place does not hold: the loop's
     /// count-in, gaps, pre-roll, tempo and passes still to play, and the trainer going on from
-    /// the speed it reached; then lets it play if this one was playing.
-    static func handOver(_ state: PlayerState, to pid: pid_t, playing: Bool) {
+    /// the speed it reached (the pass count starts again at 1, and a trainer's `/EVERY` counts
+    /// from the hand-over); then lets it play if this one was playing.
+    static func handOver(_ state: PlayerState, to pid: pid_t) {
+        let playing = state.isPlaying
         var lines: [String] = []
         if let l = state.loop, !l.rehearsal.isPlain || l.rehearsal.bpm != nil || l.passes != nil {
             var rehearsal = l.rehearsal

@@ -43,6 +43,11 @@ import Testing
             """, "\(r)")
     }
 
+    @Test func aValidFileIsQuiet() throws {
+        let r = try play(withConfig: "# practice\n[desktop]\nnotifications = false\nmpris = true   # media keys\n")
+        #expect(r.status == 0 && r.stderr.isEmpty && r.stdout.isEmpty, "\(r)")
+    }
+
     @Test func aMissingFileIsTheDefaultsAndAFolderIsAnError() throws {
         try FileManager.default.createDirectory(atPath: dir.file("empty/practice"), withIntermediateDirectories: true)
         let missing = try run(practiceBinary, [fx.dir.file("tone.wav"), "--device", "null", "--no-tui", "--to", "0.1"],

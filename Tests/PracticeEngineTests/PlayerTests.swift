@@ -108,8 +108,9 @@ import PracticeControl
     }
 
     /// A subscriber that takes no ticks gets every change but not time going by; with nobody
-    /// taking ticks none is published at all (no gap in `sequence`): a player in the background
-    /// wakes nobody ten times a second. One that takes them gets them; the other still does not.
+    /// taking ticks none is published at all (no gap in `sequence`, over longer than the ticker's
+    /// longest sleep): a player in the background wakes nobody ten times a second. One that takes
+    /// them gets them; the other still does not.
     @Test func ticksGoOnlyToThoseWhoTakeThem() async throws {
         let path = dir.file("long.wav")
         try Signals.write(Signals.sine(440, seconds: 10), to: path)
@@ -119,7 +120,7 @@ import PracticeControl
         defer { rig.stop() }
         var quiet = rig.player.events(ticks: { false }).makeAsyncIterator()
         let first = try #require(await quiet.next())
-        for _ in 0..<10 { rig.play(4_410); usleep(20_000) }   // 1 s heard over 200 ms; the ticker looks every 10 ms
+        for _ in 0..<10 { rig.play(4_410); usleep(150_000) }   // 1 s heard over 1.5 s of the clock
         rig.command { rig.player.pause() }
         let paused = try #require(await quiet.next())
         #expect(paused.kind == .paused && paused.sequence == first.sequence + 1 && abs(paused.state.position - 1) < 0.001,
@@ -138,6 +139,26 @@ import PracticeControl
         #expect(kinds.first == .played && kinds.filter { $0 == .tick }.count >= 3, "\(kinds)")
         #expect(await quiet.next()?.kind == .played)
         #expect(await quiet.next()?.kind == .paused)
+    }
+
+    /// With nobody taking ticks, a loop's new passes and the end are still published, found by
+    /// the ticker when they are due.
+    @Test func passesAndTheEndReachASubscriberWithoutTicks() async throws {
+        let path = dir.file("short.wav")
+        try Signals.write(Signals.sine(440, seconds: 3), to: path)
+        var o = PlayerOptions()
+        o.loop = LoopRange(start: 0.5, end: 1, passes: 2)
+        o.to = 1.5
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        let events = rig.player.events(ticks: { false })
+        let heard = Task { var kinds: [PlayerEvent.Kind] = []; for await e in events { kinds.append(e.kind); if e.kind == .finished { break } }; return kinds }
+        // The device's time at the clock's pace, as a real device's: the ticker's looks are timed on it.
+        for _ in 0..<40 where !rig.player.state.isFinished { rig.play(4_410); usleep(100_000) }
+        let deadline = Date().addingTimeInterval(3)
+        while !rig.player.state.isFinished, Date() < deadline { usleep(10_000) }
+        let kinds = await heard.value
+        #expect(kinds == [.snapshot, .passStarted, .finished], "\(kinds)")
     }
 
     @Test func noDeviceIsAOneLineErrorPointingAtRender() throws {

@@ -334,6 +334,13 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         func close() throws { _ = try tmux(["kill-session", "-t", name]) }
     }
 
+    /// A terminal whose players sound through a real-time sink (ALSA's `null` would let a player
+    /// with no screen race to the end); keep the rig as long as the terminal.
+    func realTimeTerminal() throws -> (PulseRig, Terminal) {
+        let pulse = try PulseRig()
+        return (pulse, try Terminal(self, extra: ["PULSE_SERVER": pulse.server]))
+    }
+
     /// Gone (or a zombie, in a container whose init reaps nothing).
     static func isGone(_ pid: Int) -> Bool {
         let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { $0[$0.index(after: $0.lastIndex(of: ")")!)...] }
@@ -346,9 +353,9 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     /// markers, and nothing is left running.
     @Test func aBackgroundPlayerOutlivesItsTerminal() throws {
         try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("long.wav"), tags: ["title": "Long"])
-        // Through a real-time sink: ALSA's `null` would let a player with no screen race to the end.
-        let pulse = try PulseRig()
-        var first: Terminal? = try Terminal(self, extra: ["PULSE_SERVER": pulse.server])
+        let (pulse, firstTerminal) = try realTimeTerminal()
+        defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
+        var first: Terminal? = firstTerminal
         try first!.type("\(practiceBinary) play long.wav --device pulse --background")
         let screen = try first!.waitFor("EXIT=")
         #expect(screen.contains("practice: playing 'Long' in the background (pid ") && screen.contains("EXIT=0"), "screen:\n\(screen)")
@@ -393,9 +400,8 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     /// leaves it again; `practice ctl quit` ends it.
     @Test func theScreenDetachesAndComesBack() throws {
         try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("song.wav"), tags: ["title": "Song"])
-        // Through a real-time sink: ALSA's `null` would let a player with no screen race to the end.
-        let pulse = try PulseRig()
-        let terminal = try Terminal(self, extra: ["PULSE_SERVER": pulse.server])
+        let (pulse, terminal) = try realTimeTerminal()
+        defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
         try terminal.type("\(practiceBinary) song.wav --device pulse --rate 0.8")
         _ = try terminal.waitFor("▶ Playing   0:01")
         try terminal.keys("d")
@@ -421,8 +427,8 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     /// shows them, and `q` there quits the player.
     @Test func detachingKeepsTheLoopsRehearsal() throws {
         try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("song.wav"), tags: ["title": "Song"])
-        let pulse = try PulseRig()
-        let terminal = try Terminal(self, extra: ["PULSE_SERVER": pulse.server])
+        let (pulse, terminal) = try realTimeTerminal()
+        defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
         try terminal.type("\(practiceBinary) song.wav --device pulse --loop 1 3 --times 4 --gap 0.5 --count-in 2 --bpm 120 --trainer 0.7:1.0:0.1")
         // In the second pass (at 0.80×), paused, so that the player is where it was handed over.
         _ = try terminal.waitFor("on, pass 2/4")
@@ -535,6 +541,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
             #expect(try practice(["markers", "add", "song.wav", name, time], in: dir, environment: env).status == 0)
         }
         let pulse = try PulseRig()
+        defer { withExtendedLifetime(pulse) {} }
         let monitor = try BusMonitor(bus)
         let player = try start(["play", "song.wav", "--device", "pulse", "--no-tui", "--quiet"], extra: ["PULSE_SERVER": pulse.server])
         #expect(try waitForPlayers(1) == ["practice"])

@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages; each is a module map plus shim.h.
@@ -22,6 +23,9 @@ let package = Package(
         .systemLibrary(name: "CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
         // Headers only: libsystemd's sd-bus is opened with dlopen when a player starts (MPRIS, notifications).
         .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
+        // Pictures drawn in the terminal (kitty, sixels or Unicode blocks), and stb_image to decode them first.
+        .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
+        .systemLibrary(name: "CStbImage", providers: [.apt(["libstb-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
@@ -30,7 +34,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml", "CChafa", "CStbImage"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.
@@ -45,10 +49,15 @@ let package = Package(
             "PracticeAudio", "PracticeEngine", "PracticeDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // The practice screen: a view of the player's state, keys turned into commands.
-        .target(name: "PracticeTUI", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl"]),
+        // The library: the music folders scanned into an SQLite index (GRDB, FTS5), search, today's pick.
+        .target(name: "PracticeLibrary", dependencies: [
+            "PracticeAudio", "PracticeEngine", "PracticeDocuments",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The practice and library screens: views of the player's state and the index, keys turned into commands.
+        .target(name: "PracticeTUI", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio"]),
         .executableTarget(name: "practice", dependencies: [
-            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio",
+            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop"]),   // installed by `make install`
 
@@ -61,7 +70,8 @@ let package = Package(
                                                                "PracticeTestSupport", "CAllocationCounter"]),
         .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

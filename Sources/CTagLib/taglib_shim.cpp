@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <taglib/tpropertymap.h>
 #include <string>
 #include <taglib/aifffile.h>
 #include <taglib/attachedpictureframe.h>
@@ -73,55 +75,116 @@ std::string extension(const char *path) {
     return e;
 }
 
+// The front cover of a file TagLib has opened, whatever its kind.
+bool coverOf(TagLib::File *file, practice_picture *out) {
+    if (auto *f = dynamic_cast<TagLib::MPEG::File *>(file)) return fromID3v2(f->ID3v2Tag(), out);
+    if (auto *f = dynamic_cast<TagLib::FLAC::File *>(file)) return fromPictures(f->pictureList(), out) || fromXiph(f->xiphComment(), out);
+    if (auto *f = dynamic_cast<TagLib::Ogg::Vorbis::File *>(file)) return fromXiph(f->tag(), out);
+    if (auto *f = dynamic_cast<TagLib::Ogg::Opus::File *>(file)) return fromXiph(f->tag(), out);
+    if (auto *f = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) return f->hasID3v2Tag() && fromID3v2(f->ID3v2Tag(), out);
+    if (auto *f = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) return f->hasID3v2Tag() && fromID3v2(f->tag(), out);
+    if (auto *f = dynamic_cast<TagLib::MP4::File *>(file)) {
+        TagLib::MP4::Tag *tag = f->tag();
+        if (tag == nullptr || !tag->contains("covr")) return false;
+        TagLib::MP4::CoverArtList covers = tag->item("covr").toCoverArtList();
+        if (covers.isEmpty()) return false;
+        const TagLib::MP4::CoverArt &c = covers.front();
+        const char *mime = c.format() == TagLib::MP4::CoverArt::PNG ? "image/png" : c.format() == TagLib::MP4::CoverArt::JPEG ? "image/jpeg" : "";
+        return take(c.data(), mime, out);
+    }
+    return false;
+}
+
+// The file opened as the kind its extension names (TagLib's own choice, as for FileRef); null
+// for a kind we do not play. WAV, AIFF, FLAC, Ogg Vorbis, Opus, MP3 and MP4/M4A.
+TagLib::File *open(const char *path, bool properties) {
+    const std::string e = extension(path);
+    const auto style = TagLib::AudioProperties::Fast;
+    if (e == "mp3" || e == "mp2") return new TagLib::MPEG::File(path, properties, style);
+    if (e == "flac") return new TagLib::FLAC::File(path, properties, style);
+    if (e == "ogg" || e == "oga") return new TagLib::Ogg::Vorbis::File(path, properties, style);
+    if (e == "opus") return new TagLib::Ogg::Opus::File(path, properties, style);
+    if (e == "wav" || e == "wave") return new TagLib::RIFF::WAV::File(path, properties, style);
+    if (e == "aif" || e == "aiff" || e == "aifc") return new TagLib::RIFF::AIFF::File(path, properties, style);
+    if (e == "m4a" || e == "mp4" || e == "m4b") return new TagLib::MP4::File(path, properties, style);
+    return nullptr;
+}
+
+void quiet() {
+    static bool once = (TagLib::setDebugListener(&silent), true);
+    (void)once;
+}
+
+char *copy(const TagLib::String &s) {
+    if (s.isEmpty()) return nullptr;
+    return strdup(s.to8Bit(true).c_str());
+}
+
+// The first number in "3/12" (TRACKNUMBER, DISCNUMBER); 0 for none.
+int leadingNumber(const TagLib::String &s) {
+    const std::string t = s.to8Bit(true);
+    int n = 0;
+    size_t k = 0;
+    while (k < t.size() && t[k] == ' ') k++;
+    for (; k < t.size() && t[k] >= '0' && t[k] <= '9' && n < 100000; k++) n = n * 10 + (t[k] - '0');
+    return n;
+}
+
+TagLib::String first(const TagLib::PropertyMap &map, const char *key) {
+    auto it = map.find(key);
+    return it == map.end() || it->second.isEmpty() ? TagLib::String() : it->second.front();
+}
+
 }  // namespace
 
 extern "C" int practice_taglib_front_cover(const char *path, practice_picture *out) {
-    static bool quiet = (TagLib::setDebugListener(&silent), true);
-    (void)quiet;
+    quiet();
     std::memset(out, 0, sizeof *out);
-    const std::string e = extension(path);
-    if (e == "mp3" || e == "mp2") {
-        TagLib::MPEG::File f(path, false);
-        if (!f.isValid()) return -1;
-        return fromID3v2(f.ID3v2Tag(), out) ? 1 : 0;
+    try {
+        std::unique_ptr<TagLib::File> f(open(path, false));
+        if (!f) return 0;
+        if (!f->isValid()) return -1;
+        return coverOf(f.get(), out) ? 1 : 0;
+    } catch (...) {
+        practice_picture_free(out);
+        return -1;
     }
-    if (e == "flac") {
-        TagLib::FLAC::File f(path, false);
-        if (!f.isValid()) return -1;
-        return fromPictures(f.pictureList(), out) || fromXiph(f.xiphComment(), out) ? 1 : 0;
+}
+
+extern "C" int practice_taglib_tags(const char *path, practice_tags *out, practice_picture *cover) {
+    quiet();
+    std::memset(out, 0, sizeof *out);
+    if (cover != nullptr) std::memset(cover, 0, sizeof *cover);
+    try {
+        std::unique_ptr<TagLib::File> f(open(path, true));
+        if (!f) return 0;
+        if (!f->isValid()) return -1;
+        if (TagLib::Tag *tag = f->tag()) {
+            out->title = copy(tag->title());
+            out->artist = copy(tag->artist());
+            out->album = copy(tag->album());
+            out->genre = copy(tag->genre());
+            out->year = static_cast<int>(tag->year());
+            out->track = static_cast<int>(tag->track());
+        }
+        const TagLib::PropertyMap map = f->properties();
+        out->album_artist = copy(first(map, "ALBUMARTIST"));
+        out->disc = leadingNumber(first(map, "DISCNUMBER"));
+        if (TagLib::AudioProperties *a = f->audioProperties()) out->length_ms = a->lengthInMilliseconds();
+        if (cover != nullptr) coverOf(f.get(), cover);
+        return 1;
+    } catch (...) {
+        practice_tags_free(out);
+        if (cover != nullptr) practice_picture_free(cover);
+        return -1;
     }
-    if (e == "ogg" || e == "oga") {
-        TagLib::Ogg::Vorbis::File f(path, false);
-        if (!f.isValid()) return -1;
-        return fromXiph(f.tag(), out) ? 1 : 0;
+}
+
+extern "C" void practice_tags_free(practice_tags *tags) {
+    for (char **s : {&tags->title, &tags->artist, &tags->album, &tags->album_artist, &tags->genre}) {
+        std::free(*s);
+        *s = nullptr;
     }
-    if (e == "opus") {
-        TagLib::Ogg::Opus::File f(path, false);
-        if (!f.isValid()) return -1;
-        return fromXiph(f.tag(), out) ? 1 : 0;
-    }
-    if (e == "wav" || e == "wave") {
-        TagLib::RIFF::WAV::File f(path, false);
-        if (!f.isValid()) return -1;
-        return f.hasID3v2Tag() && fromID3v2(f.ID3v2Tag(), out) ? 1 : 0;
-    }
-    if (e == "aif" || e == "aiff" || e == "aifc") {
-        TagLib::RIFF::AIFF::File f(path, false);
-        if (!f.isValid()) return -1;
-        return f.hasID3v2Tag() && fromID3v2(f.tag(), out) ? 1 : 0;
-    }
-    if (e == "m4a" || e == "mp4" || e == "m4b") {
-        TagLib::MP4::File f(path, false);
-        if (!f.isValid()) return -1;
-        TagLib::MP4::Tag *tag = f.tag();
-        if (tag == nullptr || !tag->contains("covr")) return 0;
-        TagLib::MP4::CoverArtList covers = tag->item("covr").toCoverArtList();
-        if (covers.isEmpty()) return 0;
-        const TagLib::MP4::CoverArt &c = covers.front();
-        const char *mime = c.format() == TagLib::MP4::CoverArt::PNG ? "image/png" : c.format() == TagLib::MP4::CoverArt::JPEG ? "image/jpeg" : "";
-        return take(c.data(), mime, out) ? 1 : 0;
-    }
-    return 0;
 }
 
 extern "C" void practice_picture_free(practice_picture *picture) {

@@ -36,3 +36,20 @@ extern "C" char *practice_toml_to_json(const char *text, size_t length, practice
 }
 
 extern "C" void practice_toml_free(char *json) { std::free(json); }
+
+extern "C" int practice_toml_value_region(const char *text, size_t length, const char *key, practice_toml_region *out) {
+    std::memset(out, 0, sizeof *out);
+    try {
+        toml::table table = toml::parse(std::string_view(text, length));
+        toml::node *node = table.at_path(key).node();
+        if (node == nullptr) return 0;
+        const toml::source_region &r = node->source();
+        out->begin_line = static_cast<int>(r.begin.line);
+        out->begin_column = static_cast<int>(r.begin.column);
+        out->end_line = static_cast<int>(r.end.line);
+        out->end_column = static_cast<int>(r.end.column);
+        return 1;
+    } catch (...) {
+        return -1;
+    }
+}

@@ -30,3 +30,33 @@ public enum TOML {
         return String(cString: json)
     }
 }
+
+extension TOML {
+    /// Where the value at `key` (dotted: `library.folders`) is written in `text`: the range of its
+    /// UTF-8 bytes, from its first character to just after its last; nil when there is no such
+    /// value. For changing one value and keeping the rest of what a person wrote.
+    public static func valueRange(of key: String, in text: String) throws(TOMLError) -> Range<Int>? {
+        let bytes = Array(text.utf8)
+        var region = practice_toml_region()
+        let rc = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { practice_toml_value_region($0.baseAddress, $0.count, key, &region) }
+        }
+        if rc < 0 { _ = try json(from: text); throw TOMLError(message: "not TOML", line: 0, column: 0) }
+        guard rc > 0 else { return nil }
+        // Line and column (from 1, columns counting characters) to byte offsets.
+        func offset(line: Int, column: Int) -> Int {
+            var k = 0, l = 1
+            while l < line, k < bytes.count { if bytes[k] == UInt8(ascii: "\n") { l += 1 }; k += 1 }
+            var c = 1
+            while c < column, k < bytes.count, bytes[k] != UInt8(ascii: "\n") {
+                k += 1
+                while k < bytes.count, bytes[k] & 0xC0 == 0x80 { k += 1 }
+                c += 1
+            }
+            return k
+        }
+        let a = offset(line: Int(region.begin_line), column: Int(region.begin_column))
+        let b = offset(line: Int(region.end_line), column: Int(region.end_column))
+        return a < b ? a..<b : nil
+    }
+}

@@ -37,3 +37,48 @@ public struct EmbeddedPicture: Sendable, Equatable {
         return nil
     }
 }
+
+/// A file's tags, read with TagLib: what the library shows and searches.
+public struct TrackTags: Sendable, Equatable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var albumArtist: String?
+    public var genre: String?
+    /// 0 when absent, as are `track` and `disc`.
+    public var year = 0
+    public var track = 0
+    public var disc = 0
+    /// From the file's headers (seconds; 0 when unknown).
+    public var duration: Double = 0
+    /// The front cover (else the first picture) embedded in the tags.
+    public var cover: EmbeddedPicture?
+
+    public init() {}
+
+    /// The tags of `path` (and its embedded cover when `withCover`); nil for a kind of file we do
+    /// not play (by its extension). Throws when TagLib cannot read the file.
+    public static func read(_ path: String, withCover: Bool = true) throws(TagLibError) -> TrackTags? {
+        var t = practice_tags()
+        var p = practice_picture()
+        let rc = withCover ? practice_taglib_tags(path, &t, &p) : practice_taglib_tags(path, &t, nil)
+        defer { practice_tags_free(&t); practice_picture_free(&p) }
+        if rc < 0 { throw TagLibError(path: path) }
+        guard rc > 0 else { return nil }
+        func text(_ s: UnsafeMutablePointer<CChar>?) -> String? {
+            guard let s else { return nil }
+            let v = String(decoding: UnsafeRawBufferPointer(start: s, count: strlen(s)), as: UTF8.self)
+            return v.allSatisfy(\.isWhitespace) ? nil : v
+        }
+        var out = TrackTags()
+        out.title = text(t.title); out.artist = text(t.artist); out.album = text(t.album)
+        out.albumArtist = text(t.album_artist); out.genre = text(t.genre)
+        out.year = Int(t.year); out.track = Int(t.track); out.disc = Int(t.disc)
+        out.duration = Double(t.length_ms) / 1000
+        if let data = p.data, p.size > 0 {
+            let mime = withUnsafeBytes(of: p.mime) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            out.cover = EmbeddedPicture(bytes: Array(UnsafeBufferPointer(start: data, count: p.size)), mime: mime)
+        }
+        return out
+    }
+}

@@ -11,6 +11,9 @@ public struct Config: Sendable, Equatable {
     public var notifications = true
     /// `[desktop] mpris`: the player on the session bus, for media keys and desktop controls.
     public var mpris = true
+    /// `[library] folders`: the music folders the library scans (`~/` is the home folder); nil
+    /// when the file does not say (the XDG music folder then, else `~/Music`).
+    public var libraryFolders: [String]?
     /// One line each for settings this version does not know (`… unknown setting 'x.y' (ignored)`).
     public var warnings: [String] = []
 
@@ -26,15 +29,18 @@ public struct Config: Sendable, Equatable {
             PracticeError(.config, "\(file): '\(key.terminalSafe)' must be \(what) (got \(got.kindName))")
         }
         for (section, value) in root.sorted(by: { $0.key < $1.key }) {
-            guard section == "desktop" else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
+            guard section == "desktop" || section == "library" else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
             guard let table = value.object else { throw fail(section, "a table ([\(section)])", value) }
             for (key, value) in table.sorted(by: { $0.key < $1.key }) {
                 let name = "\(section).\(key)"
-                switch key {
-                case "notifications":
+                switch (section, key) {
+                case ("library", "folders"):
+                    guard let list = value.array, list.allSatisfy({ $0.string?.isEmpty == false }) else { throw fail(name, "a list of folders", value) }
+                    libraryFolders = list.compactMap { $0.string.map(Self.expandingHome) }
+                case ("desktop", "notifications"):
                     guard let b = value.bool else { throw fail(name, "true or false", value) }
                     notifications = b
-                case "mpris":
+                case ("desktop", "mpris"):
                     guard let b = value.bool else { throw fail(name, "true or false", value) }
                     mpris = b
                 default:
@@ -42,5 +48,28 @@ public struct Config: Sendable, Equatable {
                 }
             }
         }
+    }
+}
+
+extension Config {
+    /// `~/Music` → `/home/ann/Music`.
+    public static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return XDG.home + path.dropFirst()
+    }
+
+    /// The music folder the desktop names (`XDG_MUSIC_DIR` in `~/.config/user-dirs.dirs`), else `~/Music`.
+    public static var musicFolder: String {
+        let file = XDG.directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("user-dirs.dirs").path
+        if let data = FileManager.default.contents(atPath: file), let text = String(validating: data, as: UTF8.self) {
+            for line in text.split(separator: "\n") where line.hasPrefix("XDG_MUSIC_DIR=") {
+                var v = String(line.dropFirst("XDG_MUSIC_DIR=".count).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+                if v.hasPrefix("\""), v.hasSuffix("\""), v.count >= 2 { v = String(v.dropFirst().dropLast()) }
+                if v.hasPrefix("$HOME") { v = XDG.home + v.dropFirst(5) }
+                // The desktop's way of saying "no music folder" is the home folder itself.
+                if v.hasPrefix("/"), v != XDG.home, v != XDG.home + "/" { return v }
+            }
+        }
+        return XDG.home + "/Music"
     }
 }

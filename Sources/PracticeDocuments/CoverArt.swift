@@ -12,6 +12,11 @@ public enum CoverArt {
     public static func beside(_ audio: String) -> String? {
         let folder = Path.directory(audio)
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return nil }
+        return best(among: entries).map { folder.isEmpty ? $0 : folder + "/" + $0 }
+    }
+
+    /// The folder's cover image among the names of its files, if one of them is.
+    public static func best(among entries: [String]) -> String? {
         var best: (rank: Int, name: String)?
         for entry in entries {
             let lower = entry.lowercased()
@@ -19,7 +24,7 @@ public enum CoverArt {
                   let rank = names.firstIndex(of: String(lower[..<dot])) else { continue }
             if best == nil || rank < best!.rank || rank == best!.rank && entry < best!.name { best = (rank, entry) }
         }
-        return best.map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
+        return best?.name
     }
 
     /// `file://` and the absolute path, with what a URI may not hold percent-encoded.

@@ -42,6 +42,13 @@ public enum Path {
         return String(trimmed.dropLast(ext.count + 1))
     }
 
+    /// `path` from the working folder when it is relative.
+    public static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
+    }
+
     /// An absolute path with "." and ".." components and doubled slashes taken out
     /// ("/a/./b/../c" → "/a/c"); ".." above the root stays at the root.
     public static func normalized(_ absolute: String) -> String {

@@ -8,18 +8,28 @@ import PracticeDocuments
 /// by its SHA-256, so every track of an album shares one file), else the folder's cover image.
 public enum Artwork {
     public static func cover(forAudio path: String) -> String? {
-        if let picture = try? EmbeddedPicture.frontCover(of: path), let ext = picture.fileExtension {
-            let name = SHA256.hash(data: picture.bytes).hex
-            let file = XDG.cache.appendingPathComponent("covers/\(name).\(ext)").path
-            if FileManager.default.fileExists(atPath: file) { return file }
-            do {
-                try FileManager.default.createDirectory(atPath: Path.directory(file), withIntermediateDirectories: true)
-                try AtomicFile.write(Data(picture.bytes), to: file)
-                return file
-            } catch {
-                // A cache that cannot be written: the folder's image, if there is one.
-            }
-        }
+        if let picture = try? EmbeddedPicture.frontCover(of: path), let file = store(picture) { return file }
         return CoverArt.beside(path)
     }
+
+    /// The cache's folder of pictures: `$XDG_CACHE_HOME/practice/covers`.
+    public static var folder: String { XDG.cache.appendingPathComponent("covers").path }
+
+    /// `picture` as a file in the cache (written once: named by its SHA-256); nil when it is not
+    /// an image (by its first bytes), or the cache cannot be written.
+    public static func store(_ picture: EmbeddedPicture) -> String? {
+        guard let ext = picture.fileExtension else { return nil }
+        let file = folder + "/\(SHA256.hash(data: picture.bytes).hex).\(ext)"
+        if FileManager.default.fileExists(atPath: file) { return file }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try AtomicFile.write(Data(picture.bytes), to: file)
+            return file
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether `file` is a picture in the cache (taken from a file's tags), not one from a music folder.
+    public static func isStored(_ file: String) -> Bool { file.hasPrefix(folder + "/") }
 }

@@ -1,3 +1,4 @@
+import Glibc
 /// A key press as the terminal sends it.
 public enum Key: Hashable, Sendable {
     case character(Character)
@@ -141,5 +142,25 @@ extension Key {
         case .ctrlW: "Ctrl-W"
         case .click: "click"
         }
+    }
+}
+
+extension KeyDecoder {
+    /// Reads what the terminal on `fd` has sent (after poll said it is readable) and decodes it;
+    /// a lone ESC waits 20 ms for the rest of a sequence, else it is Esc. Nil: the terminal went away.
+    public mutating func read(from fd: Int32) -> [Key]? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { return nil }
+        var keys = feed(Array(buffer[0..<n]))
+        if keys.isEmpty {
+            var more = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&more, 1, 20) > 0 {
+                let m = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if m > 0 { keys = feed(Array(buffer[0..<m])) }
+            }
+            if keys.isEmpty { keys = flush() }
+        }
+        return keys
     }
 }

@@ -52,7 +52,6 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         let terminal = try RawTerminal(mouse: model.bindings.mouse)
         defer { terminal.restore() }
         var decoder = KeyDecoder()
-        var buffer = [UInt8](repeating: 0, count: 256)
         let wake = self.wake
         let listener = Task.detached { [player, self] in
             for await _ in player.events(keepingNewest: 1) { wake.ring() }
@@ -76,18 +75,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             if fds[2].revents != 0, watcher?.drain() == true { reloadSidecar() }
             var keys: [Key] = []
             if fds[0].revents != 0 {
-                let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                if n <= 0 { break }   // the terminal went away
-                keys = decoder.feed(Array(buffer[0..<n]))
-                if keys.isEmpty {
-                    // A lone ESC: the rest of a sequence may follow within 20 ms; if not, it is Esc.
-                    var more = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-                    if poll(&more, 1, 20) > 0 {
-                        let m = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                        if m > 0 { keys = decoder.feed(Array(buffer[0..<m])) }
-                    }
-                    if keys.isEmpty { keys = decoder.flush() }
-                }
+                guard let read = decoder.read(from: STDIN_FILENO) else { break }   // the terminal went away
+                keys = read
             }
             for key in keys where handle(key) == false { return }
             let s = player.state

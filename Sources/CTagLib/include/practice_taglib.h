@@ -23,6 +23,21 @@ int practice_taglib_front_cover(const char *path, practice_picture *out);
 
 void practice_picture_free(practice_picture *picture);
 
+/// A file's tags as the library shows them. Strings are UTF-8, malloc'd (NULL when the tag has
+/// none; `practice_tags_free` frees them); numbers are 0 when absent.
+typedef struct {
+    char *title, *artist, *album, *album_artist, *genre;
+    int year, track, disc;
+    /// The audio's length as the file's headers give it (milliseconds; 0 when unknown).
+    int length_ms;
+} practice_tags;
+
+/// The tags of `path`, and its front cover into `cover` when that is not NULL (empty when it
+/// has none). 1: read; 0: not a kind of file we play; -1: TagLib cannot read it.
+int practice_taglib_tags(const char *path, practice_tags *out, practice_picture *cover);
+
+void practice_tags_free(practice_tags *tags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,17 @@ char *practice_toml_to_json(const char *text, size_t length, practice_toml_error
 
 void practice_toml_free(char *json);
 
+/// Where a value is written in a document: from its first character to just after its last
+/// (lines and columns from 1), so that a program can change that one value and keep the rest of
+/// what a person wrote (comments, order, spacing) as it is.
+typedef struct {
+    int begin_line, begin_column, end_line, end_column;
+} practice_toml_region;
+
+/// The region of the value at `key` (dotted: "library.folders"). 1: found; 0: no such value;
+/// -1: the text is not TOML.
+int practice_toml_value_region(const char *text, size_t length, const char *key, practice_toml_region *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,8 +5,11 @@ import Glibc
 public enum XDG {
     public static func directory(_ variable: String, default relative: String) -> URL {
         if let v = ProcessInfo.processInfo.environment[variable], v.hasPrefix("/") { return URL(fileURLWithPath: v) }
-        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(relative)
+    }
+    /// `$HOME`, else the password database's home folder.
+    public static var home: String {
+        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
     /// `$XDG_CACHE_HOME/practice` (`~/.cache/practice`): things we can compute again.
     public static var cache: URL { directory("XDG_CACHE_HOME", default: ".cache").appendingPathComponent("practice") }

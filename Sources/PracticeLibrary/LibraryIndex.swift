@@ -1,0 +1,236 @@
+import FoundationEssentials
+import GRDB
+import Glibc
+import PracticeDocuments
+
+/// One track in the library: where it is, its tags, and what practice knows of it.
+public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
+    public var id: Int64
+    /// Absolute.
+    public var path: String
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var albumArtist: String?
+    public var genre: String?
+    /// 0 when the tags do not say, as for `trackNumber` and `discNumber`.
+    public var year: Int
+    public var trackNumber: Int
+    public var discNumber: Int
+    /// Seconds, from the file's headers (0 when unknown).
+    public var duration: Double
+    /// The cover's image file: the embedded picture written into the cache, else the folder's image.
+    public var cover: String?
+    public var markerCount: Int
+    public var loopCount: Int
+    public var hasLyrics: Bool
+    /// Why the tags or the sidecar could not be read, when they could not (one line).
+    public var problem: String?
+
+    public init(id: Int64, path: String, title: String? = nil, artist: String? = nil, album: String? = nil, albumArtist: String? = nil,
+                genre: String? = nil, year: Int = 0, trackNumber: Int = 0, discNumber: Int = 0, duration: Double = 0, cover: String? = nil,
+                markerCount: Int = 0, loopCount: Int = 0, hasLyrics: Bool = false, problem: String? = nil) {
+        self.id = id; self.path = path; self.title = title; self.artist = artist; self.album = album; self.albumArtist = albumArtist
+        self.genre = genre; self.year = year; self.trackNumber = trackNumber; self.discNumber = discNumber; self.duration = duration
+        self.cover = cover; self.markerCount = markerCount; self.loopCount = loopCount; self.hasLyrics = hasLyrics; self.problem = problem
+    }
+
+    public init(row: Row) throws {
+        id = row["id"]; path = row["path"]
+        title = row["title"]; artist = row["artist"]; album = row["album"]; albumArtist = row["albumArtist"]; genre = row["genre"]
+        year = row["year"]; trackNumber = row["trackNumber"]; discNumber = row["discNumber"]; duration = row["duration"]
+        cover = row["cover"]; markerCount = row["markerCount"]; loopCount = row["loopCount"]; hasLyrics = row["hasLyrics"]
+        problem = row["problem"]
+    }
+
+    /// The title, else the file's name without its extension.
+    public var displayTitle: String { title ?? Path.deletingExtension(Path.lastComponent(path)) }
+    /// The artist, else the album's artist, else "Unknown artist".
+    public var displayArtist: String { artist ?? albumArtist ?? "Unknown artist" }
+    /// `3 markers, 1 loop, lyrics`: what practice knows of the track.
+    public var has: String {
+        var parts: [String] = []
+        if markerCount > 0 { parts.append("\(markerCount) marker\(markerCount == 1 ? "" : "s")") }
+        if loopCount > 0 { parts.append("\(loopCount) loop\(loopCount == 1 ? "" : "s")") }
+        if hasLyrics { parts.append("lyrics") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The folder the file is in.
+    public var folder: String { Path.directory(path) }
+}
+
+/// Where a search found something: in a track's tags, a marker, a loop or a lyric line.
+public struct LibraryHit: Sendable, Equatable {
+    public enum Kind: String, Sendable { case tags, marker, loop, lyric }
+    public var track: LibraryTrack
+    public var kind: Kind
+    /// The marker's or loop's name.
+    public var name: String?
+    /// The marker's or loop's name (and note), the lyric line, or the tags that matched.
+    public var text: String
+    /// Where in the track, for a marker, loop or lyric line.
+    public var time: Double?
+
+    public init(track: LibraryTrack, kind: Kind, name: String? = nil, text: String, time: Double? = nil) {
+        self.track = track; self.kind = kind; self.name = name; self.text = text; self.time = time
+    }
+}
+
+/// An album in the grid: the tracks that share an album title and album artist (or, without an
+/// album artist, a folder), in disc and track order.
+public struct LibraryAlbum: Sendable, Equatable {
+    public var title: String
+    public var artist: String
+    public var year: Int
+    public var cover: String?
+    public var tracks: [LibraryTrack]
+}
+
+/// The library's index: `$XDG_CACHE_HOME/practice/library.sqlite`, an SQLite database (through
+/// GRDB) of the tracks under the music folders, their tags, covers, markers, loops and lyrics, and
+/// a full-text index (FTS5) over all of their words. It is a cache: it can always be made again
+/// from the folders, and it never writes to them.
+public final class LibraryIndex: Sendable {
+    public let path: String
+    let db: DatabasePool
+    static let schemaVersion = 1
+
+    /// `$XDG_CACHE_HOME/practice/library.sqlite`.
+    public static var standardPath: String { XDG.cache.appendingPathComponent("library.sqlite").path }
+
+    /// Opens the index at `path`, made when missing. A file that is not such an index, or one a
+    /// newer version made, is an error naming it (it is left as it is).
+    public init(path: String = LibraryIndex.standardPath) throws(PracticeError) {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
+        } catch {
+            throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the library's index")
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        do {
+            db = try DatabasePool(path: path, configuration: config)
+            let version = try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+            if version > Self.schemaVersion {
+                throw PracticeError(.dataError, "\(path): made by a newer version of practice (index version \(version)); delete it to start again with this one")
+            }
+            if version < Self.schemaVersion { try db.write { try Self.create($0) } }
+        } catch let error as PracticeError {
+            throw error
+        } catch let error as DatabaseError {
+            throw PracticeError(.dataError, "\(path): not a library index (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); delete it and scan again")
+        } catch {
+            throw PracticeError(.dataError, "\(path): cannot open the library's index (\(error))")
+        }
+    }
+
+    static func create(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE track (
+                id INTEGER PRIMARY KEY,
+                path TEXT NOT NULL UNIQUE,
+                mtime REAL NOT NULL, size INTEGER NOT NULL, inode INTEGER NOT NULL,
+                title TEXT, artist TEXT, album TEXT, albumArtist TEXT, genre TEXT,
+                year INTEGER NOT NULL DEFAULT 0, trackNumber INTEGER NOT NULL DEFAULT 0, discNumber INTEGER NOT NULL DEFAULT 0,
+                duration REAL NOT NULL DEFAULT 0,
+                cover TEXT,
+                sidecar TEXT, sidecarMtime REAL NOT NULL DEFAULT 0,
+                lyrics TEXT, lyricsMtime REAL NOT NULL DEFAULT 0,
+                markerCount INTEGER NOT NULL DEFAULT 0, loopCount INTEGER NOT NULL DEFAULT 0,
+                hasLyrics INTEGER NOT NULL DEFAULT 0,
+                problem TEXT
+            );
+            CREATE TABLE entry (
+                id INTEGER PRIMARY KEY,
+                trackId INTEGER NOT NULL REFERENCES track(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                name TEXT,
+                text TEXT NOT NULL,
+                time REAL
+            );
+            CREATE INDEX entryByTrack ON entry(trackId);
+            CREATE VIRTUAL TABLE words USING fts5(text, tokenize='unicode61 remove_diacritics 2');
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    // MARK: Reading
+
+    /// Every track, by album artist, album, disc, track number and path.
+    public func tracks() throws(PracticeError) -> [LibraryTrack] {
+        try reading { db in
+            try LibraryTrack.fetchAll(db, sql: "SELECT * FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path")
+        }
+    }
+
+    /// The tracks grouped into albums, by artist then title.
+    public func albums() throws(PracticeError) -> [LibraryAlbum] {
+        Self.albums(of: try tracks())
+    }
+
+    /// Groups `tracks` into albums: the same album title and album artist, or without an album
+    /// artist the same album title in the same folder (a compilation without album artist tags
+    /// stays one album); tracks without an album tag make one album per folder, named after it.
+    public static func albums(of tracks: [LibraryTrack]) -> [LibraryAlbum] {
+        var order: [String] = []
+        var groups: [String: [LibraryTrack]] = [:]
+        for t in tracks {
+            let key = t.album.map { "\($0)\u{0}\(t.albumArtist ?? t.folder)" } ?? "\u{0}\(t.folder)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(t)
+        }
+        var albums = order.map { key -> LibraryAlbum in
+            let members = groups[key]!.sorted { ($0.discNumber, $0.trackNumber, $0.path) < ($1.discNumber, $1.trackNumber, $1.path) }
+            let first = members[0]
+            let artists = Set(members.map(\.displayArtist))
+            let artist = first.albumArtist ?? (artists.count == 1 ? first.displayArtist : "Various artists")
+            return LibraryAlbum(title: first.album ?? Path.lastComponent(first.folder), artist: artist,
+                                year: members.map(\.year).max() ?? 0, cover: members.lazy.compactMap(\.cover).first, tracks: members)
+        }
+        albums.sort { ($0.artist.lowercased(), $0.title.lowercased()) < ($1.artist.lowercased(), $1.title.lowercased()) }
+        return albums
+    }
+
+    /// The tracks and places matching `text`: every word of it (as the start of a word, accents
+    /// and case ignored) in one track's tags or file name, or in one marker's or loop's name and
+    /// note, or one lyric line. Best matches first, at most `limit`.
+    public func search(_ text: String, limit: Int = 200) throws(PracticeError) -> [LibraryHit] {
+        guard let query = Self.ftsQuery(text) else { return [] }
+        return try reading { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT track.*, entry.kind AS hitKind, entry.name AS hitName, entry.text AS hitText, entry.time AS hitTime
+                FROM words JOIN entry ON entry.id = words.rowid JOIN track ON track.id = entry.trackId
+                WHERE words MATCH ? ORDER BY words.rank, track.path, entry.time LIMIT ?
+                """, arguments: [query, limit])
+            return try rows.map { row in
+                LibraryHit(track: try LibraryTrack(row: row), kind: LibraryHit.Kind(rawValue: row["hitKind"]) ?? .tags,
+                           name: row["hitName"], text: row["hitText"], time: row["hitTime"])
+            }
+        }
+    }
+
+    /// `turn at` → `"turn"* "at"*`: each word a prefix, all of them needed; nil when there are no words.
+    static func ftsQuery(_ text: String) -> String? {
+        let words = text.split { $0.isWhitespace || $0 == "\"" }
+        guard !words.isEmpty else { return nil }
+        return words.map { "\"\($0)\"*" }.joined(separator: " ")
+    }
+
+    /// How many tracks the index holds.
+    public func count() throws(PracticeError) -> Int {
+        try reading { try Int.fetchOne($0, sql: "SELECT count(*) FROM track") ?? 0 }
+    }
+
+    func reading<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
+        do { return try db.read(body) } catch {
+            throw PracticeError(.ioError, "\(path): cannot read the library's index (\(Self.describe(error)))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "SQLite error \(e.resultCode.rawValue)" }
+        return "\(error)"
+    }
+}

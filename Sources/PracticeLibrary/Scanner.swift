@@ -1,0 +1,282 @@
+import FoundationEssentials
+import GRDB
+import Glibc
+import PracticeAudio
+import PracticeDocuments
+import PracticeEngine
+
+/// What a scan did.
+public struct ScanReport: Sendable, Equatable {
+    public var found = 0
+    public var added = 0
+    public var updated = 0
+    public var removed = 0
+    /// One line each: a folder that could not be read, tags or a sidecar that could not be read.
+    public var problems: [String] = []
+
+    /// `312 tracks: 12 new, 3 changed, 1 gone`.
+    public var summary: String {
+        var parts: [String] = []
+        if added > 0 { parts.append("\(added) new") }
+        if updated > 0 { parts.append("\(updated) changed") }
+        if removed > 0 { parts.append("\(removed) gone") }
+        if parts.isEmpty { parts.append("nothing changed") }
+        return "\(found) track\(found == 1 ? "" : "s"): " + parts.joined(separator: ", ")
+    }
+}
+
+extension LibraryIndex {
+    /// The kinds of audio file we play, by extension (lower case).
+    public static let audioExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc"]
+
+    /// Brings the index up to date with `folders` (absolute paths): tracks that are new or whose
+    /// file changed (time, size or inode) are read again, as are those whose sidecar or lyrics
+    /// changed; tracks no longer there are dropped; everything else is left alone. `progress` is
+    /// told (done, total) as files are looked at. Files are only read, never written.
+    public func scan(_ folders: [String], progress: ((Int, Int) -> Void)? = nil) throws(PracticeError) -> ScanReport {
+        var report = ScanReport()
+        var found: [Found] = []
+        var walked: Set<String> = []
+        for folder in folders {
+            let root = Path.normalized(folder)
+            var st = stat()
+            guard stat(root, &st) == 0 else {
+                report.problems.append("\(root): cannot read the folder (\(systemMessage()))")
+                continue
+            }
+            guard st.st_mode & S_IFMT == S_IFDIR else {
+                report.problems.append("\(root): not a folder")
+                continue
+            }
+            Self.walk(root, into: &found, problems: &report.problems, seen: &walked)
+        }
+        report.found = found.count
+        let roots = folders.map { Path.normalized($0) }
+        let known: [String: Known]
+        do {
+            known = try db.read { db in
+                var out: [String: Known] = [:]
+                for root in roots {
+                    let prefix = root == "/" ? "/" : root + "/"
+                    for row in try Row.fetchAll(db, sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE substr(path, 1, ?) = ?",
+                                                arguments: [prefix.utf8.count, prefix]) {
+                        out[row["path"]] = Known(id: row["id"], mtime: row["mtime"], size: row["size"], inode: row["inode"],
+                                                 sidecar: row["sidecar"], sidecarMtime: row["sidecarMtime"],
+                                                 lyrics: row["lyrics"], lyricsMtime: row["lyricsMtime"], cover: row["cover"])
+                    }
+                }
+                return out
+            }
+        } catch {
+            throw PracticeError(.ioError, "\(path): cannot read the library's index (\(Self.describe(error)))")
+        }
+        var seen = Set<String>()
+        var batch: [Indexed] = []
+        func flush() throws(PracticeError) {
+            guard !batch.isEmpty else { return }
+            let items = batch
+            batch.removeAll(keepingCapacity: true)
+            do { try db.write { db in for item in items { try Self.store(item, in: db) } } } catch {
+                throw PracticeError(.ioError, "\(path): cannot write the library's index (\(Self.describe(error)))")
+            }
+        }
+        for (k, f) in found.enumerated() {
+            progress?(k, found.count)
+            seen.insert(f.path)
+            let old = known[f.path]
+            let audioSame = old.map { $0.mtime == f.mtime && $0.size == f.size && $0.inode == f.inode } ?? false
+            let notesSame = old.map { $0.sidecar == f.sidecar && $0.sidecarMtime == f.sidecarMtime && $0.lyrics == f.lyrics && $0.lyricsMtime == f.lyricsMtime } ?? false
+            // A cover embedded in the file stays; one from the folder follows the folder's images.
+            let embedded = old?.cover.map(Artwork.isStored) ?? false
+            let coverSame = embedded || old?.cover == f.folderCover
+            if audioSame, notesSame, coverSame { continue }
+            var item = Indexed(found: f, id: old?.id, keepTags: audioSame)
+            if !audioSame { item.readTags(problems: &report.problems) } else { item.cover = embedded ? old?.cover : f.folderCover }
+            item.readNotes(problems: &report.problems)
+            if old == nil { report.added += 1 } else { report.updated += 1 }
+            batch.append(item)
+            if batch.count >= 256 { try flush() }
+        }
+        try flush()
+        progress?(found.count, found.count)
+        let gone = known.filter { !seen.contains($0.key) }.map(\.value.id)
+        if !gone.isEmpty {
+            do {
+                try db.write { db in
+                    for id in gone {
+                        try db.execute(sql: "DELETE FROM words WHERE rowid IN (SELECT id FROM entry WHERE trackId = ?)", arguments: [id])
+                        try db.execute(sql: "DELETE FROM entry WHERE trackId = ?", arguments: [id])
+                        try db.execute(sql: "DELETE FROM track WHERE id = ?", arguments: [id])
+                    }
+                }
+            } catch {
+                throw PracticeError(.ioError, "\(path): cannot write the library's index (\(Self.describe(error)))")
+            }
+            report.removed = gone.count
+        }
+        return report
+    }
+
+    /// A file found under the folders, with the files beside it that go with it.
+    struct Found {
+        var path: String
+        var mtime: Double
+        var size: Int64
+        var inode: Int64
+        var sidecar: String?
+        var sidecarMtime: Double = 0
+        var lyrics: String?
+        var lyricsMtime: Double = 0
+        var folderCover: String?
+    }
+
+    struct Known {
+        var id: Int64, mtime: Double, size: Int64, inode: Int64
+        var sidecar: String?, sidecarMtime: Double, lyrics: String?, lyricsMtime: Double, cover: String?
+    }
+
+    /// Every audio file under `folder`, depth first in name order. Hidden files and folders are
+    /// skipped; a folder reached twice (through a link) is walked once.
+    static func walk(_ folder: String, into found: inout [Found], problems: inout [String], seen: inout Set<String>) {
+        var st = stat()
+        guard stat(folder, &st) == 0 else { return }
+        guard seen.insert("\(st.st_dev):\(st.st_ino)").inserted else { return }
+        guard let dir = opendir(folder) else {
+            problems.append("\(folder): cannot read the folder (\(systemMessage()))")
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        closedir(dir)
+        names.sort()
+        let nameSet = Set(names)
+        let cover = CoverArt.best(among: names).map { folder + "/" + $0 }
+        var subfolders: [String] = []
+        for name in names {
+            let full = folder == "/" ? "/" + name : folder + "/" + name
+            guard stat(full, &st) == 0 else { continue }
+            if st.st_mode & S_IFMT == S_IFDIR { subfolders.append(full); continue }
+            guard st.st_mode & S_IFMT == S_IFREG, audioExtensions.contains(Path.pathExtension(name).lowercased()) else { continue }
+            var f = Found(path: full, mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9,
+                          size: Int64(st.st_size), inode: Int64(bitPattern: UInt64(st.st_ino)), folderCover: cover)
+            // The sidecar and lyrics the player would read: song.mp3.practice.json, else song.practice.json, …
+            let stem = Path.deletingExtension(name)
+            let sidecars = [name + SidecarStore.suffix, stem + SidecarStore.suffix]
+                + names.filter { $0.hasPrefix(stem + ".") && $0.hasSuffix(SidecarStore.suffix) && $0 != name + SidecarStore.suffix
+                    && !$0.dropFirst(stem.count + 1).dropLast(SidecarStore.suffix.count).contains(".") }
+            if let s = sidecars.first(where: nameSet.contains) {
+                f.sidecar = folder + "/" + s
+                f.sidecarMtime = modified(f.sidecar!)
+            }
+            if let l = [name + ".lrc", stem + ".lrc"].first(where: nameSet.contains) {
+                f.lyrics = folder + "/" + l
+                f.lyricsMtime = modified(f.lyrics!)
+            }
+            found.append(f)
+        }
+        for sub in subfolders { walk(sub, into: &found, problems: &problems, seen: &seen) }
+    }
+
+    static func modified(_ path: String) -> Double {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return 0 }
+        return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// A track as it goes into the index.
+    struct Indexed {
+        var found: Found
+        var id: Int64?
+        /// The file itself did not change: only its sidecar or lyrics are read again.
+        var keepTags: Bool
+        var tags = TrackTags()
+        var cover: String?
+        var problem: String?
+        var entries: [(kind: LibraryHit.Kind, name: String?, text: String, time: Double?)] = []
+        var markerCount = 0, loopCount = 0, hasLyrics = false
+
+        mutating func readTags(problems: inout [String]) {
+            do {
+                tags = try TrackTags.read(found.path) ?? TrackTags()
+            } catch {
+                problem = "TagLib cannot read its tags"
+                problems.append("\(found.path): \(problem!)")
+            }
+            if let picture = tags.cover { cover = Artwork.store(picture) }
+            tags.cover = nil
+            if cover == nil { cover = found.folderCover }
+        }
+
+        mutating func readNotes(problems: inout [String]) {
+            if let path = found.sidecar {
+                do {
+                    let sidecar = try SidecarStore.read(path)
+                    for m in sidecar.liveMarkers {
+                        entries.append((.marker, m.name, [m.name, m.note].compactMap { $0 }.joined(separator: " — "), m.time))
+                    }
+                    for l in sidecar.liveLoops {
+                        entries.append((.loop, l.name, [l.name, l.note].compactMap { $0 }.joined(separator: " — "), sidecar.time(of: l.start)))
+                    }
+                    markerCount = sidecar.liveMarkers.count
+                    loopCount = sidecar.liveLoops.count
+                } catch {
+                    problems.append(error.message)
+                    if problem == nil { problem = "its sidecar cannot be read" }
+                }
+            }
+            if let path = found.lyrics, let (lyrics, _) = try? LyricsFile.load(path) {
+                hasLyrics = !lyrics.lines.isEmpty
+                for line in lyrics.lines where !line.text.allSatisfy(\.isWhitespace) { entries.append((.lyric, nil, line.text, line.time)) }
+            }
+        }
+    }
+
+    static func store(_ item: Indexed, in db: Database) throws {
+        let f = item.found
+        let id: Int64
+        if let old = item.id {
+            id = old
+            // The tags' words stay when only the sidecar or lyrics changed.
+            let which = item.keepTags ? "trackId = ? AND kind != 'tags'" : "trackId = ?"
+            try db.execute(sql: "DELETE FROM words WHERE rowid IN (SELECT id FROM entry WHERE \(which))", arguments: [id])
+            try db.execute(sql: "DELETE FROM entry WHERE \(which)", arguments: [id])
+            if item.keepTags {
+                try db.execute(sql: """
+                    UPDATE track SET sidecar = ?, sidecarMtime = ?, lyrics = ?, lyricsMtime = ?, markerCount = ?, loopCount = ?,
+                    hasLyrics = ?, cover = ? WHERE id = ?
+                    """, arguments: [f.sidecar, f.sidecarMtime, f.lyrics, f.lyricsMtime, item.markerCount, item.loopCount, item.hasLyrics,
+                                     item.cover, id])
+                try db.execute(sql: "UPDATE track SET problem = ? WHERE id = ? AND (problem IS NULL OR problem = 'its sidecar cannot be read')",
+                               arguments: [item.problem, id])
+            }
+        } else {
+            try db.execute(sql: "INSERT INTO track (path, mtime, size, inode) VALUES (?, 0, 0, 0)", arguments: [f.path])
+            id = db.lastInsertedRowID
+        }
+        if !item.keepTags {
+            let t = item.tags
+            try db.execute(sql: """
+                UPDATE track SET mtime = ?, size = ?, inode = ?, title = ?, artist = ?, album = ?, albumArtist = ?, genre = ?,
+                year = ?, trackNumber = ?, discNumber = ?, duration = ?, cover = ?, sidecar = ?, sidecarMtime = ?, lyrics = ?,
+                lyricsMtime = ?, markerCount = ?, loopCount = ?, hasLyrics = ?, problem = ? WHERE id = ?
+                """, arguments: [f.mtime, f.size, f.inode, t.title, t.artist, t.album, t.albumArtist, t.genre, t.year, t.track, t.disc,
+                                 t.duration, item.cover, f.sidecar, f.sidecarMtime, f.lyrics, f.lyricsMtime, item.markerCount,
+                                 item.loopCount, item.hasLyrics, item.problem, id])
+        }
+        // The words of the tags (and the file's name) are one entry; each marker, loop and lyric line another.
+        var words = item.entries
+        if !item.keepTags {
+            let t = item.tags
+            let tagText = [t.title, t.artist, t.album, t.albumArtist, t.genre, t.year > 0 ? String(t.year) : nil,
+                           Path.deletingExtension(Path.lastComponent(f.path))].compactMap { $0 }.joined(separator: " · ")
+            words.insert((.tags, nil, tagText, nil), at: 0)
+        }
+        for (kind, name, text, time) in words {
+            try db.execute(sql: "INSERT INTO entry (trackId, kind, name, text, time) VALUES (?, ?, ?, ?, ?)", arguments: [id, kind.rawValue, name, text, time])
+            try db.execute(sql: "INSERT INTO words (rowid, text) VALUES (?, ?)", arguments: [db.lastInsertedRowID, text])
+        }
+    }
+}

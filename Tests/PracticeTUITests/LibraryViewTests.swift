@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import PracticeAudio
+import PracticeLibrary
+@testable import PracticeTUI
+
+/// The library screen drawn without a terminal: the album grid in symbols mode (covers through
+/// libchafa) and in text mode, at 80×24 and 120×40, against snapshots kept beside this file
+/// (`PRACTICE_RECORD_SNAPSHOTS=1` writes them again; a missing one fails). Keys in, actions out.
+@Suite struct LibraryViewTests {
+    static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+
+    /// Fourteen albums by eight artists: some with covers, one compilation, one without tags.
+    static func library() -> [LibraryTrack] {
+        var tracks: [LibraryTrack] = []
+        let albums: [(String, String, String?)] = [
+            ("Blue Train", "John Coltrane", "c1"), ("Kind of Blue", "Miles Davis", "c2"), ("Dance Floor Classics", "Various Artists", "c3"),
+            ("Rumours", "Fleetwood Mac", nil), ("Thriller", "Michael Jackson", "c4"), ("Back to Black", "Amy Winehouse", "c5"),
+            ("Discovery", "Daft Punk", "c6"), ("Homework", "Daft Punk", nil), ("Random Access Memories", "Daft Punk", "c1"),
+            ("Buena Vista Social Club", "Buena Vista Social Club", "c2"), ("Vespertine", "Björk", nil), ("Post", "Björk", "c3"),
+            ("Ōkami Original Soundtrack", "大神", "c4"), ("Hounds of Love", "Kate Bush", "c5"),
+        ]
+        for (k, a) in albums.enumerated() {
+            for n in 1...3 {
+                let compilation = a.1 == "Various Artists"
+                tracks.append(LibraryTrack(id: Int64(tracks.count + 1), path: "/music/\(a.1)/\(a.0)/\(n).flac", title: "\(a.0) \(n)",
+                                           artist: compilation ? "Artist \(n)" : a.1, album: a.0, albumArtist: compilation ? a.1 : nil,
+                                           year: 1957 + k * 4, trackNumber: n, duration: 180 + Double(n * 17), cover: a.2.map { "/covers/\($0).png" },
+                                           markerCount: n == 2 ? 3 : 0, loopCount: n == 2 && k % 2 == 0 ? 1 : 0, hasLyrics: n == 3))
+            }
+        }
+        tracks.append(LibraryTrack(id: 99, path: "/music/loose/untitled take.wav", duration: 61))
+        return tracks
+    }
+
+    /// A picture per cover name: a diagonal gradient in its own colours (no files needed).
+    static func picture(_ path: String) -> Picture {
+        let seed = path.unicodeScalars.reduce(0) { $0 &* 31 &+ Int($1.value) } & 0xFFFF
+        let size = 48
+        var rgba: [UInt8] = []
+        for y in 0..<size {
+            for x in 0..<size {
+                rgba += [UInt8((x * 5 + seed) & 0xFF), UInt8((y * 5 + seed / 7) & 0xFF), UInt8(((x + y) * 3 + seed / 3) & 0xFF), 255]
+            }
+        }
+        return Picture(width: size, height: size, rgba: rgba)
+    }
+
+    static func view() -> LibraryView {
+        var v = LibraryView()
+        v.show(library())
+        let pickTrack = library()[4]
+        v.pick = TodaysPick(track: pickTrack, reason: "chorus loop, last practised 9 days ago", loop: "chorus", from: 12)
+        return v
+    }
+
+    func check(_ lines: [String], against name: String) throws {
+        let text = lines.joined(separator: "\n").replacingOccurrences(of: "\u{1B}", with: "␛") + "\n"
+        let file = Self.snapshots.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["PRACTICE_RECORD_SNAPSHOTS"] == "1" {
+            try FileManager.default.createDirectory(at: Self.snapshots, withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(text == expected, "\(name) differs; the screen now:\n\(text)")
+    }
+
+    @Test(arguments: [(80, 24), (120, 40)])
+    func theGridInSymbols(width: Int, height: Int) throws {
+        var v = Self.view()
+        v.selected["grid"] = 1
+        let lines = v.render(width: width, height: height) { path, c, r in
+            TerminalPicture.render(Self.picture(path), columns: c, rows: r, mode: .symbols(.truecolor))
+        }
+        #expect(lines.count == height)
+        try check(lines, against: "library-grid-symbols-\(width)x\(height).txt")
+        // Covers are drawn with 24-bit colours, in the upper-half-block shape.
+        #expect(lines.contains { $0.contains("\u{1B}[38;2;") && $0.contains("▀") })
+    }
+
+    @Test(arguments: [(80, 24), (120, 40)])
+    func theGridInText(width: Int, height: Int) throws {
+        var v = Self.view()
+        v.selected["grid"] = 1
+        let lines = v.render(width: width, height: height) { _, _, _ in nil }
+        try check(lines, against: "library-grid-text-\(width)x\(height).txt")
+        // Nothing but our own bold, dim and reverse: no colour at all.
+        let sequences = Set(lines.flatMap { line in line.matches(of: /\x1B\[[0-9;]*m/).map { String(line[$0.range]) } })
+        #expect(sequences.isSubset(of: ["\u{1B}[1m", "\u{1B}[2m", "\u{1B}[7m", "\u{1B}[0m"]), "\(sequences)")
+    }
+
+    @Test func keysMoveOpenAlbumsAndAskForSearches() {
+        var v = Self.view()
+        _ = v.render(width: 80, height: 24) { _, _, _ in nil }   // 5 tiles a row at 80 columns
+        #expect(v.handle(.down) == .none && v.current == 5)
+        #expect(v.handle(.right) == .none && v.current == 6)
+        // Albums by artist: Amy Winehouse, Björk (Post, Vespertine), Buena Vista…, Daft Punk ×3, …
+        #expect(v.albums[6].title == "Random Access Memories")
+        #expect(v.handle(.enter) == .none && v.mode == .album(6))
+        #expect(v.handle(.down) == .none)
+        #expect(v.handle(.enter) == .open(path: "/music/Daft Punk/Random Access Memories/2.flac", from: nil, loop: nil))
+        #expect(v.handle(.escape) == .none && v.mode == .grid)
+        #expect(v.handle(.character("/")) == .none && v.typing)
+        #expect(v.handle(.character("t")) == .search("t"))
+        #expect(v.handle(.character("u")) == .search("tu"))
+        #expect(v.handle(.backspace) == .search("t"))
+        #expect(v.handle(.character("q")) == .search("tq"), "q is text while typing")
+        #expect(v.handle(.escape) == .none && !v.typing && v.mode == .grid && v.query.isEmpty)
+        #expect(v.handle(.character("p")) == .open(path: "/music/Miles Davis/Kind of Blue/2.flac", from: nil, loop: "chorus"))
+        #expect(v.handle(.character("q")) == .quit)
+    }
+
+    @Test func searchHitsOpenAtTheirTimeOrLoop() {
+        var v = Self.view()
+        let t = Self.library()[1]
+        _ = v.handle(.character("/"))
+        v.found([LibraryHit(track: t, kind: .marker, name: "turn", text: "turn — watch the left foot", time: 72.3),
+                 LibraryHit(track: t, kind: .loop, name: "bridge", text: "bridge", time: 90)])
+        _ = v.handle(.enter)
+        #expect(v.handle(.enter) == .open(path: t.path, from: 72.3, loop: nil))
+        _ = v.handle(.down)
+        #expect(v.handle(.enter) == .open(path: t.path, from: 90, loop: "bridge"))
+        let screen = v.render(width: 80, height: 24) { _, _, _ in nil }.joined(separator: "\n")
+        #expect(screen.contains("John Coltrane — Blue Train 2  1:12.3  marker  turn — watch the left foot"), "\(screen)")
+    }
+
+    @Test func filtersKeepTracksWithMarkersLyricsOrPractisedThisWeek() {
+        var v = Self.view()
+        _ = v.handle(.character("m"))
+        #expect(v.albums.allSatisfy { $0.tracks.allSatisfy { $0.markerCount + $0.loopCount > 0 } } && v.albums.count == 14)
+        _ = v.handle(.character("m"))
+        _ = v.handle(.character("w"))
+        #expect(v.albums.isEmpty)
+        v.practisedThisWeek = ["/music/Björk/Post/1.flac"]
+        #expect(v.albums.map(\.title) == ["Post"])
+        _ = v.handle(.character("w"))
+        _ = v.handle(.character("y"))
+        #expect(v.albums.count == 14 && v.albums.allSatisfy { $0.tracks.count == 1 && $0.tracks[0].hasLyrics })
+    }
+
+    @Test func tagTextNeverReachesTheTerminalRaw() {
+        var v = LibraryView()
+        v.show([LibraryTrack(id: 1, path: "/m/\u{1B}[31mred\n.wav", title: "\u{1B}]0;pwned\u{7}Title", artist: "\u{1B}[2JArtist",
+                             album: "\u{9B}31mAlbum")])
+        for mode in [LibraryView.Mode.grid, .list, .album(0)] {
+            v.mode = mode
+            let frame = v.render(width: 80, height: 24) { _, _, _ in nil }
+            for line in frame {
+                // Only our own SGR sequences: an ESC is always followed by `[` and digits ending in `m`.
+                let stripped = line.replacing(/\x1B\[[0-9;]*m/, with: "")
+                #expect(!stripped.contains("\u{1B}") && !stripped.contains("\u{7}") && !stripped.contains("\u{9B}"), "\(mode): \(line.debugDescription)")
+            }
+            #expect(frame.joined().contains("\\u{1b}]0;pwned\\u{7}Title") || mode == .grid, "\(mode)")
+        }
+    }
+}

@@ -159,16 +159,16 @@ extern "C" int practice_taglib_tags(const char *path, practice_tags *out, practi
         std::unique_ptr<TagLib::File> f(open(path, true));
         if (!f) return 0;
         if (!f->isValid()) return -1;
-        if (TagLib::Tag *tag = f->tag()) {
-            out->title = copy(tag->title());
-            out->artist = copy(tag->artist());
-            out->album = copy(tag->album());
-            out->genre = copy(tag->genre());
-            out->year = static_cast<int>(tag->year());
-            out->track = static_cast<int>(tag->track());
-        }
+        // The property map, which TagLib fills from whichever tags the file has (ID3v2 and RIFF
+        // INFO in a WAV, Xiph comments, MP4 atoms): one way for every format.
         const TagLib::PropertyMap map = f->properties();
+        out->title = copy(first(map, "TITLE"));
+        out->artist = copy(first(map, "ARTIST"));
+        out->album = copy(first(map, "ALBUM"));
         out->album_artist = copy(first(map, "ALBUMARTIST"));
+        out->genre = copy(first(map, "GENRE"));
+        out->year = leadingNumber(first(map, "DATE"));
+        out->track = leadingNumber(first(map, "TRACKNUMBER"));
         out->disc = leadingNumber(first(map, "DISCNUMBER"));
         if (TagLib::AudioProperties *a = f->audioProperties()) out->length_ms = a->lengthInMilliseconds();
         if (cover != nullptr) coverOf(f.get(), cover);

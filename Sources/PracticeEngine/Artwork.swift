@@ -17,7 +17,7 @@ public enum Artwork {
 
     /// `picture` as a file in the cache (written once: named by its SHA-256); nil when it is not
     /// an image (by its first bytes), or the cache cannot be written.
-    public static func store(_ picture: EmbeddedPicture) -> String? {
+    public static func store(_ picture: EmbeddedPicture, in folder: String = Artwork.folder) -> String? {
         guard let ext = picture.fileExtension else { return nil }
         let file = folder + "/\(SHA256.hash(data: picture.bytes).hex).\(ext)"
         if FileManager.default.fileExists(atPath: file) { return file }
@@ -31,5 +31,5 @@ public enum Artwork {
     }
 
     /// Whether `file` is a picture in the cache (taken from a file's tags), not one from a music folder.
-    public static func isStored(_ file: String) -> Bool { file.hasPrefix(folder + "/") }
+    public static func isStored(_ file: String, in folder: String = Artwork.folder) -> Bool { file.hasPrefix(folder + "/") }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import GRDB
 import Glibc
 import PracticeDocuments
+import PracticeEngine
 
 /// One track in the library: where it is, its tags, and what practice knows of it.
 public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
@@ -93,6 +94,8 @@ public struct LibraryAlbum: Sendable, Equatable {
 /// from the folders, and it never writes to them.
 public final class LibraryIndex: Sendable {
     public let path: String
+    /// Where pictures taken from the files' tags are written (`Artwork.folder`, in the cache).
+    public let covers: String
     let db: DatabasePool
     static let schemaVersion = 1
 
@@ -101,8 +104,9 @@ public final class LibraryIndex: Sendable {
 
     /// Opens the index at `path`, made when missing. A file that is not such an index, or one a
     /// newer version made, is an error naming it (it is left as it is).
-    public init(path: String = LibraryIndex.standardPath) throws(PracticeError) {
+    public init(path: String = LibraryIndex.standardPath, covers: String = Artwork.folder) throws(PracticeError) {
         self.path = path
+        self.covers = covers
         do {
             try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
         } catch {

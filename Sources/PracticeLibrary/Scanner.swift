@@ -87,11 +87,11 @@ extension LibraryIndex {
             let audioSame = old.map { $0.mtime == f.mtime && $0.size == f.size && $0.inode == f.inode } ?? false
             let notesSame = old.map { $0.sidecar == f.sidecar && $0.sidecarMtime == f.sidecarMtime && $0.lyrics == f.lyrics && $0.lyricsMtime == f.lyricsMtime } ?? false
             // A cover embedded in the file stays; one from the folder follows the folder's images.
-            let embedded = old?.cover.map(Artwork.isStored) ?? false
+            let embedded = old?.cover.map { Artwork.isStored($0, in: covers) } ?? false
             let coverSame = embedded || old?.cover == f.folderCover
             if audioSame, notesSame, coverSame { continue }
             var item = Indexed(found: f, id: old?.id, keepTags: audioSame)
-            if !audioSame { item.readTags(problems: &report.problems) } else { item.cover = embedded ? old?.cover : f.folderCover }
+            if !audioSame { item.readTags(problems: &report.problems, covers: covers) } else { item.cover = embedded ? old?.cover : f.folderCover }
             item.readNotes(problems: &report.problems)
             if old == nil { report.added += 1 } else { report.updated += 1 }
             batch.append(item)
@@ -198,14 +198,14 @@ extension LibraryIndex {
         var entries: [(kind: LibraryHit.Kind, name: String?, text: String, time: Double?)] = []
         var markerCount = 0, loopCount = 0, hasLyrics = false
 
-        mutating func readTags(problems: inout [String]) {
+        mutating func readTags(problems: inout [String], covers: String) {
             do {
                 tags = try TrackTags.read(found.path) ?? TrackTags()
             } catch {
                 problem = "TagLib cannot read its tags"
                 problems.append("\(found.path): \(problem!)")
             }
-            if let picture = tags.cover { cover = Artwork.store(picture) }
+            if let picture = tags.cover { cover = Artwork.store(picture, in: covers) }
             tags.cover = nil
             if cover == nil { cover = found.folderCover }
         }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// The library screen on a real terminal (tmux), its practice screen playing through the
+/// real-time sink: search, open a track, drop a marker, come back, and find the track by the
+/// marker's name. Part of the terminal suite's own batch.
+extension TerminalTests {
+    @Test func theLibraryFindsATrackByAMarkerDroppedFromIt() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("library-tui")
+        try FileManager.default.createDirectory(atPath: dir.file("music/Crew/Warmups"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.file("music/Band"), withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("music/Crew/Warmups/drill.wav"), tags: ["title": "Drill", "artist": "Crew", "album": "Warmups"])
+        try Signals.write(Signals.sine(330, seconds: 20), to: dir.file("music/Band/song.wav"), tags: ["title": "Song", "artist": "Band"])
+        let env = "XDG_CACHE_HOME=\(dir.path)/cache XDG_CONFIG_HOME=\(dir.path)/config NO_COLOR=1"
+        let session = try startShell("practice-library-\(getpid())", running: "\(env) \(practiceBinary) library music --device pulse",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        var screen = try waitFor("practice library · 2 tracks, 2 albums", in: session)
+        #expect(screen.contains("Today's pick: Band — Song (not practised yet)") || screen.contains("Today's pick: Crew — Drill (not practised yet)"), "\(screen)")
+
+        func press(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", session] + keys) }
+        try press("/")
+        try press("-l", "dri")
+        screen = try waitFor("1 hit", in: session)
+        #expect(screen.contains("/ dri▏") && screen.contains("Crew — Drill") && screen.contains("tags"), "\(screen)")
+        try press("Enter")
+        try press("Enter")
+        screen = try waitFor("▶ Playing", in: session)
+        #expect(screen.hasPrefix("Drill\nCrew"), "the practice screen on the track:\n\(screen)")
+
+        try press("m")
+        _ = try waitFor("Marker 1", in: session)
+        try press("-l", "pirouette")
+        try press("Enter")
+        screen = try waitFor("added marker 'pirouette'", in: session)
+        #expect(screen.contains("added marker 'pirouette' at 0:0"), "\(screen)")
+        let sidecar = try String(contentsOfFile: dir.file("music/Crew/Warmups/drill.wav.practice.json"), encoding: .utf8)
+        #expect(sidecar.contains("\"name\": \"pirouette\""), "\(sidecar)")
+        try press("q")
+        screen = try waitFor("practice library", in: session)
+        // Back where it was: the search for "dri", its hit picked.
+        #expect(screen.contains("/ dri") && screen.contains("Crew — Drill"), "\(screen)")
+
+        try press("/")
+        try press("C-u")
+        try press("-l", "piro")
+        screen = try waitFor("marker  pirouette", in: session)
+        let hit = screen.split(separator: "\n").first { $0.contains("marker  pirouette") }.map(String.init) ?? ""
+        #expect(hit.hasPrefix("Crew — Drill  0:0"), "the marker's track and time:\n\(screen)")
+        try press("Escape")
+        try press("q")
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0") && !screen.contains("practice library ·"), "\(screen)")
+        let config = try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
+        #expect(config == "[library]\n# The music folders 'practice library' scans.\nfolders = [\(JSONString(dir.file("music")))]\n", "\(config)")
+    }
+}
+
+/// `"…"`, as JSON and TOML write a string.
+func JSONString(_ s: String) -> String {
+    String(data: try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes]), encoding: .utf8)!.dropFirst().dropLast().description
+}

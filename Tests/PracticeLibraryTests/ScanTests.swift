@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import PracticeAudio
+import PracticeDocuments
+import PracticeTestSupport
+@testable import PracticeLibrary
+
+/// The index against real files: tags through TagLib, rescans that read only what changed, the
+/// music files never written, and a folder of 10,000 files.
+@Suite struct ScanTests {
+    let dir = ScratchDirectory("library-scan")
+
+    func index() throws -> LibraryIndex { try LibraryIndex(path: dir.file("cache/library.sqlite"), covers: dir.file("cache/covers")) }
+
+    /// Every file under `folder`: its bytes and modification time.
+    func snapshot(_ folder: String) throws -> [String: (Data, Date)] {
+        var out: [String: (Data, Date)] = [:]
+        for name in FileManager.default.enumerator(atPath: folder)!.compactMap({ $0 as? String }) {
+            let path = folder + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            out[name] = (try Data(contentsOf: URL(fileURLWithPath: path)),
+                         try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as! Date)
+        }
+        return out
+    }
+
+    @Test func rescansReadOnlyWhatChangedAndNeverWriteTheMusic() throws {
+        let music = dir.file("music")
+        try FileManager.default.createDirectory(atPath: music + "/A", withIntermediateDirectories: true)
+        let tone = Signals.sine(440, seconds: 0.5)
+        try Signals.write(tone, to: music + "/A/one.wav", tags: ["title": "One", "artist": "Ann"])
+        try Signals.write(tone, to: music + "/A/two.flac", container: .flac, tags: ["title": "Two", "artist": "Ann", "album": "Pair"])
+        try Signals.write(tone, to: music + "/three.ogg", container: .ogg, tags: ["title": "Three"])
+        try "not music".write(toFile: music + "/A/notes.txt", atomically: true, encoding: .utf8)
+        let before = try snapshot(music)
+        let library = try index()
+
+        var r = try library.scan([music])
+        #expect(r == ScanReport(found: 3, added: 3, updated: 0, removed: 0, problems: []))
+        let tracks = try library.tracks()
+        #expect(tracks.map(\.displayTitle).sorted() == ["One", "Three", "Two"])
+        #expect(tracks.first { $0.title == "Two" }?.album == "Pair" && tracks.allSatisfy { abs($0.duration - 0.5) < 0.01 }, "\(tracks)")
+
+        r = try library.scan([music])
+        #expect(r == ScanReport(found: 3, added: 0, updated: 0, removed: 0, problems: []), "nothing changed")
+
+        // A sidecar and lyrics next to one file: only that track is read again, and searchable.
+        try #"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "pirouette", "time": 0.25, "updatedAt": "2026-11-01T10:00:00.000Z"}], "loops": [{"id": "l1", "name": "bridge lift", "start": 0.1, "end": 0.4, "updatedAt": "2026-11-01T10:00:00.000Z"}]}"#
+            .write(toFile: music + "/A/one.wav.practice.json", atomically: true, encoding: .utf8)
+        try "[00:00.20]under the moonlight\n".write(toFile: music + "/A/one.lrc", atomically: true, encoding: .utf8)
+        r = try library.scan([music])
+        #expect(r == ScanReport(found: 3, added: 0, updated: 1, removed: 0, problems: []))
+        let one = try #require(try library.tracks().first { $0.title == "One" })
+        #expect(one.markerCount == 1 && one.loopCount == 1 && one.hasLyrics)
+        #expect(try library.search("piro").map { "\($0.kind) \($0.text) \($0.time ?? -1)" } == ["marker pirouette 0.25"])
+        #expect(try library.search("lift bridge").map { "\($0.kind) \($0.name ?? "") \($0.time ?? -1)" } == ["loop bridge lift 0.1"])
+        #expect(try library.search("MOONLIGHT").map { "\($0.kind) \($0.text) \($0.time ?? -1)" } == ["lyric under the moonlight 0.2"])
+        #expect(try library.search("ann").map(\.track.displayTitle).sorted() == ["One", "Two"], "tags")
+        #expect(try library.firstLoop(of: one.id)?.name == "bridge lift")
+
+        // A file rewritten (new size and time): read again. One removed: dropped from the index and the search.
+        try Signals.write(Signals.sine(440, seconds: 0.75), to: music + "/three.ogg", container: .ogg, tags: ["title": "Three, longer"])
+        try FileManager.default.removeItem(atPath: music + "/A/two.flac")
+        r = try library.scan([music])
+        #expect(r == ScanReport(found: 2, added: 0, updated: 1, removed: 1, problems: []))
+        #expect(try library.tracks().map(\.displayTitle).sorted() == ["One", "Three, longer"])
+        #expect(try library.search("pair").isEmpty && library.search("two").isEmpty)
+
+        // Scanning wrote nothing into the music folder, and changed nothing there.
+        var after = try snapshot(music)
+        for name in ["A/one.wav.practice.json", "A/one.lrc", "three.ogg"] { after.removeValue(forKey: name) }
+        var expected = before
+        for name in ["A/two.flac", "three.ogg"] { expected.removeValue(forKey: name) }
+        #expect(after.keys.sorted() == expected.keys.sorted() && after.allSatisfy { expected[$0.key]!.0 == $0.value.0 && expected[$0.key]!.1 == $0.value.1 })
+    }
+
+    @Test func aFolderOfTenThousandFiles() throws {
+        let folder = dir.file("many")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(440, seconds: 0.01, sampleRate: 8000, channels: 1), to: dir.file("tiny.wav"), sampleRate: 8000, channels: 1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file("tiny.wav")))
+        for k in 0..<10_000 { FileManager.default.createFile(atPath: folder + String(format: "/take %05d.wav", k), contents: bytes) }
+        let library = try index()
+        var last = (0, 0)
+        let r = try library.scan([folder]) { last = ($0, $1) }
+        #expect(r.found == 10_000 && r.added == 10_000 && r.problems.isEmpty && last == (10_000, 10_000))
+        #expect(try library.count() == 10_000)
+        #expect(try library.scan([folder]) == ScanReport(found: 10_000))
+        #expect(try library.search("take 09999").map(\.track.path) == [folder + "/take 09999.wav"])
+        let albums = try library.albums()
+        #expect(albums.count == 1 && albums[0].title == "many" && albums[0].tracks.count == 10_000)
+    }
+
+    @Test func anIndexFromANewerVersionOrNotAnIndexIsRefusedAndKept() throws {
+        let path = dir.file("other.sqlite")
+        try "this is not a database, it is a note".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: PracticeError.self) { _ = try LibraryIndex(path: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "this is not a database, it is a note")
+        let newer = dir.file("newer.sqlite")
+        _ = try LibraryIndex(path: newer)
+        #expect(try run("/usr/bin/env", ["python3", "-c", "import sqlite3; c = sqlite3.connect('\(newer)'); c.execute('PRAGMA user_version = 2'); c.commit()"]).status == 0)
+        do {
+            _ = try LibraryIndex(path: newer)
+            Issue.record("a newer index was opened")
+        } catch {
+            #expect(error.message == "\(newer): made by a newer version of practice (index version 2); delete it to start again with this one")
+        }
+    }
+}
+
+/// Today's pick: among tracks with markers or loops, not practised lately, the same all day.
+@Suite struct PickTests {
+    func track(_ id: Int64, markers: Int = 0, loops: Int = 0) -> LibraryTrack {
+        LibraryTrack(id: id, path: "/m/\(id).flac", title: "T\(id)", markerCount: markers, loopCount: loops)
+    }
+
+    @Test func theSameAllDayAndAReasonGiven() throws {
+        let tracks = [track(1), track(2, markers: 2), track(3, loops: 1), track(4, markers: 1, loops: 2), track(5, markers: 4)]
+        let day = Date(timeIntervalSince1970: 1_795_000_000)   // 2026-11-18
+        let practised: [Int64: Date] = [2: day.addingTimeInterval(-9 * 86400), 3: day.addingTimeInterval(-3600), 5: day.addingTimeInterval(-86400)]
+        func pick(_ now: Date) -> TodaysPick? {
+            TodaysPick.choose(among: tracks, now: now, practised: { practised[$0.id] }) { t in t.loopCount > 0 ? ("chorus", 12.5) : nil }
+        }
+        let morning = try #require(pick(day))
+        // Never tracks without markers, nor ones practised in the last three days.
+        #expect([2, 4].contains(morning.track.id))
+        for hours in stride(from: 0.0, to: 6, by: 1) { #expect(pick(day.addingTimeInterval(hours * 3600))?.track.id == morning.track.id) }
+        let all = (0..<30).compactMap { pick(day.addingTimeInterval(Double($0) * 86400)) }
+        // Over a month every track with markers comes up (3 and 5 rest from the third day on); never 1.
+        #expect(Set(all.map(\.track.id)) == [2, 3, 4, 5], "\(all.map(\.track.id))")
+        #expect(all.prefix(2).allSatisfy { [2, 4].contains($0.track.id) })
+        let four = try #require(all.first { $0.track.id == 4 })
+        #expect(four.reason == "chorus loop, not practised yet" && four.loop == "chorus" && four.from == 12.5)
+        let two = try #require(all.first { $0.track.id == 2 })
+        #expect(two.reason.hasPrefix("2 markers, last practised ") && two.reason.hasSuffix(" days ago") && two.loop == nil)
+    }
+
+    @Test func withoutMarkersAnyTrackAndEverythingPractisedGivesTheLongestRested() {
+        let plain = [track(1), track(2)]
+        #expect(TodaysPick.choose(among: plain, practised: { _ in nil }) { _ in nil }?.reason == "not practised yet")
+        let now = Date()
+        let marked = [track(1, markers: 1), track(2, markers: 1)]
+        let pick = TodaysPick.choose(among: marked, now: now, practised: { now.addingTimeInterval($0.id == 1 ? -7200 : -86400 - 60) }) { _ in nil }
+        #expect(pick?.track.id == 2 && pick?.reason == "1 marker, last practised yesterday")
+        #expect(TodaysPick.choose(among: [], practised: { _ in nil }) { _ in nil } == nil)
+    }
+
+    @Test func timestampsAsSidecarsWriteThem() {
+        #expect(TodaysPick.date(rfc3339: "2026-11-20T10:01:00.123Z")?.timeIntervalSince1970 == 1_795_168_860)
+        #expect(TodaysPick.date(rfc3339: "yesterday") == nil)
+    }
+}

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Dispatch
 import Glibc
+import Synchronization
 import PracticeAudio
 import PracticeControl
 import PracticeDocuments
@@ -14,29 +15,31 @@ public final class LibraryScreen {
     let index: LibraryIndex
     /// How pictures are drawn; nil: text only (NO_COLOR, or a terminal without colour).
     let pictures: TerminalPicture.Mode?
-    private var covers: [String: [String]] = [:]
+    private var covers: [String: CoverDrawing] = [:]
     private var failed: Set<String> = []
     private var lastFrame: [String] = []
+    /// A scan running beside the screen: how far it is, and a wake-up when it has news.
+    public let scanning = ScanProgress()
+    /// Called on the screen's thread when a scan beside it has finished (to read the index again).
+    public var reload: (() -> Void)?
 
     public init(index: LibraryIndex, view: LibraryView, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.index = index
         self.view = view
-        // Kitty and sixel pictures are drawn as Unicode blocks for now: the grid redraws by lines.
-        self.pictures = TerminalPicture.mode(environment: environment).map { mode in
-            if case .symbols = mode { return mode }
-            return .symbols(.truecolor)
-        }
+        self.pictures = TerminalPicture.mode(environment: environment)
     }
 
     /// The lines of a cover, decoded and drawn the first time it is shown.
-    public func cover(_ path: String, columns: Int, rows: Int) -> [String]? {
+    public func cover(_ path: String, columns: Int, rows: Int) -> CoverDrawing? {
         guard let pictures, !failed.contains(path) else { return nil }
         let key = "\(columns)x\(rows):\(path)"
-        if let lines = covers[key] { return lines }
+        if let drawing = covers[key] { return drawing }
         guard let picture = try? Picture.read(path) else { failed.insert(path); return nil }
         let lines = TerminalPicture.render(picture, columns: columns, rows: rows, mode: pictures)
-        covers[key] = lines
-        return lines
+        let drawing: CoverDrawing
+        if case .symbols = pictures { drawing = .cells(lines) } else { drawing = .overlay(lines.joined()) }
+        covers[key] = drawing
+        return drawing
     }
 
     /// Brings in new contents of the index (after a rescan) and today's pick.
@@ -55,7 +58,7 @@ public final class LibraryScreen {
         defer { terminal.restore() }
         lastFrame = []
         var decoder = KeyDecoder()
-        let wake = WakePipe()
+        let wake = scanning.wake
         signal(SIGWINCH, SIG_IGN)
         let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         resize.setEventHandler { wake.ring() }
@@ -65,7 +68,12 @@ public final class LibraryScreen {
             draw()
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, -1)
-            if fds[1].revents != 0 { wake.drain(); lastFrame = [] }
+            if fds[1].revents != 0 {
+                wake.drain()
+                let (done, total, finished) = scanning.read()
+                view.scanning = finished ? nil : total > 0 ? "scanning \(done * 100 / total) %" : "scanning…"
+                if finished { reload?() }
+            }
             guard fds[0].revents != 0 else { continue }
             guard let keys = decoder.read(from: STDIN_FILENO) else { return .quit }   // the terminal went away
             for key in keys {
@@ -85,6 +93,41 @@ public final class LibraryScreen {
         let frame = view.render(width: columns, height: rows) { [unowned self] path, c, r in cover(path, columns: c, rows: r) }
         guard frame != lastFrame else { return }
         lastFrame = frame
-        Terminal.writeRaw("\u{1B}[H" + frame.map { $0 + "\u{1B}[0m\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J", to: STDOUT_FILENO)
+        // Kitty keeps pictures until told: the last frame's go first. Sixels are overwritten by the text.
+        let clear = pictures == .kitty ? "\u{1B}_Ga=d\u{1B}\\" : ""
+        let pictures = view.overlays.map { "\u{1B}[\($0.row + 1);\($0.column + 1)H" + $0.sequence }.joined()
+        Terminal.writeRaw(clear + "\u{1B}[H" + frame.map { $0 + "\u{1B}[0m\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J" + pictures, to: STDOUT_FILENO)
     }
+}
+
+/// How far a scan beside the screen has got, told from the scanning thread; each change wakes
+/// the screen.
+public final class ScanProgress: Sendable {
+    let wake = WakePipe()
+    private let state = Mutex<(done: Int, total: Int, finished: Bool, percent: Int)>((0, 0, true, -1))
+
+    public init() {}
+
+    public func started() {
+        state.withLock { $0 = (0, 0, false, -1) }
+        wake.ring()
+    }
+
+    /// From the scan's progress callback: wakes the screen once a percent.
+    public func progress(_ done: Int, of total: Int) {
+        let ring = state.withLock { s -> Bool in
+            s.done = done; s.total = total
+            let p = total > 0 ? done * 100 / total : 0
+            defer { s.percent = p }
+            return p != s.percent
+        }
+        if ring { wake.ring() }
+    }
+
+    public func finished() {
+        state.withLock { $0.finished = true }
+        wake.ring()
+    }
+
+    func read() -> (Int, Int, Bool) { state.withLock { ($0.done, $0.total, $0.finished) } }
 }

@@ -2,6 +2,20 @@ import FoundationEssentials
 import PracticeDocuments
 import PracticeLibrary
 
+/// A cover as the terminal can show it: lines of coloured Unicode blocks, or one kitty or sixel
+/// sequence drawn over blank cells from their top-left corner once the text is drawn.
+public enum CoverDrawing: Sendable, Equatable {
+    case cells([String])
+    case overlay(String)
+}
+
+/// A picture to draw over the frame: at a row and column counted from 0.
+public struct Overlay: Sendable, Equatable {
+    public var row: Int
+    public var column: Int
+    public var sequence: String
+}
+
 extension LibraryView {
     /// A cover's size in the grid: 14 columns by 7 rows (a square picture in 1:2 cells).
     public static let coverColumns = 14
@@ -13,8 +27,9 @@ extension LibraryView {
     /// the given columns and rows (lines ending with the attributes reset), or gives nil (no
     /// picture: text mode, or an image that cannot be decoded), and the album's title is drawn
     /// in a frame instead. Text from tags and file names is made terminal-safe here.
-    public mutating func render(width: Int, height: Int, cover: (String, Int, Int) -> [String]?) -> [String] {
+    public mutating func render(width: Int, height: Int, cover: (String, Int, Int) -> CoverDrawing?) -> [String] {
         let w = max(width, 20)
+        overlays = []
         var lines: [String] = []
         let albums = self.albums
         let shown = filter.isEmpty ? tracks.count : tracks.filter(passes).count
@@ -23,8 +38,8 @@ extension LibraryView {
         if filter.lyrics { filters.append("lyrics") }
         if filter.thisWeek { filters.append("this week") }
         let counts = "\(shown) track\(shown == 1 ? "" : "s"), \(albums.count) album\(albums.count == 1 ? "" : "s")"
-        lines.append(Screen.spread(Screen.bold("practice library") + " · " + counts,
-                                   filters.isEmpty ? "" : "only: " + filters.joined(separator: ", "), w))
+        let right = [scanning, filters.isEmpty ? nil : "only: " + filters.joined(separator: ", ")].compactMap { $0 }.joined(separator: " · ")
+        lines.append(Screen.spread(Screen.bold("practice library") + " · " + counts, right, w))
         if let pick {
             lines.append("Today's pick: " + Screen.bold("\(pick.track.displayArtist.terminalSafe) — \(pick.track.displayTitle.terminalSafe)")
                          + " (\(pick.reason.terminalSafe))  " + Screen.dim("p plays it"))
@@ -39,7 +54,7 @@ extension LibraryView {
         }
         let room = max(height - lines.count - 1, 1)
         switch mode {
-        case .grid: lines += grid(albums, width: w, room: room, cover: cover)
+        case .grid: lines += grid(albums, width: w, room: room, top: lines.count, cover: cover)
         case .album(let k): lines += albumLines(k < albums.count ? albums[k] : nil, width: w, room: room)
         case .list: lines += listLines(width: w, room: room)
         case .search: lines += searchLines(width: w, room: room)
@@ -60,8 +75,11 @@ extension LibraryView {
         return Screen.dim(keys)
     }
 
-    mutating func grid(_ albums: [LibraryAlbum], width: Int, room: Int, cover: (String, Int, Int) -> [String]?) -> [String] {
-        guard !albums.isEmpty else { return [filter.isEmpty ? "No tracks: add a folder with 'practice library scan FOLDER'." : "No album has tracks that pass the filters."] }
+    mutating func grid(_ albums: [LibraryAlbum], width: Int, room: Int, top: Int, cover: (String, Int, Int) -> CoverDrawing?) -> [String] {
+        guard !albums.isEmpty else {
+            if tracks.isEmpty, scanning != nil { return ["Looking through the music folders…"] }
+            return [filter.isEmpty ? "No tracks: add a folder with 'practice library scan FOLDER'." : "No album has tracks that pass the filters."]
+        }
         let perRow = max(width / Self.tileWidth, 1)
         columnsLastDrawn = perRow
         let visibleRows = max(room / Self.tileHeight, 1)
@@ -72,7 +90,11 @@ extension LibraryView {
             let start = row * perRow
             guard start < albums.count else { break }
             let tiles = (start..<min(start + perRow, albums.count)).map { k in
-                tile(albums[k], selected: k == current, cover: cover)
+                let (lines, overlay) = tile(albums[k], selected: k == current, cover: cover)
+                if let overlay {
+                    overlays.append(Overlay(row: top + out.count, column: (k - start) * Self.tileWidth + 1, sequence: overlay))
+                }
+                return lines
             }
             for line in 0..<Self.tileHeight {
                 out.append(tiles.map { $0[line] }.joined())
@@ -81,10 +103,19 @@ extension LibraryView {
         return out
     }
 
-    /// One album: its cover (or a frame with its title), its title and its artist, `tileWidth` wide.
-    func tile(_ album: LibraryAlbum, selected: Bool, cover: (String, Int, Int) -> [String]?) -> [String] {
+    /// One album: its cover (or a frame with its title), its title and its artist, `tileWidth`
+    /// wide; and a picture to draw over the cover's cells, for kitty and sixel pictures.
+    func tile(_ album: LibraryAlbum, selected: Bool, cover: (String, Int, Int) -> CoverDrawing?) -> ([String], String?) {
         let cw = Self.coverColumns, ch = Self.coverRows
-        var picture = album.cover.flatMap { cover($0, cw, ch) } ?? []
+        var overlay: String?
+        var picture: [String] = []
+        switch album.cover.flatMap({ cover($0, cw, ch) }) {
+        case .cells(let lines)?: picture = lines
+        case .overlay(let sequence)?:
+            overlay = sequence
+            picture = Array(repeating: String(repeating: " ", count: cw), count: ch)
+        case nil: break
+        }
         if picture.isEmpty {
             picture = frame(album.title, columns: cw, rows: ch)
         } else {
@@ -105,7 +136,7 @@ extension LibraryView {
         lines.append(" " + (selected ? Screen.reverse(title) : Screen.bold(title)) + " ")
         lines.append(" " + cell(album.artist.terminalSafe) + " ")
         lines.append(String(repeating: " ", count: Self.tileWidth))
-        return lines
+        return (lines, overlay)
     }
 
     /// A frame with the title inside, for an album without a picture (or a terminal without colour).

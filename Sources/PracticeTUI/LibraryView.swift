@@ -50,10 +50,14 @@ public struct LibraryView: Sendable {
     public var hits: [LibraryHit] = []
     /// One line of feedback.
     public var message: String?
+    /// A scan running beside the screen ("scanning 45 %"), shown in the heading.
+    public var scanning: String?
     /// The picked row in each mode (the grid's is an album).
     var selected: [String: Int] = [:]
     /// How the grid was laid out last: tiles a row (for ↑ ↓).
     var columnsLastDrawn = 4
+    /// Kitty or sixel pictures to draw over the last frame rendered.
+    public internal(set) var overlays: [Overlay] = []
 
     public init() {}
 

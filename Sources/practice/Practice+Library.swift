@@ -1,6 +1,8 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import Synchronization
+import Dispatch
 import PracticeAudio
 import PracticeDocuments
 import PracticeLibrary
@@ -90,21 +92,38 @@ extension Practice {
                     throw PracticeError(.usage, "the library screen needs a terminal; 'practice library list' and 'search' print")
                 }
                 let screen = LibraryScreen(index: index, view: LibraryView())
-                var report = try scan(index, paths, quiet: false)
-                while true {
+                // The screen shows the index as it is at once; a scan beside it brings in what changed.
+                let problems = Mutex<[String]>([])
+                let scans = DispatchQueue(label: "library scans")   // one at a time
+                func scanBeside() {
+                    let progress = screen.scanning
+                    progress.started()
+                    scans.async {
+                        let report = try? index.scan(paths) { progress.progress($0, of: $1) }
+                        problems.withLock { $0 = report?.problems ?? [] }
+                        progress.finished()
+                    }
+                }
+                func refresh() throws(PracticeError) {
                     let resume = ResumeStore()
                     let practised: (LibraryTrack) -> Date? = { t in resume.point(for: t.path).flatMap { TodaysPick.date(rfc3339: $0.updatedAt) } }
                     let tracks = try index.tracks()
                     let week = Date().addingTimeInterval(-7 * 86400)
                     screen.update(tracks: tracks, pick: try index.pick(practised: practised),
                                   practisedThisWeek: Set(tracks.filter { practised($0).map { $0 >= week } ?? false }.map(\.path)))
-                    if !report.problems.isEmpty {
-                        screen.say("\(report.problems.count) file\(report.problems.count == 1 ? "" : "s") could not be read fully ('practice library scan' lists them)")
-                    }
+                }
+                screen.reload = {
+                    try? refresh()
+                    let n = problems.withLock { $0.count }
+                    if n > 0 { screen.say("\(n) file\(n == 1 ? "" : "s") could not be read fully ('practice library scan' lists them)") }
+                }
+                try refresh()
+                scanBeside()
+                while true {
                     guard case .open(let path, let from, let loop) = try screen.run() else { return }
                     guard FileManager.default.fileExists(atPath: path) else {
-                        report = try scan(index, paths, quiet: true)
-                        screen.say("\(path): no longer there (the library is rescanned)")
+                        screen.say("\(path): no longer there (the library is scanned again)")
+                        scanBeside()
                         continue
                     }
                     var arguments = [path] + (device.map { ["--device", $0] } ?? [])
@@ -115,8 +134,8 @@ extension Practice {
                     } catch let error as PracticeError {
                         screen.say(error.message)
                     }
-                    // Back where the person was, with what they changed (markers, loops) indexed.
-                    report = try scan(index, paths, quiet: true)
+                    // Back where the person was; what they changed (markers, loops) is indexed beside the screen.
+                    scanBeside()
                 }
             }
         }

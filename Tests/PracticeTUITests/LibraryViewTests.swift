@@ -70,7 +70,7 @@ import PracticeLibrary
         var v = Self.view()
         v.selected["grid"] = 1
         let lines = v.render(width: width, height: height) { path, c, r in
-            TerminalPicture.render(Self.picture(path), columns: c, rows: r, mode: .symbols(.truecolor))
+            .cells(TerminalPicture.render(Self.picture(path), columns: c, rows: r, mode: .symbols(.truecolor)))
         }
         #expect(lines.count == height)
         try check(lines, against: "library-grid-symbols-\(width)x\(height).txt")
@@ -152,5 +152,44 @@ import PracticeLibrary
             }
             #expect(frame.joined().contains("\\u{1b}]0;pwned\\u{7}Title") || mode == .grid, "\(mode)")
         }
+    }
+}
+
+/// How covers reach the terminal: chafa's terminal database picks kitty graphics, sixels or
+/// coloured blocks from the environment, and nothing at all with NO_COLOR or a dumb terminal.
+@Suite struct CoverDrawingTests {
+    @Test(arguments: [
+        (["TERM": "xterm-kitty"], TerminalPicture.Mode?.some(.kitty)),
+        (["TERM": "mlterm"], .some(.sixels)),
+        (["TERM": "foot"], .some(.sixels)),
+        (["TERM": "xterm-256color"], .some(.symbols(.indexed256))),
+        (["TERM": "xterm-256color", "COLORTERM": "truecolor"], .some(.symbols(.truecolor))),
+        (["TERM": "tmux-256color"], .some(.symbols(.indexed256))),
+        (["TERM": "vt100"], .some(.symbols(.indexed16))),
+        (["TERM": "xterm-kitty", "NO_COLOR": "1"], nil),
+        (["TERM": "dumb"], nil),
+        ([:], nil),
+    ])
+    func theTerminalDecides(environment: [String: String], mode: TerminalPicture.Mode?) {
+        #expect(TerminalPicture.mode(environment: environment) == mode, "\(environment)")
+    }
+
+    @Test func kittyAndSixelPicturesAreDrawnOverBlankCellsAfterTheText() throws {
+        let picture = LibraryViewTests.picture("/covers/c1.png")
+        let kitty = TerminalPicture.render(picture, columns: 14, rows: 7, mode: .kitty).joined()
+        #expect(kitty.hasPrefix("\u{1B}_G") && kitty.hasSuffix("\u{1B}\\"), "\(kitty.prefix(40).debugDescription)")
+        let sixels = TerminalPicture.render(picture, columns: 14, rows: 7, mode: .sixels).joined()
+        #expect(sixels.hasPrefix("\u{1B}P") && sixels.hasSuffix("\u{1B}\\") && sixels.contains("#"), "\(sixels.prefix(40).debugDescription)")
+
+        var v = LibraryViewTests.view()
+        let lines = v.render(width: 80, height: 24) { path, _, _ in .overlay("<\(path)>") }
+        // Two rows of five albums on the screen, seven of them with covers (Vespertine, Homework and
+        // Rumours have none), each drawn at its tile's top-left cell under the three heading lines.
+        #expect(v.albums.prefix(10).filter { $0.cover != nil }.count == 7 && v.overlays.count == 7, "\(v.overlays)")
+        #expect(v.overlays.first == Overlay(row: 3, column: 1, sequence: "<\(v.albums[0].cover!)>"))
+        #expect(v.overlays.contains { $0.row == 3 + LibraryView.tileHeight && $0.column == 1 + 4 * LibraryView.tileWidth })
+        // The cells under a picture are blank: nothing of it is in the text.
+        #expect(lines[4].hasPrefix(String(repeating: " ", count: 1 + LibraryView.coverColumns)))
+        #expect(!lines.joined().contains("<"))
     }
 }

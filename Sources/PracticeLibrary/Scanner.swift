@@ -52,15 +52,17 @@ extension LibraryIndex {
         }
         report.found = found.count
         let roots = folders.map { Path.normalized($0) }
-        let known: [String: Known]
+        // Paths are compared byte for byte: "Café" in NFC and in NFD are two files, where Swift's
+        // String equality would make them one.
+        let known: [[UInt8]: Known]
         do {
             known = try db.read { db in
-                var out: [String: Known] = [:]
+                var out: [[UInt8]: Known] = [:]
                 for root in roots {
                     let prefix = root == "/" ? "/" : root + "/"
                     for row in try Row.fetchAll(db, sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE substr(path, 1, ?) = ?",
                                                 arguments: [prefix.utf8.count, prefix]) {
-                        out[row["path"]] = Known(id: row["id"], mtime: row["mtime"], size: row["size"], inode: row["inode"],
+                        out[Array((row["path"] as String).utf8)] = Known(id: row["id"], mtime: row["mtime"], size: row["size"], inode: row["inode"],
                                                  sidecar: row["sidecar"], sidecarMtime: row["sidecarMtime"],
                                                  lyrics: row["lyrics"], lyricsMtime: row["lyricsMtime"], cover: row["cover"])
                     }
@@ -70,7 +72,7 @@ extension LibraryIndex {
         } catch {
             throw PracticeError(.ioError, "\(path): cannot read the library's index (\(Self.describe(error)))")
         }
-        var seen = Set<String>()
+        var seen = Set<[UInt8]>()
         var batch: [Indexed] = []
         func flush() throws(PracticeError) {
             guard !batch.isEmpty else { return }
@@ -82,8 +84,9 @@ extension LibraryIndex {
         }
         for (k, f) in found.enumerated() {
             progress?(k, found.count)
-            seen.insert(f.path)
-            let old = known[f.path]
+            let key = Array(f.path.utf8)
+            seen.insert(key)
+            let old = known[key]
             let audioSame = old.map { $0.mtime == f.mtime && $0.size == f.size && $0.inode == f.inode } ?? false
             let notesSame = old.map { $0.sidecar == f.sidecar && $0.sidecarMtime == f.sidecarMtime && $0.lyrics == f.lyrics && $0.lyricsMtime == f.lyricsMtime } ?? false
             // A cover embedded in the file stays; one from the folder follows the folder's images.
@@ -152,7 +155,8 @@ extension LibraryIndex {
         }
         closedir(dir)
         names.sort()
-        let nameSet = Set(names)
+        let nameSet = Set(names.map { Array($0.utf8) })   // by bytes, as the file system names them
+        func exists(_ name: String) -> Bool { nameSet.contains(Array(name.utf8)) }
         let cover = CoverArt.best(among: names).map { folder + "/" + $0 }
         var subfolders: [String] = []
         for name in names {
@@ -167,11 +171,11 @@ extension LibraryIndex {
             let sidecars = [name + SidecarStore.suffix, stem + SidecarStore.suffix]
                 + names.filter { $0.hasPrefix(stem + ".") && $0.hasSuffix(SidecarStore.suffix) && $0 != name + SidecarStore.suffix
                     && !$0.dropFirst(stem.count + 1).dropLast(SidecarStore.suffix.count).contains(".") }
-            if let s = sidecars.first(where: nameSet.contains) {
+            if let s = sidecars.first(where: exists) {
                 f.sidecar = folder + "/" + s
                 f.sidecarMtime = modified(f.sidecar!)
             }
-            if let l = [name + ".lrc", stem + ".lrc"].first(where: nameSet.contains) {
+            if let l = [name + ".lrc", stem + ".lrc"].first(where: exists) {
                 f.lyrics = folder + "/" + l
                 f.lyricsMtime = modified(f.lyrics!)
             }

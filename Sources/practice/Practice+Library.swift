@@ -164,9 +164,11 @@ extension Practice {
             static let configuration = CommandConfiguration(abstract: "Every track in the library, by artist and album.")
             @Flag(help: "JSON for scripts: one object per track.")
             var json = false
+            @Flag(help: "Use the index as it is, without looking for changes in the folders first.")
+            var noScan = false
 
             func run() throws {
-                let index = try current()
+                let index = try noScan ? LibraryIndex() : current()
                 let tracks = try index.tracks()
                 if json {
                     printJSON(.object(["version": .integer(1), "tracks": .array(tracks.map(Self.json))]))
@@ -209,11 +211,20 @@ extension Practice {
             var words: [String]
             @Flag(help: "JSON for scripts: one object per hit.")
             var json = false
+            @Flag(help: "Use the index as it is, without looking for changes in the folders first.")
+            var noScan = false
+            @Flag(name: .shortAndLong, help: "Say how long the search took and over how many tracks.")
+            var verbose = false
 
             func run() throws {
-                let index = try current()
+                let index = try noScan ? LibraryIndex() : current()
                 let text = words.joined(separator: " ")
+                let started = DispatchTime.now().uptimeNanoseconds
                 let hits = try index.search(text)
+                if verbose {
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                    Terminal.write("practice: searched \(try index.count()) tracks in \(cFormat("%.1f", ms)) ms\n", to: STDERR_FILENO)
+                }
                 if json {
                     printJSON(.object(["version": .integer(1), "hits": .array(hits.map { h in
                         var o: [String: JSONValue] = ["path": .string(h.track.path), "kind": .string(h.kind.rawValue), "text": .string(h.text),
@@ -244,6 +255,8 @@ extension Practice {
                 Chosen among the tracks with markers or loops (any track, when none has them) that
                 you have not practised in the last three days, and the reason is given.
                 """)
+        @Flag(help: "Use the index as it is, without looking for changes in the folders first.")
+        var noScan = false
         @Flag(help: "Open it on the practice screen (at its loop, when the pick is for a loop).")
         var play = false
         @Flag(help: "JSON for scripts.")
@@ -252,7 +265,7 @@ extension Practice {
         var device: String?
 
         func run() async throws {
-            let index = try Library.current()
+            let index = try noScan ? LibraryIndex() : Library.current()
             let resume = ResumeStore()
             guard let pick = try index.pick(practised: { t in resume.point(for: t.path).flatMap { TodaysPick.date(rfc3339: $0.updatedAt) } }) else {
                 throw PracticeError(.noInput, "the library is empty: add a folder with 'practice library scan FOLDER'")

@@ -4,8 +4,8 @@
     python3 make-library.py OUT            the main library (> 300 audio files); prints a JSON manifest
     python3 make-library.py --many N OUT   N tiny distinct WAV files in OUT; prints {"count": N, ...}
 
-Needs python3 (standard library only) and flac, metaflac, vorbis-tools (oggenc), opus-tools
-(opusenc), lame and sox on PATH. OUT must be missing or an empty folder. The same files and the
+Needs python3 (standard library only) and flac, vorbis-tools (oggenc), opus-tools (opusenc), lame,
+eyeD3 and sox on PATH. OUT must be missing or an empty folder. The same files and the
 same manifest come out on every run (no randomness; Ogg serial numbers are fixed).
 
 The main library: Artist/Album/NN Title.ext folders (FLAC, Ogg Vorbis, Opus, MP3, WAV, AIFF) of short
@@ -18,9 +18,10 @@ sidecar (`<file>.practice.json`) and lyrics (`<file>.lrc`).
 The manifest, one entry per audio file the scanner should index:
   path, format (extension, lower case), title, artist, album, albumArtist, genre (the tags as TagLib
   reads them; null when absent), year, track, disc (0 when absent), expectedTitle (the title, else
-  the file name without its extension), duration (seconds, 2 decimals; null when the file cannot be
-  decoded), durationTolerance (seconds: MP3 lengths come from whole frames), readable (false when
-  TagLib cannot open the file), embeddedCover, coverSHA256 and coverMime (of the front cover, else
+  the file name without its extension), duration (the length TagLib reads, seconds, 2 decimals; null
+  when it finds none), audioDuration (the length libsndfile decodes; null when it cannot open the
+  file), durationTolerance (seconds: TagLib's MP3 lengths come from whole frames), readable (false
+  when TagLib cannot open the file), embeddedCover, coverSHA256 and coverMime (of the front cover, else
   the first picture), folderCover (the image in the same folder that CoverArt.best picks: cover >
   folder > front > albumart > album > albumartsmall, any case, .jpg/.jpeg/.png/.webp/.gif; null when
   none), case, sidecar, markers, markerNotes, loops, lyrics, lyricsFile, lyricsLines, note.
@@ -47,7 +48,7 @@ import zlib
 
 # Encoders read their arguments in the locale's character set: make it UTF-8 whatever the caller's.
 ENV = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8")
-TOOLS = {"flac": "flac", "oggenc": "vorbis-tools", "opusenc": "opus-tools", "lame": "lame", "sox": "sox"}
+TOOLS = {"flac": "flac", "oggenc": "vorbis-tools", "opusenc": "opus-tools", "lame": "lame", "sox": "sox", "eyeD3": "eyed3"}
 COVER_NAMES = ["cover", "folder", "front", "albumart", "album", "albumartsmall"]
 COVER_EXTENSIONS = ["jpg", "jpeg", "png", "webp", "gif"]
 AUDIO_EXTENSIONS = {"wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc"}
@@ -251,11 +252,15 @@ def encode(job, scratch):
         picture_files.append((p, mime, kind))
     if fmt == "wav":
         if tags:
+            # Both, as taggers write them: TagLib 1.13's WAV::File::tag() reads only the ID3v2 chunk.
+            tag = id3_tag(tags, pictures)
+            append_chunk(out, b"id3 " + struct.pack("<I", len(tag)) + tag, big_endian=False)
             append_chunk(out, riff_info(tags), big_endian=False)
     elif fmt == "aiff":
-        run(["sox", "-q", wav, out])
-        if tags:
-            append_chunk(out, b"ID3 " + struct.pack(">I", len(id3_tag(tags))) + id3_tag(tags), big_endian=True)
+        run(["sox", "-q", wav, "--comment", "", out])  # no COMT chunk: sox would date it
+        if tags or pictures:
+            tag = id3_tag(tags, pictures)
+            append_chunk(out, b"ID3 " + struct.pack(">I", len(tag)) + tag, big_endian=True)
     elif fmt == "flac":
         command = ["flac", "--silent", "--force", "--no-utf8-convert"]
         command += [f"--tag={k}={v}" for k, v in tags.items()]
@@ -276,7 +281,6 @@ def encode(job, scratch):
         options = {"TITLE": "--title", "ARTIST": "--artist", "ALBUM": "--album", "GENRE": "--genre", "DATE": "--date"}
         for k, v in tags.items():
             command += [options[k], v] if k in options else ["--comment", f"{k}={v}"]
-        command += ["--picture", f"{kind}|{mime}||64x64x24|{p}" for p, mime, kind in picture_files][:0]
         for p, mime, kind in picture_files:
             command += ["--picture", f"{kind}|{mime}||64x64x24|{p}"]
         run(command + [wav, out])
@@ -290,9 +294,12 @@ def encode(job, scratch):
             frames = {"ALBUMARTIST": "TPE2", "DISCNUMBER": "TPOS"}
             for k, v in tags.items():
                 command += [options[k], v] if k in options else ["--tv", f"{frames[k]}={v}"]
-            for p, mime, kind in picture_files:
-                command += ["--ti", p]
+            # lame writes its one picture as type 0 ("Other"); a front cover (type 3) is added with eyeD3.
+            command += [arg for p, mime, kind in picture_files if kind == 0 for arg in ["--ti", p]][:2]
         run(command + [wav, out])
+        for p, mime, kind in picture_files:
+            if kind == 3 and job.get("id3") is None:
+                run(["eyeD3", "--quiet", "--no-color", "--no-config", "--add-image", f"{p}:FRONT_COVER:front", out])
         if job.get("id3") is not None:  # a tag lame cannot write, put in front of the audio
             with open(out, "rb") as f:
                 audio = f.read()
@@ -347,6 +354,7 @@ def titles(n, count):
 # (artist, album, format, year, genre, options). Options: aa (ALBUMARTIST = artist), embed ("png" or
 # "jpeg": every track's front cover), folder ([(file name, "png" | "jpeg")]), tn (TRACKNUMBER as
 # "n/total" or "0n"), date (DATE instead of the year), discs, back (a back cover before the front),
+# other (MP3: lame's "Other" picture, then a front cover),
 # rate, channels, untagged, titles, case.
 ALBUMS = [
     ("The Blue Notes", "Midnight Swing", "flac", 2011, "Swing", dict(aa=True, embed="png")),
@@ -362,12 +370,12 @@ ALBUMS = [
     ("Silver Strings Quartet", "Waltz Collection", "flac", 1998, "Classical",
      dict(aa=True, embed="jpeg", discs=2, folder=[("cover.jpg", "jpeg")])),
     ("Silver Strings Quartet", "Evening Serenades", "wav", 2001, "Classical", dict(folder=[("cover.jpg", "jpeg")])),
-    ("Delta Fingers", "Muddy Crossroads", "aiff", 1995, "Blues", dict(aa=True, folder=[("folder.jpg", "jpeg")])),
+    ("Delta Fingers", "Muddy Crossroads", "aiff", 1995, "Blues", dict(aa=True, embed="png", folder=[("folder.jpg", "jpeg")])),
     ("Delta Fingers", "Raw Takes", "wav", 0, None, dict(untagged=True, rate=32000, channels=1)),
     ("Neon Pulse", "Synthwave Drills", "opus", 2020, "Electronic", dict(aa=True, embed="png", folder=[("cover.png", "png")])),
     ("Neon Pulse", "Night Drive", "ogg", 2022, "Electronic",
      dict(tn="padded", folder=[("folder.png", "png"), ("cover.jpg", "jpeg")])),
-    ("Rosa Linde", "Folk Tales", "mp3", 2003, "Folk", dict(aa=True, featuring=True, embed="png")),
+    ("Rosa Linde", "Folk Tales", "mp3", 2003, "Folk", dict(aa=True, featuring=True, embed="jpeg", other=True)),
     ("Rosa Linde", "Campfire", "aiff", 0, None, dict(untagged=True, folder=[("Cover.JPEG", "jpeg")])),
     ("The Hollow Kings", "Garage Anthems", "mp3", 2010, "Rock", dict(folder=[("albumartsmall.jpg", "jpeg")])),
     ("The Hollow Kings", "Live at the Barn", "flac", 2012, "Rock", dict(aa=True, embed="jpeg", back=True, date="2012-06-15")),
@@ -425,9 +433,10 @@ class Library:
             f.write(data)
 
     def add(self, folder, name, fmt, tags, *, n, seconds, case, pictures=(), rate=44100, channels=2,
-            id3=None, post=None, readable=True, duration=True, note=None, manifest_tags=None):
+            id3=None, post=None, readable=True, duration=True, audio=True, note=None, manifest_tags=None):
         """One audio file to make. `tags` are Vorbis-style (TITLE, ARTIST, ALBUM, ALBUMARTIST, GENRE,
-        DATE, TRACKNUMBER, DISCNUMBER); `manifest_tags` overrides what TagLib is expected to read."""
+        DATE, TRACKNUMBER, DISCNUMBER); `manifest_tags` overrides what TagLib is expected to read;
+        `duration` says whether TagLib finds the length, `audio` whether libsndfile decodes the file."""
         index = len(self.jobs)
         frames = round(seconds * rate)
         expected = dict(tags) if manifest_tags is None else manifest_tags
@@ -444,6 +453,7 @@ class Library:
             "track": leading_number(track_text), "disc": leading_number(disc_text),
             "expectedTitle": expected.get("TITLE") or stem,
             "duration": round(frames / rate, 2) if duration else None,
+            "audioDuration": round(frames / rate, 2) if audio else None,
             "durationTolerance": 0.06 if fmt == "mp3" else 0.01,
             "readable": readable,
             "embeddedCover": front is not None,
@@ -489,8 +499,15 @@ def build(root):
         count = len(o["titles"]) if "titles" in o else 9 + n % 4
         names = o.get("titles") or titles(n, count)
         folder = lib.album_dir(file_name(artist), file_name(album))
-        front = (image(o["embed"], n), "image/jpeg" if o["embed"] == "jpeg" else "image/png", 3) if "embed" in o else None
-        pictures = ([(png(64, 64, (20, 20, 20), colours(n)[0]), "image/png", 4)] if o.get("back") else []) + ([front] if front else [])
+        # lame can only write a picture of type 0 ("Other"): MP3 albums get that, and with `other` a
+        # front cover after it (eyeD3). Elsewhere `back` puts a back cover (type 4) before the front.
+        front = (image(o["embed"], n), "image/jpeg" if o["embed"] == "jpeg" else "image/png",
+                 0 if fmt == "mp3" and not o.get("other") else 3) if "embed" in o else None
+        pictures = [front] if front else []
+        if o.get("back"):
+            pictures.insert(0, (png(64, 64, (20, 20, 20), colours(n)[0]), "image/png", 4))
+        if o.get("other"):
+            pictures.insert(0, (png(64, 64, (240, 240, 240), colours(n)[1]), "image/png", 0))
         for cover_name, kind in o.get("folder", []):
             lib.write(os.path.join(folder, cover_name), image(kind, n + 100))
             if cover_name.lower().endswith((".jpg", ".jpeg")) and kind == "png":
@@ -518,8 +535,6 @@ def build(root):
                 if fmt == "mp3":
                     tags["DATE"] = str(year)  # lame's --ty takes a year
             case = o.get("case", "no-tags" if o.get("untagged") else "multi-disc" if discs > 1 else "normal")
-            if fmt == "wav" and tags:
-                tags.pop("ALBUMARTIST", None)  # RIFF INFO has no album artist
             lib.add(where, f"{number:02d} {file_name(title)}.{fmt}", fmt, tags, n=n, seconds=seconds, case=case,
                     pictures=pictures if not o.get("untagged") else (), rate=o.get("rate", 44100),
                     channels=o.get("channels", 2))
@@ -556,21 +571,24 @@ def build(root):
     # Broken files.
     folder = lib.album_dir("Broken")
     lib.add(folder, "garbage.flac", "flac", {"TITLE": "Never Seen", "ARTIST": "Nobody"}, n=210, seconds=0.5,
-            case="broken-tags", post=garbage_after_start, readable=False, duration=False, manifest_tags={},
+            case="broken-tags", post=garbage_after_start, readable=False, duration=False, audio=False, manifest_tags={},
             note="fLaC and a STREAMINFO, then garbage: TagLib cannot open it, nothing can decode it")
     lib.add(folder, "bad-id3-size.mp3", "mp3", {}, n=211, seconds=0.5, case="broken-tags",
-            id3=b"ID3\x04\x00\x00\x7f\x7f\x7f\x7f",
-            note="an ID3v2.4 header declaring a 256 MiB tag, right before the MPEG audio (which mpg123 "
-                 "still finds): no tags; TagLib looks for the audio after the declared tag and may find no length")
+            id3=b"ID3\x04\x00\x00\x7f\x7f\x7f\x7f", duration=False, audio=False,
+            note="an ID3v2.4 header declaring a 256 MiB tag, right before 0.50 s of good MPEG audio: TagLib "
+                 "opens it with no tags and no length; libsndfile and ffmpeg skip the declared size and find "
+                 "nothing, only mpg123's own player resyncs and plays it")
     bad_frame = b"TIT2" + syncsafe(0x0FFFFFFF) + b"\x00\x00" + b"\x03Never Seen"
     lib.add(folder, "bad-id3-frames.mp3", "mp3", {}, n=212, seconds=0.5, case="broken-tags",
             id3=b"ID3\x04\x00\x00" + syncsafe(len(bad_frame) + 32) + bad_frame + bytes(32),
-            note="a well-sized ID3v2.4 tag whose only frame declares 256 MiB: TagLib reads no tags, the audio is fine")
+            note="a well-sized ID3v2.4 tag whose only frame declares 256 MiB: TagLib reads no tags, the audio "
+                 "is fine (libsndfile decodes all of it)")
     lib.add(folder, "empty.mp3", "mp3", {}, n=213, seconds=0.5, case="broken-tags", post=make_empty,
-            duration=False, note="0 bytes")
+            duration=False, audio=False, note="0 bytes: TagLib opens it (no tags, no length), libsndfile does not")
     trunc_tags = {"TITLE": "Half A Download", "ARTIST": "Cut Short", "ALBUM": "Broken", "TRACKNUMBER": "1"}
     lib.add(folder, "truncated.ogg", "ogg", trunc_tags, n=214, seconds=0.6, case="truncated", post=truncate_to_half,
-            duration=False, note="the second half of the Ogg file is missing: tags read, the length is whatever TagLib makes of it")
+            duration=False, audio=False,
+            note="the second half of the Ogg file is missing: TagLib reads the tags but no length, libsndfile refuses it")
 
     # An embedded "cover" that is plain text, labelled image/jpeg.
     folder = lib.album_dir("Oddities", "Not A Picture")
@@ -635,17 +653,15 @@ def build(root):
     blue = os.path.join(root, "The Blue Notes", "Midnight Swing")
     lib.write(os.path.join(root, "notes.txt"), b"Practice plan:\n- swing outs\n- tango ochos\n")
     lib.write(os.path.join(blue, "scan-back.jpg"), image("jpeg", 300))
-    lib.write(os.path.join(blue, "._01 Velvet Train.flac"), b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(60))
-    lib.write(os.path.join(root, "Tango Nuevo Trio", "Milonga Nights", "playlist.m3u"),
-              "#EXTM3U\n" + "".join(f"{j['entry']['path']}\n" for j in lib.jobs[:3]) .replace(root + "/", "../../"))
+    first = next(os.path.basename(j["path"]) for j in lib.jobs if os.path.dirname(j["path"]) == blue)
+    lib.write(os.path.join(blue, "._" + first), b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(60))  # AppleDouble
+    milonga = os.path.join(root, "Tango Nuevo Trio", "Milonga Nights")
+    listed = [os.path.basename(j["path"]) for j in lib.jobs if os.path.dirname(j["path"]) == milonga]
+    lib.write(os.path.join(milonga, "playlist.m3u"), ("#EXTM3U\n" + "".join(f"{name}\n" for name in listed)).encode("utf-8"))
     lib.write(os.path.join(root, "Kizomba Collective", "Semba Roots", "Thumbs.db"), bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504))
     lib.write(os.path.join(root, "Delta Fingers", "Muddy Crossroads", "album.nfo"), b"Ripped 2003. Good condition.\n")
     lib.write(os.path.join(root, "Lumen", "Pop Routines", "booklet.pdf"), b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n%%EOF\n")
     return lib
-
-
-def fix_playlist(lib):
-    pass
 
 
 def folder_cover(folder):
@@ -726,7 +742,7 @@ def check_words(lib):
 def main_library(root):
     missing = [f"{tool} ({package})" for tool, package in TOOLS.items() if shutil.which(tool) is None]
     if missing:
-        sys.exit("make-library: missing " + ", ".join(missing) + "; apt-get install flac vorbis-tools opus-tools lame sox")
+        sys.exit("make-library: missing " + ", ".join(missing) + "; apt-get install flac vorbis-tools opus-tools lame sox eyed3")
     root = os.path.abspath(root)
     if os.path.exists(root) and (not os.path.isdir(root) or os.listdir(root)):
         sys.exit(f"make-library: {root} exists and is not an empty folder")
@@ -761,6 +777,8 @@ def main_library(root):
                 reason = "lyrics"
             elif path in covers:
                 reason = "folder cover"
+            elif "." in name and name.lower().rsplit(".", 1)[1] in COVER_EXTENSIONS and name.lower().rsplit(".", 1)[0] in COVER_NAMES:
+                reason = "folder image (not chosen)"
             elif name[name.rfind(".") + 1:].lower() in AUDIO_EXTENSIONS and "." in name:
                 reason = "unexpected audio"  # never happens: every audio file is a track or hidden
             else:

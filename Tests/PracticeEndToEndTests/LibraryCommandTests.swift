@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// `practice library scan/list/search` and `practice pick` on the generated library (see
+/// PracticeLibraryTests/make-library.py): exact output and exit codes, text from tags and file
+/// names never raw, a missing folder or a deleted file a one-line error.
+@Suite struct LibraryCommandTests {
+    let dir = ScratchDirectory("library-cli")
+    var env: [String: String] { ["XDG_CACHE_HOME": dir.file("cache"), "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"), "HOME": dir.path] }
+
+    func practice(_ args: [String]) throws -> ProcessResult { try run(practiceBinary, args, environment: env, currentDirectory: dir.path) }
+
+    func generate() throws -> String {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("PracticeLibraryTests/make-library.py").path
+        let r = try run("/usr/bin/python3", [script, dir.file("music")])
+        try #require(r.status == 0, "\(r.stderr)")
+        return dir.file("music")
+    }
+
+    @Test func scanListSearchAndPick() throws {
+        let music = try generate()
+        var r = try practice(["library", "scan", "music"])
+        #expect(r.status == 0 && r.stdout == "340 tracks: 340 new\n", "\(r)")
+        #expect(r.stderr == """
+            practice: added \(music) to the library (\(dir.file("config/practice/config.toml")))
+            practice: warning: \(music)/Broken/garbage.flac: TagLib cannot read its tags
+
+            """, "\(r)")
+        #expect(try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
+                == "[library]\n# The music folders 'practice library' scans.\nfolders = [\"~/music\"]\n")
+
+        // The remembered folder, looked at again: nothing changed.
+        r = try practice(["library", "scan"])
+        #expect(r.status == 0 && r.stdout == "340 tracks: nothing changed\n" && r.stderr.isEmpty, "\(r)")
+
+        r = try practice(["library", "list"])
+        #expect(r.status == 0 && r.stdout.split(separator: "\n").count == 341, "a heading and 340 tracks")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\u{7}") && !r.stdout.contains("\r") && !r.stdout.contains("\u{9B}"), "nothing raw")
+        #expect(r.stdout.contains("  \\u{1b}]0;pwned\\u{7}Title  "), "\(r.stdout.split(separator: "\n").filter { $0.contains("pwned") })")
+        #expect(r.stdout.contains("/Oddities/Odd Names/line\\u{a}break.mp3\n"))
+
+        r = try practice(["library", "search", "pirouette"])
+        let width = "\(music)/The Blue Notes/Midnight Swing/01 Electric Horizon.flac".count
+        func padded(_ s: String) -> String { s + String(repeating: " ", count: width - s.count) }
+        #expect(r.status == 0 && r.stdout == """
+            \(padded("FILE"))  TIME      IN      WHAT
+            \(padded("\(music)/Orquesta del Sol/Salsa Caliente/03 Paper Horizon.ogg"))  0:00.150  marker  pirouette
+            \(music)/The Blue Notes/Midnight Swing/01 Electric Horizon.flac  0:00.200  marker  pirouette — spot the mirror on the turn
+
+            """, "\(r.stdout)")
+        r = try practice(["library", "search", "--json", "pirouette"])
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let found = (json["hits"] as! [[String: Any]]).map { "\(($0["path"] as! String).split(separator: "/").last!) \($0["kind"]!) \($0["time"]!)" }.sorted()
+        #expect(r.status == 0 && found.count == 2 && found.allSatisfy { $0.contains(" marker 0.") }, "\(found)")
+
+        r = try practice(["library", "search", "zzzzz"])
+        #expect(r.status == 1 && r.stdout.isEmpty && r.stderr == "practice: nothing in the library matches 'zzzzz'\n", "\(r)")
+
+        // Today's pick: a track with markers or loops (none was practised), the same twice.
+        r = try practice(["pick", "--json"])
+        let pick = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        #expect(r.status == 0 && (pick["reason"] as! String).hasSuffix("not practised yet"), "\(r)")
+        #expect(try practice(["pick", "--json"]).stdout == r.stdout)
+        let sidecars = ["01 Electric Horizon.flac", "03 Paper Horizon.ogg", "02 Crimson Echo.ogg", "04 Burning Harbor.opus", "05 Quiet Harbor.mp3", "01 夜の踊り.opus"]
+        #expect(sidecars.contains(String((pick["path"] as! String).split(separator: "/").last!)), "\(pick)")
+
+        // The picked file deleted before it is opened: one line naming it, nothing played.
+        try FileManager.default.removeItem(atPath: pick["path"] as! String)
+        r = try practice(["pick", "--play", "--no-scan", "--device", "null"])
+        #expect(r.status == 66 && r.stderr.hasPrefix("practice: \(pick["path"] as! String): "), "\(r)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        r = try practice(["library", "scan"])
+        #expect(r.stdout == "339 tracks: 1 gone\n", "\(r)")
+    }
+
+    @Test func badFoldersAndConfigurations() throws {
+        var r = try practice(["library", "scan", "nowhere"])
+        #expect(r.status == 66 && r.stderr == "practice: \(dir.file("nowhere")): no such folder\n" && r.stdout.isEmpty, "\(r)")
+        try "x".write(toFile: dir.file("file.txt"), atomically: true, encoding: .utf8)
+        r = try practice(["library", "scan", "file.txt"])
+        #expect(r.status == 66 && r.stderr == "practice: \(dir.file("file.txt")): not a folder\n", "\(r)")
+        // A settings file that is not TOML is never written over.
+        try FileManager.default.createDirectory(atPath: dir.file("config/practice"), withIntermediateDirectories: true)
+        try "[library\nfolders = 1\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir.file("music"), withIntermediateDirectories: true)
+        r = try practice(["library", "scan", "music"])
+        #expect(r.status == 78 && r.stderr.hasPrefix("practice: \(dir.file("config/practice/config.toml")):1:9: not TOML"), "\(r)")
+        #expect(try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8) == "[library\nfolders = 1\n")
+        try "[library]\nfolders = \"~/music\"\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        r = try practice(["library", "list"])
+        #expect(r.status == 78 && r.stderr == "practice: \(dir.file("config/practice/config.toml")): 'library.folders' must be a list of folders (got a string)\n", "\(r)")
+        // Comments and other settings are kept when a folder is added.
+        let mine = "# mine\n[desktop]\nmpris = false  # no media keys\n\n[library]\nfolders = [\"/srv/music\"]  # the NAS\n"
+        try mine.write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        r = try practice(["library", "scan", "music"])
+        #expect(r.status == 0, "\(r)")
+        #expect(try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
+                == mine.replacingOccurrences(of: "[\"/srv/music\"]", with: "[\"/srv/music\", \"~/music\"]"))
+    }
+}

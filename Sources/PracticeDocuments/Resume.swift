@@ -81,6 +81,10 @@ public struct ResumeStore: Sendable {
 
     public func point(for trackPath: String) -> ResumePoint? { points[Self.key(trackPath)] }
 
+    /// When each track was last left, by its path with symbolic links resolved: for looking up
+    /// many tracks at once (the library), without resolving each one's path.
+    public var updated: [String: String] { points.mapValues(\.updatedAt) }
+
     /// Records `point` for the track (nil: forget it) and writes the file atomically.
     public mutating func save(_ point: ResumePoint?, for trackPath: String) throws(PracticeError) {
         guard problem == nil else { return }

@@ -199,15 +199,15 @@ public final class LibraryIndex: Sendable {
 
     /// The tracks and places matching `text`: every word of it (as the start of a word, accents
     /// and case ignored) in one track's tags or file name, or in one marker's or loop's name and
-    /// note, or one lyric line. Best matches first, at most `limit`.
-    public func search(_ text: String, limit: Int = 200) throws(PracticeError) -> [LibraryHit] {
+    /// note, or one lyric line. Best matches first, at most `limit` (nil: all).
+    public func search(_ text: String, limit: Int? = nil) throws(PracticeError) -> [LibraryHit] {
         guard let query = Self.ftsQuery(text) else { return [] }
         return try reading { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT track.*, entry.kind AS hitKind, entry.name AS hitName, entry.text AS hitText, entry.time AS hitTime
                 FROM words JOIN entry ON entry.id = words.rowid JOIN track ON track.id = entry.trackId
                 WHERE words MATCH ? ORDER BY words.rank, track.path, entry.time LIMIT ?
-                """, arguments: [query, limit])
+                """, arguments: [query, limit ?? -1])
             return try rows.map { row in
                 LibraryHit(track: try LibraryTrack(row: row), kind: LibraryHit.Kind(rawValue: row["hitKind"]) ?? .tags,
                            name: row["hitName"], text: row["hitText"], time: row["hitTime"])

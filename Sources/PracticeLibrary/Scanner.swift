@@ -35,6 +35,8 @@ extension LibraryIndex {
     /// told (done, total) as files are looked at. Files are only read, never written.
     public func scan(_ folders: [String], progress: ((Int, Int) -> Void)? = nil) throws(PracticeError) -> ScanReport {
         var report = ScanReport()
+        // Tracks are kept by their real paths (a music folder may be a link), as resume points are.
+        let folders = folders.map { Path.resolved($0) ?? Path.normalized($0) }
         var found: [Found] = []
         var walked: Set<String> = []
         for folder in folders {

@@ -47,7 +47,7 @@ public final class LibraryScreen {
         view.show(tracks)
         view.pick = pick
         view.practisedThisWeek = practisedThisWeek
-        if !view.query.isEmpty, let hits = try? index.search(view.query) { view.found(hits) }
+        if !view.query.isEmpty, let hits = try? index.search(view.query, limit: 500) { view.found(hits) }
     }
 
     public func say(_ message: String) { view.message = message }
@@ -81,7 +81,7 @@ public final class LibraryScreen {
                 case .none: break
                 case .quit: return .quit
                 case .search(let text):
-                    do { view.found(try index.search(text)) } catch { view.message = error.message }
+                    do { view.found(try index.search(text, limit: 500)) } catch { view.message = error.message }
                 case let open: return open
                 }
             }
@@ -104,22 +104,23 @@ public final class LibraryScreen {
 /// the screen.
 public final class ScanProgress: Sendable {
     let wake = WakePipe()
-    private let state = Mutex<(done: Int, total: Int, finished: Bool, percent: Int)>((0, 0, true, -1))
+    private let state = Mutex<(done: Int, total: Int, finished: Bool, nextRing: UInt64)>((0, 0, true, 0))
 
     public init() {}
 
     public func started() {
-        state.withLock { $0 = (0, 0, false, -1) }
+        state.withLock { $0 = (0, 0, false, 0) }
         wake.ring()
     }
 
-    /// From the scan's progress callback: wakes the screen once a percent.
+    /// From the scan's progress callback: wakes the screen at most five times a second.
     public func progress(_ done: Int, of total: Int) {
+        let now = DispatchTime.now().uptimeNanoseconds
         let ring = state.withLock { s -> Bool in
             s.done = done; s.total = total
-            let p = total > 0 ? done * 100 / total : 0
-            defer { s.percent = p }
-            return p != s.percent
+            guard now >= s.nextRing else { return false }
+            s.nextRing = now + 200_000_000
+            return true
         }
         if ring { wake.ring() }
     }

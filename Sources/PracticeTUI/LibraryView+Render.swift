@@ -32,7 +32,7 @@ extension LibraryView {
         overlays = []
         var lines: [String] = []
         let albums = self.albums
-        let shown = filter.isEmpty ? tracks.count : tracks.filter(passes).count
+        let shown = shownCount
         var filters: [String] = []
         if filter.markers { filters.append("markers") }
         if filter.lyrics { filters.append("lyrics") }

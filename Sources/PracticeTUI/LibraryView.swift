@@ -40,10 +40,15 @@ public struct LibraryView: Sendable {
     public private(set) var tracks: [LibraryTrack] = []
     public var pick: TodaysPick?
     /// The tracks practised in the last seven days (by path).
-    public var practisedThisWeek: Set<String> = []
-    public var filter = Filter()
+    public var practisedThisWeek: Set<String> = [] { didSet { if filter.thisWeek { arrange() } } }
+    public var filter = Filter() { didSet { arrange() } }
     public var mode = Mode.grid
-    public var sort = Sort.artist
+    public var sort = Sort.artist { didSet { arrange() } }
+    /// The albums with at least one track the filters let through, and those tracks in the
+    /// list's order: worked out when the tracks, the filters or the order change, not at each key.
+    public private(set) var albums: [LibraryAlbum] = []
+    private(set) var listed: [LibraryTrack] = []
+    private(set) var shownCount = 0
     /// The search box's text, and whether keys go into it.
     public var query = ""
     public var typing = false
@@ -64,6 +69,17 @@ public struct LibraryView: Sendable {
     /// The index's tracks (after a scan, or once at the start).
     public mutating func show(_ tracks: [LibraryTrack]) {
         self.tracks = tracks
+        arrange()
+    }
+
+    mutating func arrange() {
+        let shown = filter.isEmpty ? tracks : tracks.filter(passes)
+        shownCount = shown.count
+        albums = LibraryIndex.albums(of: shown)
+        switch sort {
+        case .artist: listed = shown
+        case .title: listed = shown.sorted { ($0.displayTitle.lowercased(), $0.path) < ($1.displayTitle.lowercased(), $1.path) }
+        }
         clampSelection()
     }
 
@@ -77,19 +93,6 @@ public struct LibraryView: Sendable {
     func passes(_ t: LibraryTrack) -> Bool {
         (!filter.markers || t.markerCount + t.loopCount > 0) && (!filter.lyrics || t.hasLyrics)
             && (!filter.thisWeek || practisedThisWeek.contains(t.path))
-    }
-
-    /// The albums with at least one track the filters let through.
-    public var albums: [LibraryAlbum] {
-        LibraryIndex.albums(of: filter.isEmpty ? tracks : tracks.filter(passes))
-    }
-
-    var listed: [LibraryTrack] {
-        let shown = filter.isEmpty ? tracks : tracks.filter(passes)
-        switch sort {
-        case .artist: return shown
-        case .title: return shown.sorted { ($0.displayTitle.lowercased(), $0.path) < ($1.displayTitle.lowercased(), $1.path) }
-        }
     }
 
     var shownHits: [LibraryHit] { filter.isEmpty ? hits : hits.filter { passes($0.track) } }
@@ -147,13 +150,13 @@ public struct LibraryView: Sendable {
             if mode != .list { mode = .list }
             message = "sorted by \(sort == .artist ? "artist" : "title")"
         case .character("m"):
-            filter.markers.toggle(); clampSelection()
+            filter.markers.toggle()
             message = filter.markers ? "only tracks with markers or loops" : "every track"
         case .character("y"):
-            filter.lyrics.toggle(); clampSelection()
+            filter.lyrics.toggle()
             message = filter.lyrics ? "only tracks with lyrics" : "every track"
         case .character("w"):
-            filter.thisWeek.toggle(); clampSelection()
+            filter.thisWeek.toggle()
             message = filter.thisWeek ? "only tracks practised this week" : "every track"
         case .character("p"):
             guard let pick else { message = "no pick today: the library is empty"; return .none }

@@ -69,6 +69,13 @@ extension Practice {
             return report
         }
 
+        /// When a track was last practised: where it was left (its resume point), until the
+        /// practice journal exists. Looked up by the track's real path, as the index keeps it.
+        static func practised() -> (LibraryTrack) -> Date? {
+            let dates = ResumeStore().updated.compactMapValues(TodaysPick.date(rfc3339:))
+            return { dates[$0.path] }
+        }
+
         /// The index, brought up to date with the folders first.
         static func current(_ named: [String] = [], quiet: Bool = true) throws(PracticeError) -> LibraryIndex {
             let config = try Config.load()
@@ -105,11 +112,11 @@ extension Practice {
                     }
                 }
                 func refresh() throws(PracticeError) {
-                    let resume = ResumeStore()
-                    let practised: (LibraryTrack) -> Date? = { t in resume.point(for: t.path).flatMap { TodaysPick.date(rfc3339: $0.updatedAt) } }
+                    let practised = Library.practised()
                     let tracks = try index.tracks()
                     let week = Date().addingTimeInterval(-7 * 86400)
-                    screen.update(tracks: tracks, pick: try index.pick(practised: practised),
+                    let pick = TodaysPick.choose(among: tracks, practised: practised) { index.firstLoop(of: $0.id) }
+                    screen.update(tracks: tracks, pick: pick,
                                   practisedThisWeek: Set(tracks.filter { practised($0).map { $0 >= week } ?? false }.map(\.path)))
                 }
                 screen.reload = {
@@ -266,8 +273,7 @@ extension Practice {
 
         func run() async throws {
             let index = try noScan ? LibraryIndex() : Library.current()
-            let resume = ResumeStore()
-            guard let pick = try index.pick(practised: { t in resume.point(for: t.path).flatMap { TodaysPick.date(rfc3339: $0.updatedAt) } }) else {
+            guard let pick = try index.pick(practised: Library.practised()) else {
                 throw PracticeError(.noInput, "the library is empty: add a folder with 'practice library scan FOLDER'")
             }
             if json {

@@ -23,9 +23,9 @@ let package = Package(
         .systemLibrary(name: "CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
         // Headers only: libsystemd's sd-bus is opened with dlopen when a player starts (MPRIS, notifications).
         .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
-        // Pictures drawn in the terminal (kitty, sixels or Unicode blocks), and stb_image to decode them first.
-        .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
-        .systemLibrary(name: "CStbImage", providers: [.apt(["libstb-dev"])]),
+        // Headers only: libchafa (pictures in the terminal: kitty, sixels or Unicode blocks) and stb_image
+        // (decoding them) are opened with dlopen when the library screen draws its first cover.
+        .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
@@ -34,7 +34,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml", "CChafa", "CStbImage"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml", "CChafa"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.

@@ -1,6 +1,17 @@
 internal import CChafa
-internal import CStbImage
 import Glibc
+
+/// libchafa and stb_image, opened at the first picture. Written once, then only read.
+nonisolated(unsafe) private let chafa: Result<UnsafeMutablePointer<practice_chafa_api>, ImageError> = {
+    let api = UnsafeMutablePointer<practice_chafa_api>.allocate(capacity: 1)
+    if let problem = practice_chafa_load(api) { return .failure(ImageError(path: "libchafa.so.0", reason: String(cString: problem))) }
+    return .success(api)
+}()
+nonisolated(unsafe) private let stb: Result<UnsafeMutablePointer<practice_stb_api>, ImageError> = {
+    let api = UnsafeMutablePointer<practice_stb_api>.allocate(capacity: 1)
+    if let problem = practice_stb_load(api) { return .failure(ImageError(path: "libstb.so.0", reason: String(cString: problem))) }
+    return .success(api)
+}()
 
 /// An image file we could not decode (stb_image's reason, as it words it).
 public struct ImageError: Error, CustomStringConvertible, Sendable {
@@ -22,13 +33,14 @@ public struct Picture: Sendable, Equatable {
 
     /// JPEG, PNG, GIF (its first frame) or BMP, decoded with stb_image. `name` goes in the error.
     public static func decode(_ bytes: [UInt8], name: String) throws(ImageError) -> Picture {
+        let stbi = try stb.get().pointee
         var w: Int32 = 0, h: Int32 = 0, channels: Int32 = 0
         guard bytes.count < Int(Int32.max),
-              let pixels = bytes.withUnsafeBufferPointer({ stbi_load_from_memory($0.baseAddress, Int32($0.count), &w, &h, &channels, 4) }) else {
-            let reason = stbi_failure_reason().map { String(cString: $0) } ?? "unknown"
+              let pixels = bytes.withUnsafeBufferPointer({ stbi.load_from_memory($0.baseAddress, Int32($0.count), &w, &h, &channels, 4) }) else {
+            let reason = stbi.failure_reason().map { String(cString: $0) } ?? "unknown"
             throw ImageError(path: name, reason: reason)
         }
-        defer { stbi_image_free(pixels) }
+        defer { stbi.image_free(pixels) }
         return Picture(width: Int(w), height: Int(h), rgba: Array(UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 4)))
     }
 
@@ -72,14 +84,15 @@ public enum TerminalPicture {
         if let v = environment["NO_COLOR"], !v.isEmpty { return nil }
         let term = environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" { return nil }
+        guard let c = try? chafa.get().pointee, (try? stb.get()) != nil else { return nil }   // no pictures without the libraries
         var strings = environment.map { strdup("\($0.key)=\($0.value)") }
         strings.append(nil)
         defer { for s in strings { free(s) } }
-        let info = strings.withUnsafeMutableBufferPointer { chafa_term_db_detect(chafa_term_db_get_default(), $0.baseAddress) }
-        defer { if let info { chafa_term_info_unref(info) } }
+        let info = strings.withUnsafeMutableBufferPointer { c.term_db_detect(c.term_db_get_default(), $0.baseAddress) }
+        defer { if let info { c.term_info_unref(info) } }
         if let info {
-            if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1) != 0 { return .kitty }
-            if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_BEGIN_SIXELS) != 0 { return .sixels }
+            if c.term_info_have_seq(info, Int32(CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1)) != 0 { return .kitty }
+            if c.term_info_have_seq(info, Int32(CHAFA_TERM_SEQ_BEGIN_SIXELS)) != 0 { return .sixels }
         }
         let colorterm = environment["COLORTERM"] ?? ""
         if colorterm == "truecolor" || colorterm == "24bit" { return .symbols(.truecolor) }
@@ -91,35 +104,35 @@ public enum TerminalPicture {
     /// attributes reset (for symbols; kitty and sixels give one string that draws the whole
     /// picture from the cursor). The picture keeps its shape: cells are taken as twice as tall as wide.
     public static func render(_ picture: Picture, columns: Int, rows: Int, mode: Mode) -> [String] {
-        guard columns > 0, rows > 0, picture.width > 0, picture.height > 0 else { return [] }
-        let symbols = chafa_symbol_map_new()
-        defer { chafa_symbol_map_unref(symbols) }
-        chafa_symbol_map_add_by_tags(symbols, ChafaSymbolTags(rawValue: CHAFA_SYMBOL_TAG_BLOCK.rawValue | CHAFA_SYMBOL_TAG_SPACE.rawValue))
-        let config = chafa_canvas_config_new()
-        defer { chafa_canvas_config_unref(config) }
+        guard columns > 0, rows > 0, picture.width > 0, picture.height > 0, let c = try? chafa.get().pointee else { return [] }
+        let symbols = c.symbol_map_new()
+        defer { c.symbol_map_unref(symbols) }
+        c.symbol_map_add_by_tags(symbols, Int32(CHAFA_SYMBOL_TAG_BLOCK | CHAFA_SYMBOL_TAG_SPACE))
+        let config = c.config_new()
+        defer { c.config_unref(config) }
         switch mode {
         case .symbols(let colors):
-            chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SYMBOLS)
-            chafa_canvas_config_set_canvas_mode(config, colors == .truecolor ? CHAFA_CANVAS_MODE_TRUECOLOR
-                                                : colors == .indexed256 ? CHAFA_CANVAS_MODE_INDEXED_240 : CHAFA_CANVAS_MODE_INDEXED_16)
-        case .kitty: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_KITTY)
-        case .sixels: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SIXELS)
+            c.config_set_pixel_mode(config, Int32(CHAFA_PIXEL_MODE_SYMBOLS))
+            c.config_set_canvas_mode(config, colors == .truecolor ? Int32(CHAFA_CANVAS_MODE_TRUECOLOR)
+                                     : colors == .indexed256 ? Int32(CHAFA_CANVAS_MODE_INDEXED_240) : Int32(CHAFA_CANVAS_MODE_INDEXED_16))
+        case .kitty: c.config_set_pixel_mode(config, Int32(CHAFA_PIXEL_MODE_KITTY))
+        case .sixels: c.config_set_pixel_mode(config, Int32(CHAFA_PIXEL_MODE_SIXELS))
         }
         // Fit the picture in the cells, keeping its aspect (a cell is 1:2).
         var w = Int32(columns), h = Int32(rows)
-        chafa_calc_canvas_geometry(Int32(picture.width), Int32(picture.height), &w, &h, 0.5, 0, 0)
-        chafa_canvas_config_set_geometry(config, max(w, 1), max(h, 1))
-        chafa_canvas_config_set_cell_geometry(config, 10, 20)
-        chafa_canvas_config_set_symbol_map(config, symbols)
-        chafa_canvas_config_set_dither_mode(config, CHAFA_DITHER_MODE_NONE)
-        let canvas = chafa_canvas_new(config)
-        defer { chafa_canvas_unref(canvas) }
+        c.calc_canvas_geometry(Int32(picture.width), Int32(picture.height), &w, &h, 0.5, 0, 0)
+        c.config_set_geometry(config, max(w, 1), max(h, 1))
+        c.config_set_cell_geometry(config, 10, 20)
+        c.config_set_symbol_map(config, symbols)
+        c.config_set_dither_mode(config, Int32(CHAFA_DITHER_MODE_NONE))
+        let canvas = c.canvas_new(config)
+        defer { c.canvas_unref(canvas) }
         picture.rgba.withUnsafeBufferPointer {
-            chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, $0.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 4))
+            c.canvas_draw_all_pixels(canvas, Int32(CHAFA_PIXEL_RGBA8_UNASSOCIATED), $0.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.width * 4))
         }
-        guard let printed = chafa_canvas_print(canvas, nil) else { return [] }
+        guard let printed = c.canvas_print(canvas, nil) else { return [] }
         let text = String(cString: printed.pointee.str)
-        g_string_free(printed, 1)
+        _ = c.string_free(printed, 1)
         switch mode {
         case .symbols:
             return text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) + "\u{1B}[0m" }

@@ -75,6 +75,20 @@ import PracticeTestSupport
         #expect(r.stdout == "339 tracks: 1 gone\n", "\(r)")
     }
 
+    /// On a terminal (a pty from `script`), `scan` draws a progress bar on stderr and clears it.
+    @Test func aProgressBarOnATerminal() throws {
+        let music = try generate()
+        let command = "\(practiceBinary) library scan \(music) 2>&1"
+        let r = try run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: env.merging(["COLUMNS": "80", "LINES": "24"]) { $1 },
+                        currentDirectory: dir.path)
+        #expect(r.status == 0, "\(r)")
+        let frames = r.stdout.components(separatedBy: "\r").filter { $0.hasPrefix("scanning ") }
+        #expect(frames.count >= 10, "\(frames.count) frames")
+        #expect(frames.contains { $0.hasPrefix("scanning 170/340 [") && $0.contains(" 50%") }, "\(frames.prefix(3))")
+        #expect(r.stdout.hasSuffix("100%\u{1B}[K\r\u{1B}[Kpractice: warning: \(music)/Broken/garbage.flac: TagLib cannot read its tags\r\n340 tracks: 340 new\r\n"),
+                "the bar full, then cleared before the warning and the summary: \(r.stdout.suffix(200).debugDescription)")
+    }
+
     @Test func badFoldersAndConfigurations() throws {
         var r = try practice(["library", "scan", "nowhere"])
         #expect(r.status == 66 && r.stderr == "practice: \(dir.file("nowhere")): no such folder\n" && r.stdout.isEmpty, "\(r)")

@@ -50,6 +50,19 @@ extension TerminalTests {
         let hit = screen.split(separator: "\n").first { $0.contains("marker  pirouette") }.map(String.init) ?? ""
         #expect(hit.hasPrefix("Crew — Drill  0:0"), "the marker's track and time:\n\(screen)")
         try press("Escape")
+
+        // A file deleted after the scan: Enter says so, and it is gone once the library looks again.
+        try FileManager.default.removeItem(atPath: dir.file("music/Band/song.wav"))
+        try press("/")
+        try press("-l", "song")
+        _ = try waitFor("1 hit", in: session)
+        try press("Enter")
+        try press("Enter")
+        screen = try waitFor("no longer there", in: session)
+        #expect(screen.contains("\(dir.file("music/Band/song.wav")): no longer there"), "\(screen)")
+        screen = try waitFor("0 hits", in: session)
+        #expect(screen.contains("practice library · 1 track, 1 album"), "\(screen)")
+        try press("Escape")
         try press("q")
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0") && !screen.contains("practice library ·"), "\(screen)")

@@ -6,7 +6,7 @@
 #   N=2000 REPS=5 bench/library/run.sh
 #
 # The tracks: the test library's ~300 files (every format we play, real tags and covers, written
-# by flac, oggenc, opusenc, lame, id3v2, eyeD3: Tests/PracticeLibraryTests/make-library.py), copied
+# by flac, oggenc, opusenc, lame, eyeD3: Tests/PracticeLibraryTests/make-library.py), copied
 # into folders until there are N. Both read every file's tags; mpd keeps them in its database,
 # practice in its SQLite index with covers and the words of markers, loops and lyrics.
 # - first scan: practice `library scan`; mpd: from its socket answering to `mpc update --wait`
@@ -19,7 +19,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 N="${N:-10000}"
 REPS="${REPS:-9}"
-bench_setup library mpd mpc tmux flac oggenc opusenc lame id3v2 eyeD3
+bench_setup library mpd mpc tmux flac oggenc opusenc lame eyeD3 sox
 export XDG_CONFIG_HOME="$WORK/config"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores; $N tracks; practice: $PRACTICE"
 

@@ -39,6 +39,9 @@ extension LibraryIndex {
         let folders = folders.map { Path.resolved($0) ?? Path.normalized($0) }
         var found: [Found] = []
         var walked: Set<String> = []
+        // Only what is under a folder that could be read is dropped when gone: a drive not
+        // mounted today keeps its tracks in the index.
+        var roots: [String] = []
         for folder in folders {
             let root = Path.normalized(folder)
             var st = stat()
@@ -51,9 +54,9 @@ extension LibraryIndex {
                 continue
             }
             Self.walk(root, into: &found, problems: &report.problems, seen: &walked)
+            roots.append(root)
         }
         report.found = found.count
-        let roots = folders.map { Path.normalized($0) }
         // Paths are compared byte for byte: "Café" in NFC and in NFD are two files, where Swift's
         // String equality would make them one.
         let known: [[UInt8]: Known]
@@ -61,9 +64,12 @@ extension LibraryIndex {
             known = try db.read { db in
                 var out: [[UInt8]: Known] = [:]
                 for root in roots {
+                    // The paths under the root, compared as bytes (SQLite's BINARY collation):
+                    // from "/root/" up to, not including, "/root0" ("0" follows "/").
                     let prefix = root == "/" ? "/" : root + "/"
-                    for row in try Row.fetchAll(db, sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE substr(path, 1, ?) = ?",
-                                                arguments: [prefix.utf8.count, prefix]) {
+                    let end = String(prefix.dropLast()) + "0"
+                    for row in try Row.fetchAll(db, sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE path >= ? AND path < ?",
+                                                arguments: [prefix, end]) {
                         out[Array((row["path"] as String).utf8)] = Known(id: row["id"], mtime: row["mtime"], size: row["size"], inode: row["inode"],
                                                  sidecar: row["sidecar"], sidecarMtime: row["sidecarMtime"],
                                                  lyrics: row["lyrics"], lyricsMtime: row["lyricsMtime"], cover: row["cover"])

@@ -75,6 +75,29 @@ import PracticeTestSupport
         #expect(after.keys.sorted() == expected.keys.sorted() && after.allSatisfy { expected[$0.key]!.0 == $0.value.0 && expected[$0.key]!.1 == $0.value.1 })
     }
 
+    /// A music folder whose own name is not ASCII, beside one whose name starts the same: a
+    /// rescan finds nothing changed, and a file gone from one is dropped from that one only.
+    @Test func foldersWithAccentsAndSharedBeginnings() throws {
+        let a = dir.file("Zoë's música"), b = dir.file("Zoë's música 2")
+        for folder in [a, b] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Signals.write(Signals.sine(330, seconds: 0.2), to: folder + "/one.wav")
+            try Signals.write(Signals.sine(440, seconds: 0.2), to: folder + "/two.wav")
+        }
+        let library = try index()
+        #expect(try library.scan([a, b]).added == 4)
+        #expect(try library.scan([a]) == ScanReport(found: 2), "nothing changed, and b's tracks stay")
+        #expect(try library.count() == 4)
+        try FileManager.default.removeItem(atPath: a + "/two.wav")
+        #expect(try library.scan([a]) == ScanReport(found: 1, removed: 1))
+        #expect(Set(try library.tracks().map(\.path)) == [a + "/one.wav", b + "/one.wav", b + "/two.wav"])
+        // A folder that cannot be read today (an unplugged drive) keeps its tracks.
+        try FileManager.default.moveItem(atPath: b, toPath: b + " (away)")
+        let r = try library.scan([a, b])
+        #expect(r.removed == 0 && r.problems == ["\(b): cannot read the folder (No such file or directory)"], "\(r)")
+        #expect(try library.count() == 3)
+    }
+
     @Test func aFolderOfTenThousandFiles() throws {
         let folder = dir.file("many")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

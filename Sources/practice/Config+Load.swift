@@ -32,24 +32,29 @@ extension Config {
 }
 
 extension Config {
-    /// Writes `[library] folders` into the configuration file, changing only that value: the
-    /// rest of what the person wrote (comments, order, other settings) stays as it is. A file that
+    /// Writes `[library] folders` into the configuration file, changing only that value (the new
+    /// folders go at the end of the list): the rest of what the person wrote (comments, order,
+    /// other settings, the list's own entries and layout) stays as it is. A file that
     /// cannot be read is not written, and neither is one that would not read back as `folders`.
     static func remember(libraryFolders folders: [String], in path: String = Config.path) throws(PracticeError) {
         var text = ""
+        var existing: [String] = []
         if FileManager.default.fileExists(atPath: path) {
-            _ = try load(path, warn: false)   // refuses a file that is not right, before anything is written
+            // Refuses a file that is not right, before anything is written.
+            existing = try load(path, warn: false).libraryFolders ?? []
             guard let data = FileManager.default.contents(atPath: path), let t = String(validating: data, as: UTF8.self) else {
                 throw PracticeError(.config, "\(path): cannot read it (\(systemMessage()))")
             }
             text = t
         }
         let home = XDG.home
-        let value = "[" + folders.map { f in
-            // A JSON string is a TOML basic string (the same escapes).
-            JSONValue.string(f.hasPrefix(home + "/") ? "~" + f.dropFirst(home.count) : f).compact()
-        }.joined(separator: ", ") + "]"
-        var bytes = Array(text.utf8)
+        func list(_ folders: [String]) -> String {
+            folders.map { f in
+                // A JSON string is a TOML basic string (the same escapes).
+                JSONValue.string(f.hasPrefix(home + "/") ? "~" + f.dropFirst(home.count) : f).compact()
+            }.joined(separator: ", ")
+        }
+        let bytes = Array(text.utf8)
         let folderRange: Range<Int>?, tableRange: Range<Int>?
         do {
             folderRange = try TOML.valueRange(of: "library.folders", in: text)
@@ -57,29 +62,48 @@ extension Config {
         } catch {
             throw PracticeError(.config, "\(path): not TOML (\(error.message))")
         }
+        // The ways to write it, best first; the first that reads back as `folders` is written.
+        var candidates: [[UInt8]] = []
         if let range = folderRange {
-            bytes.replaceSubrange(range, with: Array(value.utf8))
+            let added = folders.filter { !existing.contains($0) }
+            if existing + added == folders, bytes[range.upperBound - 1] == UInt8(ascii: "]") {
+                // The new folders go before the list's closing bracket, so the person's own
+                // entries, their comments and their layout stay as they wrote them.
+                for join in existing.isEmpty ? [""] : [", ", " "] {
+                    var b = bytes
+                    b.insert(contentsOf: Array((join + list(added)).utf8), at: range.upperBound - 1)
+                    candidates.append(b)
+                }
+            }
+            var b = bytes
+            b.replaceSubrange(range, with: Array("[\(list(folders))]".utf8))
+            candidates.append(b)
         } else if let table = tableRange {
             // After the [library] header's line.
             guard text.utf8.dropFirst(table.lowerBound).first == UInt8(ascii: "[") else {
                 throw PracticeError(.config, "\(path): 'library' is not a [library] table; add 'folders' to it yourself")
             }
             let end = bytes[table.lowerBound...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
-            let insert = (end == bytes.count && bytes.last != UInt8(ascii: "\n") ? "\n" : "") + "folders = \(value)\n"
-            bytes.insert(contentsOf: Array(insert.utf8), at: end)
+            let insert = (end == bytes.count && bytes.last != UInt8(ascii: "\n") ? "\n" : "") + "folders = [\(list(folders))]\n"
+            var b = bytes
+            b.insert(contentsOf: Array(insert.utf8), at: end)
+            candidates.append(b)
         } else {
             let gap = bytes.isEmpty ? "" : bytes.last == UInt8(ascii: "\n") ? "\n" : "\n\n"
-            bytes += Array("\(gap)[library]\n# The music folders 'practice library' scans.\nfolders = \(value)\n".utf8)
+            candidates.append(bytes + Array("\(gap)[library]\n# The music folders 'practice library' scans.\nfolders = [\(list(folders))]\n".utf8))
         }
-        let written = String(decoding: bytes, as: UTF8.self)
         // It must read back as what was meant.
-        guard let json = try? TOML.json(from: written), let parsed = try? JSONValue.parse(json),
-              let back = try? Config(json: parsed, file: path), back.libraryFolders == folders else {
+        func readsBack(_ b: [UInt8]) -> Bool {
+            guard let json = try? TOML.json(from: String(decoding: b, as: UTF8.self)), let parsed = try? JSONValue.parse(json),
+                  let back = try? Config(json: parsed, file: path) else { return false }
+            return back.libraryFolders == folders
+        }
+        guard let written = candidates.first(where: readsBack) else {
             throw PracticeError(.config, "\(path): could not add the library's folders and keep the file readable; add them yourself under [library] folders")
         }
         do { try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true) } catch {
             throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the settings file")
         }
-        try AtomicFile.write(Data(bytes), to: path)
+        try AtomicFile.write(Data(written), to: path)
     }
 }

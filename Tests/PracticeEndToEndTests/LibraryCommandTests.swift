@@ -105,6 +105,13 @@ import PracticeTestSupport
         try "[library]\nfolders = \"~/music\"\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
         r = try practice(["library", "list"])
         #expect(r.status == 78 && r.stderr == "practice: \(dir.file("config/practice/config.toml")): 'library.folders' must be a list of folders (got a string)\n", "\(r)")
+        // A list over several lines with comments in it: the new folder goes before its bracket.
+        let multiline = "[library]\nfolders = [\n  \"/srv/music\",  # the NAS\n]  # end\n"
+        try multiline.write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        r = try practice(["library", "scan", "music"])
+        #expect(r.status == 0, "\(r)")
+        #expect(try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
+                == "[library]\nfolders = [\n  \"/srv/music\",  # the NAS\n \"~/music\"]  # end\n")
         // Comments and other settings are kept when a folder is added.
         let mine = "# mine\n[desktop]\nmpris = false  # no media keys\n\n[library]\nfolders = [\"/srv/music\"]  # the NAS\n"
         try mine.write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)

@@ -50,6 +50,7 @@ enum { CHAFA_TERM_SEQ_BEGIN_SIXELS = 40, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IM
     X(char *, string_free, (GString *, int), "g_string_free")
 
 #define PRACTICE_STB_CALLS(X) \
+    X(int, info_from_memory, (const stbi_uc *, int, int *, int *, int *), "stbi_info_from_memory") \
     X(stbi_uc *, load_from_memory, (const stbi_uc *, int, int *, int *, int *, int), "stbi_load_from_memory") \
     X(const char *, failure_reason, (void), "stbi_failure_reason") \
     X(void, image_free, (void *), "stbi_image_free")

@@ -35,6 +35,12 @@ public struct Picture: Sendable, Equatable {
     public static func decode(_ bytes: [UInt8], name: String) throws(ImageError) -> Picture {
         let stbi = try stb.get().pointee
         var w: Int32 = 0, h: Int32 = 0, channels: Int32 = 0
+        // A cover is small: a picture that says it is larger than 8192 × 8192 is not decoded
+        // (it would take gigabytes).
+        if bytes.withUnsafeBufferPointer({ stbi.info_from_memory($0.baseAddress, Int32(clamping: $0.count), &w, &h, &channels) }) != 0,
+           Int(w) * Int(h) > 8192 * 8192 {
+            throw ImageError(path: name, reason: "\(w) × \(h) pixels, larger than a cover")
+        }
         guard bytes.count < Int(Int32.max),
               let pixels = bytes.withUnsafeBufferPointer({ stbi.load_from_memory($0.baseAddress, Int32($0.count), &w, &h, &channels, 4) }) else {
             let reason = stbi.failure_reason().map { String(cString: $0) } ?? "unknown"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PracticeAudio
+import PracticeTestSupport
 import PracticeLibrary
 @testable import PracticeTUI
 
@@ -172,6 +173,34 @@ import PracticeLibrary
     ])
     func theTerminalDecides(environment: [String: String], mode: TerminalPicture.Mode?) {
         #expect(TerminalPicture.mode(environment: environment) == mode, "\(environment)")
+    }
+
+    /// A real PNG of 9000 × 9000 grey pixels (80 kB of file, 324 MB decoded) is refused from its
+    /// header; a small one decodes to its pixels; text labelled as a picture is an error.
+    @Test func picturesAreDecodedWithinReason() throws {
+        let dir = ScratchDirectory("pictures")
+        let script = """
+            import struct, sys, zlib
+            def png(path, w, h, row):
+                raw = b"".join(b"\\0" + row(y) for y in range(h))
+                chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+                open(path, "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                                       + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+            png(sys.argv[1], 9000, 9000, lambda y: bytes(9000))
+            png(sys.argv[2], 3, 2, lambda y: bytes([10 * y, 100, 200]))
+            """
+        #expect(try run("/usr/bin/python3", ["-c", script, dir.file("huge.png"), dir.file("small.png")]).status == 0)
+        #expect(throws: ImageError.self) { _ = try Picture.read(dir.file("huge.png")) }
+        do { _ = try Picture.read(dir.file("huge.png")) } catch { #expect(error.reason == "9000 × 9000 pixels, larger than a cover") }
+        let small = try Picture.read(dir.file("small.png"))
+        #expect(small.width == 3 && small.height == 2 && small.rgba == [0, 0, 0, 255, 100, 100, 100, 255, 200, 200, 200, 255,
+                                                                         10, 10, 10, 255, 100, 100, 100, 255, 200, 200, 200, 255])
+        do {
+            _ = try Picture.decode(Array("not a picture at all".utf8), name: "cover.jpg")
+            Issue.record("text decoded as a picture")
+        } catch {
+            #expect(error.description.hasPrefix("cover.jpg: not an image we can draw ("), "\(error)")
+        }
     }
 
     @Test func kittyAndSixelPicturesAreDrawnOverBlankCellsAfterTheText() throws {

@@ -22,6 +22,14 @@ public final class LibraryScreen {
     public let scanning = ScanProgress()
     /// Called on the screen's thread when a scan beside it has finished (to read the index again).
     public var reload: (() -> Void)?
+    /// Asks the screen to end, from any thread (a signal's handler).
+    public var quit: @Sendable () -> Void {
+        let (flag, wake) = (quitRequested, scanning.wake)
+        return { flag.value.store(true, ordering: .releasing); wake.ring() }
+    }
+    private let quitRequested = Flag()
+
+    final class Flag: Sendable { let value = Atomic<Bool>(false) }
 
     public init(index: LibraryIndex, view: LibraryView, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.index = index
@@ -64,7 +72,7 @@ public final class LibraryScreen {
         resize.setEventHandler { wake.ring() }
         resize.resume()
         defer { resize.cancel() }
-        while true {
+        while !quitRequested.value.load(ordering: .acquiring) {
             draw()
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, -1)
@@ -86,6 +94,7 @@ public final class LibraryScreen {
                 }
             }
         }
+        return .quit
     }
 
     func draw() {

@@ -126,8 +126,12 @@ extension Practice {
                 }
                 try refresh()
                 scanBeside()
+                // A signal ends the screen as `q` does (the terminal given back), then exits 128 + N.
+                let signals = SignalHandlers { [quit = screen.quit] _ in quit() }
                 while true {
-                    guard case .open(let path, let from, let loop) = try screen.run() else { return }
+                    let action = try withExtendedLifetime(signals) { try screen.run() }
+                    if let signal = signals.received { Glibc.exit(128 + signal) }
+                    guard case .open(let path, let from, let loop) = action else { return }
                     guard FileManager.default.fileExists(atPath: path) else {
                         screen.say("\(path): no longer there (the library is scanned again)")
                         scanBeside()

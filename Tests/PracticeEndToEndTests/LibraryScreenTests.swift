@@ -71,6 +71,28 @@ extension TerminalTests {
     }
 }
 
+extension TerminalTests {
+    /// SIGTERM while the library screen is up: the terminal given back (no alternate screen, not
+    /// raw), exit 143.
+    @Test func aSignalEndsTheLibraryScreenCleanly() throws {
+        let dir = ScratchDirectory("library-signal")
+        try FileManager.default.createDirectory(atPath: dir.file("music"), withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(440, seconds: 0.5), to: dir.file("music/a.wav"), tags: ["title": "Alone"])
+        let session = "practice-library-signal-\(getpid())"
+        try #require(try Tmux.newSession(session, width: 80, height: 24) == 0)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        let line = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache XDG_CONFIG_HOME=\(dir.path)/config \(practiceBinary) library music; echo EXIT=$?; stty -a | grep -o -- '-icanon\\|icanon' | head -1"
+        _ = try tmux(["send-keys", "-t", session, line, "Enter"])
+        _ = try waitFor("practice library · 1 track", in: session)
+        let pid = try run("/usr/bin/pgrep", ["-f", "^\(practiceBinary) library music"]).stdout.split(separator: "\n").first.flatMap { Int32($0) }
+        kill(try #require(pid), SIGTERM)
+        let screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=143") && !screen.contains("practice library ·"), "\(screen)")
+        #expect(try waitFor("icanon", in: session).split(separator: "\n").contains("icanon"), "the terminal is cooked again")
+        #expect(try tmux(["display-message", "-p", "-t", session, "#{alternate_on}"]) == "0\n")
+    }
+}
+
 /// `"…"`, as JSON and TOML write a string.
 func JSONString(_ s: String) -> String {
     String(data: try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes]), encoding: .utf8)!.dropFirst().dropLast().description

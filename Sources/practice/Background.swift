@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import PracticeAudio
 import PracticeControl
 import PracticeTUI
 import PracticeDocuments
@@ -27,7 +28,7 @@ enum Background {
         posix_spawn_file_actions_addclose(&actions, ends[1])
         // Nothing else of ours: whoever started us may read a pipe to its end (a script's
         // `$(…)`, a test), and a player that lives on must not hold it open.
-        _ = closeFrom?(&actions, 3)
+        Spawning.closeFrom(3, in: &actions)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
@@ -82,9 +83,3 @@ enum Background {
     }
 }
 
-/// `posix_spawn_file_actions_addclosefrom_np(actions, 3)` (glibc 2.34), which Swift's Glibc
-/// module does not show: looked up once.
-private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
-}()

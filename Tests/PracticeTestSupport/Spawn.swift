@@ -1,3 +1,4 @@
+import PracticeAudio
 import Foundation
 
 /// A child process started with `posix_spawn`, for long-lived helpers (a sound server, a recorder).
@@ -26,7 +27,7 @@ public final class Spawned: @unchecked Sendable {  // pid and fd are immutable a
         // Nothing else of ours: a pipe another test's `run` has open (Foundation's are not
         // close-on-exec) would stay open in a long-lived child, and that `run` would never see
         // its end.
-        _ = closeFrom?(&actions, 3)
+        Spawning.closeFrom(3, in: &actions)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
@@ -117,9 +118,3 @@ public enum Tmux {
     }
 }
 
-/// `posix_spawn_file_actions_addclosefrom_np(actions, 3)` (glibc 2.34), which Swift's Glibc
-/// module does not show: looked up once.
-private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
-}()

@@ -28,7 +28,7 @@ extension LibraryView {
     /// picture: text mode, or an image that cannot be decoded), and the album's title is drawn
     /// in a frame instead. Text from tags and file names is made terminal-safe here.
     public mutating func render(width: Int, height: Int, cover: (String, Int, Int) -> CoverDrawing?) -> [String] {
-        let w = max(width, 20)
+        let w = max(width, 1)
         overlays = []
         var lines: [String] = []
         let albums = self.albums

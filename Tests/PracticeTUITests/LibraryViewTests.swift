@@ -90,6 +90,21 @@ import PracticeLibrary
         #expect(sequences.isSubset(of: ["\u{1B}[1m", "\u{1B}[2m", "\u{1B}[7m", "\u{1B}[0m"]), "\(sequences)")
     }
 
+    /// Tiny and odd terminals: every mode draws exactly `height` lines of at most `width` columns.
+    @Test(arguments: [(1, 1), (5, 3), (20, 5), (33, 11), (200, 60)])
+    func anySizeOfTerminal(width: Int, height: Int) {
+        var v = Self.view()
+        for mode in [LibraryView.Mode.grid, .album(0), .list, .search] {
+            v.mode = mode
+            if mode == .search { v.found([LibraryHit(track: Self.library()[0], kind: .lyric, text: "a line", time: 3)]) }
+            let lines = v.render(width: width, height: height) { path, c, r in
+                .cells(TerminalPicture.render(Self.picture(path), columns: c, rows: r, mode: .symbols(.indexed16)))
+            }
+            #expect(lines.count == max(height, 1), "\(mode) at \(width)×\(height): \(lines.count) lines")
+            #expect(lines.allSatisfy { Table.width(of: LibraryView.stripped($0)) <= width }, "\(mode) at \(width)×\(height)")
+        }
+    }
+
     @Test func keysMoveOpenAlbumsAndAskForSearches() {
         var v = Self.view()
         _ = v.render(width: 80, height: 24) { _, _, _ in nil }   // 5 tiles a row at 80 columns

@@ -156,7 +156,12 @@ extension Practice {
                 abstract: "Index the library's folders (only what changed since the last scan).",
                 discussion: """
                     Reads the tags and covers (TagLib), the sidecars and the lyrics of new and
-                    changed files, and drops the ones that are gone. Prints what it did.
+                    changed files, and drops the ones that are gone. Prints what it did. A folder
+                    named here is added to the library's folders (remembered in config.toml).
+
+                    Examples:
+                      practice library scan
+                      practice library scan ~/Dance -q
                     """)
             @OptionGroup var folders: Folders
             @Flag(name: .shortAndLong, help: "No progress bar and no warnings.")
@@ -172,7 +177,13 @@ extension Practice {
         }
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Every track in the library, by artist and album.")
+            static let configuration = CommandConfiguration(
+                abstract: "Every track in the library, by artist and album.",
+                discussion: """
+                    Examples:
+                      practice library list
+                      practice library list --json --no-scan
+                    """)
             @Flag(help: "JSON for scripts: one object per track.")
             var json = false
             @Flag(help: "Use the index as it is, without looking for changes in the folders first.")
@@ -265,6 +276,10 @@ extension Practice {
             discussion: """
                 Chosen among the tracks with markers or loops (any track, when none has them) that
                 you have not practised in the last three days, and the reason is given.
+
+                Examples:
+                  practice pick
+                  practice pick --play
                 """)
         @Flag(help: "Use the index as it is, without looking for changes in the folders first.")
         var noScan = false

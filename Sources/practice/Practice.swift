@@ -25,7 +25,7 @@ struct Practice: AsyncParsableCommand {
         defaultSubcommand: Play.self)
 
     /// Parses and runs, turning every error into one line on stderr and a sysexits code.
-    /// What plain `practice` prints: the three commands a new user needs.
+    /// What plain `practice` prints: the commands a new user needs.
     static let usage = """
         practice: a practice player. Slow a recording down without changing its pitch, mark its
         parts, loop one, and drill it.
@@ -33,6 +33,7 @@ struct Practice: AsyncParsableCommand {
           practice song.mp3               play it on the practice screen (? there lists the keys)
           practice song.mp3 --rate 0.8    play it at 0.8×, pitch kept
           practice markers song.mp3       its markers (shared in song.mp3.practice.json)
+          practice library                your music folders: covers, search, today's pick
 
         More: practice --help, and practice COMMAND --help for each command.
 

@@ -74,7 +74,7 @@ import PracticeTestSupport
     @Test(arguments: [["play"], ["render"], ["info"], ["markers"], ["markers", "list"], ["markers", "add"], ["markers", "rm"],
                       ["markers", "rename"], ["markers", "move"], ["markers", "import"], ["markers", "export"],
                       ["markers", "merge"], ["markers", "merge-driver"], ["loops"], ["loops", "list"], ["loops", "add"], ["loops", "rm"],
-                      ["open"], ["lyrics"]])
+                      ["open"], ["lyrics"], ["library"], ["library", "scan"], ["library", "list"], ["library", "search"], ["pick"]])
     func everyCommandHasHelpWithAnExample(command: [String]) throws {
         let r = try practice(command + ["--help"], in: fx.dir)
         let name = command.joined(separator: " ")
@@ -186,8 +186,9 @@ import PracticeTestSupport
     @Test func plainPracticePrintsAShortUsage() throws {
         let r = try practice([], in: fx.dir)
         #expect(r.status == 0 && r.stderr == "")
-        #expect(r.stdout.hasPrefix("practice: a practice player.") && r.stdout.contains("\n  practice song.mp3               play it on the practice screen"))
-        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("  practice ") }.count == 3)
+        #expect(r.stdout.hasPrefix("practice: a practice player.") && r.stdout.contains("\n  practice song.mp3               play it on the practice screen")
+                && r.stdout.contains("\n  practice library                your music folders: covers, search, today's pick\n"))
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("  practice ") }.count == 4)
     }
 
     /// A render says what it is in its title, keeping the other tags.

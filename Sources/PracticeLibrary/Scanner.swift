@@ -42,6 +42,8 @@ extension LibraryIndex {
         // Only what is under a folder that could be read is dropped when gone: a drive not
         // mounted today keeps its tracks in the index.
         var roots: [String] = []
+        // Folders that could not be read, under a root that could: what the index has there stays.
+        var unreadable: [String] = []
         for folder in folders {
             let root = Path.normalized(folder)
             var st = stat()
@@ -53,7 +55,7 @@ extension LibraryIndex {
                 report.problems.append("\(root): not a folder")
                 continue
             }
-            Self.walk(root, into: &found, problems: &report.problems, seen: &walked)
+            Self.walk(root, into: &found, problems: &report.problems, unreadable: &unreadable, seen: &walked)
             roots.append(root)
         }
         report.found = found.count
@@ -95,10 +97,14 @@ extension LibraryIndex {
             let key = Array(f.path.utf8)
             seen.insert(key)
             let old = known[key]
-            let audioSame = old.map { $0.mtime == f.mtime && $0.size == f.size && $0.inode == f.inode } ?? false
+            // A cover taken from the file's tags whose cached picture is gone (the cache cleared):
+            // the file is read again, as if it had changed.
+            let cached = old?.cover.map { Artwork.isStored($0, in: covers) } ?? false
+            let cacheLost = cached && !FileManager.default.fileExists(atPath: old!.cover!)
+            let audioSame = !cacheLost && (old.map { $0.mtime == f.mtime && $0.size == f.size && $0.inode == f.inode } ?? false)
             let notesSame = old.map { $0.sidecar == f.sidecar && $0.sidecarMtime == f.sidecarMtime && $0.lyrics == f.lyrics && $0.lyricsMtime == f.lyricsMtime } ?? false
             // A cover embedded in the file stays; one from the folder follows the folder's images.
-            let embedded = old?.cover.map { Artwork.isStored($0, in: covers) } ?? false
+            let embedded = cached && !cacheLost
             let coverSame = embedded || old?.cover == f.folderCover
             if audioSame, notesSame, coverSame { continue }
             var item = Indexed(found: f, id: old?.id, keepTags: audioSame)
@@ -110,7 +116,8 @@ extension LibraryIndex {
         }
         try flush()
         progress?(found.count, found.count)
-        let gone = known.filter { !seen.contains($0.key) }.map(\.value.id)
+        let kept = unreadable.map { Array(($0 == "/" ? "/" : $0 + "/").utf8) }
+        let gone = known.filter { entry in !seen.contains(entry.key) && !kept.contains { entry.key.starts(with: $0) } }.map(\.value.id)
         if !gone.isEmpty {
             do {
                 try db.write { db in
@@ -148,17 +155,26 @@ extension LibraryIndex {
 
     /// Every audio file under `folder`, depth first in name order. Hidden files and folders are
     /// skipped; a folder reached twice (through a link) is walked once.
-    static func walk(_ folder: String, into found: inout [Found], problems: inout [String], seen: inout Set<String>) {
+    static func walk(_ folder: String, into found: inout [Found], problems: inout [String], unreadable: inout [String], seen: inout Set<String>) {
         var st = stat()
         guard stat(folder, &st) == 0 else { return }
         guard seen.insert("\(st.st_dev):\(st.st_ino)").inserted else { return }
         guard let dir = opendir(folder) else {
             problems.append("\(folder): cannot read the folder (\(systemMessage()))")
+            unreadable.append(folder)
             return
         }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                // A name in another encoding (an old Latin-1 rip) cannot be told apart from others
+                // once decoded: said, not indexed, and nothing under it counts as gone.
+                let shown = String(decoding: bytes, as: UTF8.self)
+                problems.append("\(folder)/\(shown): the name is not UTF-8; not indexed (rename it)")
+                unreadable.append(folder)
+                continue
+            }
             if !name.hasPrefix(".") { names.append(name) }
         }
         closedir(dir)
@@ -189,7 +205,7 @@ extension LibraryIndex {
             }
             found.append(f)
         }
-        for sub in subfolders { walk(sub, into: &found, problems: &problems, seen: &seen) }
+        for sub in subfolders { walk(sub, into: &found, problems: &problems, unreadable: &unreadable, seen: &seen) }
     }
 
     static func modified(_ path: String) -> Double {

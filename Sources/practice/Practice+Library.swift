@@ -138,7 +138,7 @@ extension Practice {
                         continue
                     }
                     var arguments = [path] + (device.map { ["--device", $0] } ?? [])
-                    if let loop { arguments += ["--loop", loop] } else if let from { arguments += ["--from", String(from)] }
+                    if let loop { arguments += ["--loop=\(loop)"] } else if let from { arguments += ["--from=\(from)"] }
                     do {
                         let play = try Practice.Play.parse(arguments)
                         try await play.run()
@@ -305,7 +305,7 @@ extension Practice {
             }
             guard play else { return }
             var arguments = [pick.track.path] + (device.map { ["--device", $0] } ?? [])
-            if let loop = pick.loop { arguments += ["--loop", loop] }
+            if let loop = pick.loop { arguments += ["--loop=\(loop)"] }   // a name may start with "-"
             let command = try Practice.Play.parse(arguments)
             try await command.run()
         }

@@ -98,6 +98,21 @@ import PracticeTestSupport
         #expect(try library.count() == 3)
     }
 
+    /// A file whose name is not UTF-8 is said, not indexed, and nothing beside it is dropped.
+    @Test func aNameInAnotherEncodingIsSaidAndNothingIsLost() throws {
+        let music = dir.file("latin1")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(330, seconds: 0.2), to: music + "/good.wav")
+        let library = try index()
+        #expect(try library.scan([music]).added == 1)
+        #expect(try run("/usr/bin/python3", ["-c", "import shutil, sys; shutil.copy(sys.argv[1] + '/good.wav', sys.argv[1].encode() + b'/Caf\\xe9.wav')", music]).status == 0)
+        try FileManager.default.removeItem(atPath: music + "/good.wav")
+        let r = try library.scan([music])
+        #expect(r.problems == ["\(music)/Caf\u{FFFD}.wav: the name is not UTF-8; not indexed (rename it)"], "\(r)")
+        let count = try library.count()
+        #expect(r.removed == 0 && count == 1, "the folder could not be read whole: nothing in it is dropped")
+    }
+
     @Test func aFolderOfTenThousandFiles() throws {
         let folder = dir.file("many")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -81,6 +81,8 @@ public struct LibraryHit: Sendable, Equatable {
 /// An album in the grid: the tracks that share an album title and album artist (or, without an
 /// album artist, a folder), in disc and track order.
 public struct LibraryAlbum: Sendable, Equatable {
+    /// What makes it one album (title and album artist or folder): the same across rescans.
+    public var key: String
     public var title: String
     public var artist: String
     public var year: Int
@@ -190,7 +192,7 @@ public final class LibraryIndex: Sendable {
             let first = members[0]
             let artists = Set(members.map(\.displayArtist))
             let artist = first.albumArtist ?? (artists.count == 1 ? first.displayArtist : "Various artists")
-            return LibraryAlbum(title: first.album ?? Path.lastComponent(first.folder), artist: artist,
+            return LibraryAlbum(key: key, title: first.album ?? Path.lastComponent(first.folder), artist: artist,
                                 year: members.map(\.year).max() ?? 0, cover: members.lazy.compactMap(\.cover).first, tracks: members)
         }
         albums.sort { ($0.artist.lowercased(), $0.title.lowercased()) < ($1.artist.lowercased(), $1.title.lowercased()) }

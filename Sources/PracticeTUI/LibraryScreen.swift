@@ -55,7 +55,7 @@ public final class LibraryScreen {
         view.show(tracks)
         view.pick = pick
         view.practisedThisWeek = practisedThisWeek
-        if !view.query.isEmpty, let hits = try? index.search(view.query, limit: 500) { view.found(hits) }
+        if !view.query.isEmpty, let hits = try? index.search(view.query, limit: 500) { view.found(hits, keepingSelection: true) }
     }
 
     public func say(_ message: String) { view.message = message }

@@ -52,7 +52,9 @@ public struct LibraryView: Sendable {
     /// The search box's text, and whether keys go into it.
     public var query = ""
     public var typing = false
-    public var hits: [LibraryHit] = []
+    public private(set) var hits: [LibraryHit] = []
+    /// The hits the filters let through (worked out with `albums`).
+    private(set) var shownHits: [LibraryHit] = []
     /// One line of feedback.
     public var message: String?
     /// A scan running beside the screen ("scanning 45 %"), shown in the heading.
@@ -73,6 +75,9 @@ public struct LibraryView: Sendable {
     }
 
     mutating func arrange() {
+        // The selection is kept on the same album, track or hit, wherever it moves to.
+        let openAlbum: String? = if case .album(let k) = mode, k < albums.count { albums[k].key } else { nil }
+        let kept = [Mode.grid, .list, .search, mode].compactMap { m in selectedIdentity(m).map { (m, $0) } }
         let shown = filter.isEmpty ? tracks : tracks.filter(passes)
         shownCount = shown.count
         albums = LibraryIndex.albums(of: shown)
@@ -80,12 +85,40 @@ public struct LibraryView: Sendable {
         case .artist: listed = shown
         case .title: listed = shown.sorted { ($0.displayTitle.lowercased(), $0.path) < ($1.displayTitle.lowercased(), $1.path) }
         }
+        shownHits = filter.isEmpty ? hits : hits.filter { passes($0.track) }
+        if let openAlbum {
+            if let k = albums.firstIndex(where: { $0.key == openAlbum }) { mode = .album(k) } else { mode = .grid }
+        }
+        for (m, id) in kept {
+            let m = if case .album = m { mode } else { m }
+            if let i = identities(m).firstIndex(of: id) { selected[key(m)] = i }
+        }
         clampSelection()
     }
 
-    public mutating func found(_ hits: [LibraryHit]) {
+    /// New hits for the search box. `keepingSelection`: the same search read again (after a
+    /// rescan), so the selected hit stays selected; otherwise the best hit is.
+    public mutating func found(_ hits: [LibraryHit], keepingSelection: Bool = false) {
+        let kept = keepingSelection ? selectedIdentity(.search) : nil
         self.hits = hits
-        selected[key(.search)] = 0
+        shownHits = filter.isEmpty ? hits : hits.filter { passes($0.track) }
+        selected[key(.search)] = kept.flatMap { identities(.search).firstIndex(of: $0) } ?? 0
+    }
+
+    /// What each row of a mode is, so a selection can be found again after the rows change: an
+    /// album's key, a track's path, a hit's track, kind, name, time and text.
+    func identities(_ mode: Mode) -> [String] {
+        switch mode {
+        case .grid: return albums.map(\.key)
+        case .album(let k): return k < albums.count ? albums[k].tracks.map(\.path) : []
+        case .list: return listed.map(\.path)
+        case .search: return shownHits.map { "\($0.track.path)\u{0}\($0.kind)\u{0}\($0.name ?? "")\u{0}\($0.time ?? -1)\u{0}\($0.text)" }
+        }
+    }
+
+    func selectedIdentity(_ mode: Mode) -> String? {
+        let ids = identities(mode), i = selected[key(mode)] ?? 0
+        return i < ids.count ? ids[i] : nil
     }
 
     // MARK: What is shown
@@ -95,7 +128,6 @@ public struct LibraryView: Sendable {
             && (!filter.thisWeek || practisedThisWeek.contains(t.path))
     }
 
-    var shownHits: [LibraryHit] { filter.isEmpty ? hits : hits.filter { passes($0.track) } }
 
     func key(_ mode: Mode) -> String {
         switch mode {
@@ -135,7 +167,7 @@ public struct LibraryView: Sendable {
         case .escape, .backspace:
             switch mode {
             case .album: mode = .grid
-            case .search: mode = .grid; query = ""; hits = []
+            case .search: mode = .grid; query = ""; found([])
             default: break
             }
         case .character("/"):
@@ -220,13 +252,13 @@ public struct LibraryView: Sendable {
         case .escape, .ctrlC:
             typing = false
             query = ""
-            hits = []
+            found([])
             mode = .grid
             return .none
         default:
             return .none
         }
-        if query.allSatisfy(\.isWhitespace) { hits = []; return .none }
+        if query.allSatisfy(\.isWhitespace) { found([]); return .none }
         return .search(query)
     }
 }

@@ -154,6 +154,51 @@ import PracticeLibrary
         #expect(v.albums.count == 14 && v.albums.allSatisfy { $0.tracks.count == 1 && $0.tracks[0].hasLyrics })
     }
 
+    /// A selection is a thing, not a row: a filter, another order or a rescan that moves it keeps
+    /// it selected, an open album stays open, and the same search read again keeps its hit.
+    @Test func selectionsFollowWhatWasSelected() {
+        var v = Self.view()
+        let post = v.albums.firstIndex { $0.title == "Post" }!
+        v.selected["grid"] = post
+        _ = v.handle(.enter)
+        _ = v.handle(.down)
+        _ = v.handle(.down)
+        #expect(v.mode == .album(post) && v.current == 2)
+        // A rescan brings albums sorted before Post: the album and its third track stay.
+        var more = Self.library()
+        more.insert(LibraryTrack(id: 200, path: "/music/A/Aa/1.flac", title: "Aa", artist: "Aaron", album: "Aa"), at: 0)
+        more.insert(LibraryTrack(id: 201, path: "/music/A/Ab/1.flac", title: "Ab", artist: "Abba", album: "Ab"), at: 0)
+        v.show(more)
+        #expect(v.mode == .album(post + 2) && v.albums[post + 2].title == "Post" && v.current == 2)
+        #expect(v.handle(.enter) == .open(path: "/music/Björk/Post/3.flac", from: nil, loop: nil))
+        // Its track without lyrics filtered away: back to the grid, on Post still.
+        _ = v.handle(.escape)
+        #expect(v.current == post + 2)
+        _ = v.handle(.character("y"))
+        #expect(v.albums[v.current].title == "Post", "\(v.albums.map(\.title)) at \(v.current)")
+        _ = v.handle(.character("y"))
+        // An album gone in a rescan closes.
+        _ = v.handle(.enter)
+        v.show(Self.library().filter { $0.album != "Post" })
+        #expect(v.mode == .grid)
+        // Sorting the list by title keeps the same track.
+        _ = v.handle(.tab)
+        v.selected["list"] = 7
+        let track = v.listed[7].path
+        _ = v.handle(.character("s"))
+        #expect(v.listed[v.current].path == track && v.current != 7)
+        // Search hits: a new search starts at the best hit; the same search read again keeps the hit.
+        let t = Self.library()
+        let hits = (0..<5).map { LibraryHit(track: t[$0], kind: .lyric, text: "line \($0)", time: Double($0)) }
+        v.mode = .search
+        v.found(hits)
+        _ = v.handle(.down); _ = v.handle(.down)
+        v.found([LibraryHit(track: t[9], kind: .marker, name: "new", text: "new", time: 1)] + hits, keepingSelection: true)
+        #expect(v.handle(.enter) == .open(path: t[2].path, from: 2, loop: nil))
+        v.found(hits)
+        #expect(v.current == 0)
+    }
+
     @Test func tagTextNeverReachesTheTerminalRaw() {
         var v = LibraryView()
         v.show([LibraryTrack(id: 1, path: "/m/\u{1B}[31mred\n.wav", title: "\u{1B}]0;pwned\u{7}Title", artist: "\u{1B}[2JArtist",

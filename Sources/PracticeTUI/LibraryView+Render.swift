@@ -120,7 +120,7 @@ extension LibraryView {
             picture = frame(album.title, columns: cw, rows: ch)
         } else {
             // Centred: chafa keeps the picture's shape, so it can be narrower or shorter than the cell.
-            let pw = picture.map { Table.width(of: Self.stripped($0)) }.max() ?? 0
+            let pw = picture.map { Screen.columns(of: $0) }.max() ?? 0
             let left = max((cw - pw) / 2, 0)
             picture = picture.map { String(repeating: " ", count: left) + $0 + String(repeating: " ", count: max(cw - pw - left, 0)) }
             let top = max((ch - picture.count) / 2, 0)
@@ -129,7 +129,7 @@ extension LibraryView {
         }
         func cell(_ s: String) -> String {
             let fitted = Screen.fit(s, cw)
-            return fitted + String(repeating: " ", count: max(cw - Table.width(of: Self.stripped(fitted)), 0))
+            return fitted + String(repeating: " ", count: max(cw - Screen.columns(of: fitted), 0))
         }
         let title = cell(album.title.terminalSafe)
         var lines = picture.prefix(ch).map { " " + $0 + " " }
@@ -202,16 +202,5 @@ extension LibraryView {
         return [Screen.dim(header)] + rows.enumerated().dropFirst(first).prefix(visible).map { k, line in
             k == current ? Screen.reverse(line) : line
         }
-    }
-
-    /// The text without its escape sequences (for measuring).
-    static func stripped(_ s: String) -> String {
-        var out = "", inEscape = false
-        for ch in s {
-            if inEscape { if ch.isLetter { inEscape = false }; continue }
-            if ch == "\u{1B}" { inEscape = true; continue }
-            out.append(ch)
-        }
-        return out
     }
 }

@@ -385,27 +385,46 @@ public enum Screen {
 
     /// `left` and `right` on one line of `width`, with spaces between.
     static func spread(_ left: String, _ right: String, _ width: Int) -> String {
-        let gap = width - Table.width(of: left) - Table.width(of: right)
+        let gap = width - columns(of: left) - columns(of: right)
         return gap >= 2 ? left + String(repeating: " ", count: gap) + right : left + "  " + right
     }
 
-    /// Cuts a line to `width` columns (escape sequences take none), ending in "…" when cut.
-    static func fit(_ line: String, _ width: Int) -> String {
-        var out = "", columns = 0, inEscape = false
+    /// The columns a line of ours takes on the terminal: its text, not its SGR sequences.
+    static func columns(of line: String) -> Int { Table.width(of: withoutStyle(line)) }
+
+    /// A line without its CSI sequences (`ESC [` … a letter), which take no columns.
+    static func withoutStyle(_ line: String) -> String {
+        guard line.contains("\u{1B}") else { return line }
+        var out = "", inEscape = false
         for ch in line {
-            if inEscape { out.append(ch); if ch == "m" { inEscape = false }; continue }
-            if ch == "\u{1B}" { inEscape = true; out.append(ch); continue }
-            let w = Table.width(of: String(ch))
-            if columns + w > width {
-                while let last = out.last, Table.width(of: String(last)) > 0, columns >= width { out.removeLast(); columns -= 1 }
-                out.append("…")
-                if line.contains("\u{1B}") { out += "\u{1B}[0m" }
-                return out
-            }
+            if inEscape { if ch.isLetter { inEscape = false }; continue }
+            if ch == "\u{1B}" { inEscape = true; continue }
             out.append(ch)
-            columns += w
         }
         return out
+    }
+
+    /// Cuts a line to `width` columns (escape sequences take none and are never cut into), ending
+    /// in "…" when cut.
+    static func fit(_ line: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard columns(of: line) > width else { return line }
+        // Pieces: a character and its columns, or a whole escape sequence (no columns).
+        var pieces: [(text: String, columns: Int)] = [], escape = ""
+        var used = 0
+        for ch in line {
+            if !escape.isEmpty {
+                escape.append(ch)
+                if ch.isLetter { pieces.append((escape, 0)); escape = "" }
+                continue
+            }
+            if ch == "\u{1B}" { escape = "\u{1B}"; continue }
+            let w = Table.width(of: String(ch))
+            if used + w > width - 1 { break }   // room for the "…"
+            pieces.append((String(ch), w))
+            used += w
+        }
+        return pieces.map(\.text).joined() + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
     }
 
     static func pad(_ lines: [String], _ width: Int, _ height: Int) -> [String] {

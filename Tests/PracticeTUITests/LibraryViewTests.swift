@@ -101,7 +101,11 @@ import PracticeLibrary
                 .cells(TerminalPicture.render(Self.picture(path), columns: c, rows: r, mode: .symbols(.indexed16)))
             }
             #expect(lines.count == max(height, 1), "\(mode) at \(width)×\(height): \(lines.count) lines")
-            #expect(lines.allSatisfy { Table.width(of: LibraryView.stripped($0)) <= width }, "\(mode) at \(width)×\(height)")
+            for line in lines {
+                // Only whole SGR sequences, none cut into, and the rest within the width.
+                let text = line.replacing(/\x1B\[[0-9;]*m/, with: "")
+                #expect(!text.contains("\u{1B}") && Table.width(of: text) <= width, "\(mode) at \(width)×\(height): \(line.debugDescription)")
+            }
         }
     }
 

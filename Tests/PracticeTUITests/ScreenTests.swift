@@ -143,6 +143,19 @@ import PracticeControl
         #expect(lines[11].hasSuffix("…"))
     }
 
+    /// Cutting a styled line never cuts into an escape sequence; wide characters count two
+    /// columns; the "…" takes the last one.
+    @Test(arguments: [
+        ("ab\u{1B}[1mcd\u{1B}[0mef", 4, "ab\u{1B}[1mc…\u{1B}[0m"),
+        ("ab\u{1B}[1mcd\u{1B}[0mef", 6, "ab\u{1B}[1mcd\u{1B}[0mef"),
+        ("abc\u{1B}[38;2;10;20;30mdef", 4, "abc…\u{1B}[0m"),
+        ("大神大神", 5, "大神…"), ("大神大神", 4, "大…"), ("abc", 0, ""), ("abc", 1, "…"), ("abc", 3, "abc"),
+    ])
+    func fitCutsBetweenSequences(line: String, width: Int, fitted: String) {
+        #expect(Screen.fit(line, width) == fitted, "\(Screen.fit(line, width).debugDescription)")
+        #expect(Screen.columns(of: Screen.fit(line, width)) <= width)
+    }
+
     /// What a click touches: a place on the seek bar (its ends are the track's ends), a marker's
     /// row, a saved loop's row; nothing elsewhere.
     @Test func clicksFindTheSeekBarMarkersAndLoops() {

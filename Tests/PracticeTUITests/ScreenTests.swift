@@ -148,7 +148,7 @@ import PracticeControl
     @Test(arguments: [
         ("ab\u{1B}[1mcd\u{1B}[0mef", 4, "ab\u{1B}[1mc…\u{1B}[0m"),
         ("ab\u{1B}[1mcd\u{1B}[0mef", 6, "ab\u{1B}[1mcd\u{1B}[0mef"),
-        ("abc\u{1B}[38;2;10;20;30mdef", 4, "abc…\u{1B}[0m"),
+        ("abc\u{1B}[38;2;10;20;30mdef", 4, "abc\u{1B}[38;2;10;20;30m…\u{1B}[0m"),
         ("大神大神", 5, "大神…"), ("大神大神", 4, "大…"), ("abc", 0, ""), ("abc", 1, "…"), ("abc", 3, "abc"),
     ])
     func fitCutsBetweenSequences(line: String, width: Int, fitted: String) {

@@ -108,9 +108,11 @@ public enum TerminalPicture {
 
     /// `picture` drawn in `columns` × `rows` cells, one string per row, each ending with the
     /// attributes reset (for symbols; kitty and sixels give one string that draws the whole
-    /// picture from the cursor). The picture keeps its shape: cells are taken as twice as tall as wide.
-    public static func render(_ picture: Picture, columns: Int, rows: Int, mode: Mode) -> [String] {
-        guard columns > 0, rows > 0, picture.width > 0, picture.height > 0, let c = try? chafa.get().pointee else { return [] }
+    /// picture from the cursor). The picture keeps its shape in cells of `cell` pixels (what the
+    /// terminal reports; 10 × 20 when it does not), so kitty and sixel pictures fill the same cells.
+    public static func render(_ picture: Picture, columns: Int, rows: Int, mode: Mode, cell: (width: Int, height: Int) = (10, 20)) -> [String] {
+        guard columns > 0, rows > 0, picture.width > 0, picture.height > 0, cell.width > 0, cell.height > 0,
+              let c = try? chafa.get().pointee else { return [] }
         let symbols = c.symbol_map_new()
         defer { c.symbol_map_unref(symbols) }
         c.symbol_map_add_by_tags(symbols, Int32(CHAFA_SYMBOL_TAG_BLOCK | CHAFA_SYMBOL_TAG_SPACE))
@@ -124,11 +126,11 @@ public enum TerminalPicture {
         case .kitty: c.config_set_pixel_mode(config, Int32(CHAFA_PIXEL_MODE_KITTY))
         case .sixels: c.config_set_pixel_mode(config, Int32(CHAFA_PIXEL_MODE_SIXELS))
         }
-        // Fit the picture in the cells, keeping its aspect (a cell is 1:2).
+        // Fit the picture in the cells, keeping its aspect.
         var w = Int32(columns), h = Int32(rows)
-        c.calc_canvas_geometry(Int32(picture.width), Int32(picture.height), &w, &h, 0.5, 0, 0)
+        c.calc_canvas_geometry(Int32(picture.width), Int32(picture.height), &w, &h, Float(cell.width) / Float(cell.height), 0, 0)
         c.config_set_geometry(config, max(w, 1), max(h, 1))
-        c.config_set_cell_geometry(config, 10, 20)
+        c.config_set_cell_geometry(config, Int32(cell.width), Int32(cell.height))
         c.config_set_symbol_map(config, symbols)
         c.config_set_dither_mode(config, Int32(CHAFA_DITHER_MODE_NONE))
         let canvas = c.canvas_new(config)

@@ -40,10 +40,11 @@ public final class LibraryScreen {
     /// The lines of a cover, decoded and drawn the first time it is shown.
     public func cover(_ path: String, columns: Int, rows: Int) -> CoverDrawing? {
         guard let pictures, !failed.contains(path) else { return nil }
-        let key = "\(columns)x\(rows):\(path)"
+        let cell = RawTerminal.cellPixels() ?? (10, 20)
+        let key = "\(columns)x\(rows)@\(cell.width)x\(cell.height):\(path)"
         if let drawing = covers[key] { return drawing }
         guard let picture = try? Picture.read(path) else { failed.insert(path); return nil }
-        let lines = TerminalPicture.render(picture, columns: columns, rows: rows, mode: pictures)
+        let lines = TerminalPicture.render(picture, columns: columns, rows: rows, mode: pictures, cell: cell)
         let drawing: CoverDrawing
         if case .symbols = pictures { drawing = .cells(lines) } else { drawing = .overlay(lines.joined()) }
         covers[key] = drawing

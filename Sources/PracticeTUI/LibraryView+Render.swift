@@ -91,8 +91,11 @@ extension LibraryView {
             guard start < albums.count else { break }
             let tiles = (start..<min(start + perRow, albums.count)).map { k in
                 let (lines, overlay) = tile(albums[k], selected: k == current, cover: cover)
-                if let overlay {
-                    overlays.append(Overlay(row: top + out.count, column: (k - start) * Self.tileWidth + 1, sequence: overlay))
+                // A picture is drawn only where all of its cells are on the screen (the text is cut
+                // at the screen's edge; a picture would not be).
+                let column = (k - start) * Self.tileWidth + 1
+                if let overlay, column + Self.coverColumns <= width, top + out.count + Self.coverRows <= top + room {
+                    overlays.append(Overlay(row: top + out.count, column: column, sequence: overlay))
                 }
                 return lines
             }

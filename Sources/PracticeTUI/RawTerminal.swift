@@ -48,6 +48,15 @@ public final class RawTerminal: @unchecked Sendable {  // the saved state is wri
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 { return (Int(ws.ws_col), Int(ws.ws_row)) }
         return (80, 24)
     }
+
+    /// The pixels of one character cell, when the terminal says (kitty, foot, xterm and others
+    /// fill in the window's pixel size); nil when it does not.
+    public static func cellPixels() -> (width: Int, height: Int)? {
+        var ws = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0,
+              ws.ws_xpixel >= ws.ws_col, ws.ws_ypixel >= ws.ws_row else { return nil }
+        return (Int(ws.ws_xpixel) / Int(ws.ws_col), Int(ws.ws_ypixel) / Int(ws.ws_row))
+    }
 }
 
 // What the crash handler needs, kept where a signal handler can reach it without locks or allocation.

@@ -269,6 +269,11 @@ import PracticeLibrary
 
     @Test func kittyAndSixelPicturesAreDrawnOverBlankCellsAfterTheText() throws {
         let picture = LibraryViewTests.picture("/covers/c1.png")
+        // A square picture in 14 × 7 cells: 140 × 140 pixels in 10 × 20 cells, 112 × 112 in 8 × 16.
+        for (cell, pixels) in [((10, 20), 140), ((8, 16), 112)] {
+            let kitty = TerminalPicture.render(picture, columns: 14, rows: 7, mode: .kitty, cell: cell).joined()
+            #expect(kitty.contains("s=\(pixels),v=\(pixels)"), "\(cell): \(kitty.prefix(60).debugDescription)")
+        }
         let kitty = TerminalPicture.render(picture, columns: 14, rows: 7, mode: .kitty).joined()
         #expect(kitty.hasPrefix("\u{1B}_G") && kitty.hasSuffix("\u{1B}\\"), "\(kitty.prefix(40).debugDescription)")
         let sixels = TerminalPicture.render(picture, columns: 14, rows: 7, mode: .sixels).joined()
@@ -281,6 +286,16 @@ import PracticeLibrary
         #expect(v.albums.prefix(10).filter { $0.cover != nil }.count == 7 && v.overlays.count == 7, "\(v.overlays)")
         #expect(v.overlays.first == Overlay(row: 3, column: 1, sequence: "<\(v.albums[0].cover!)>"))
         #expect(v.overlays.contains { $0.row == 3 + LibraryView.tileHeight && $0.column == 1 + 4 * LibraryView.tileWidth })
+        // Only pictures whose cells are all on the screen: none below the last row or past the edge.
+        var small = LibraryViewTests.view()
+        _ = small.render(width: 80, height: 11) { path, _, _ in .overlay("<\(path)>") }
+        #expect(small.overlays.count == 4 && small.overlays.allSatisfy { $0.row == 3 }, "\(small.overlays)")
+        _ = small.render(width: 80, height: 10) { path, _, _ in .overlay("<\(path)>") }
+        #expect(small.overlays.isEmpty, "\(small.overlays)")
+        _ = small.render(width: 15, height: 24) { path, _, _ in .overlay("<\(path)>") }
+        #expect(small.overlays.count == 2 && small.overlays.allSatisfy { $0.column == 1 })
+        _ = small.render(width: 14, height: 24) { path, _, _ in .overlay("<\(path)>") }
+        #expect(small.overlays.isEmpty)
         // The cells under a picture are blank: nothing of it is in the text.
         #expect(lines[4].hasPrefix(String(repeating: " ", count: 1 + LibraryView.coverColumns)))
         #expect(!lines.joined().contains("<"))

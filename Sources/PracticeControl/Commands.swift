@@ -190,10 +190,10 @@ extension Player {
         guard case .object(var object)? = try? JSONValue.parse(state.eventLine) else { return state.eventLine }
         object["event"] = .string("status")
         object["pid"] = .integer(Int(getpid()))
-        object["path"] = .string(realpath(track.path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? track.path)
+        object["path"] = .string(Path.resolved(track.path) ?? track.path)
         object["title"] = .string(tags["title"] ?? track.displayTitle)
         if let artist = tags["artist"] { object["artist"] = .string(artist) }
-        if let sidecar { object["sidecar"] = .string(realpath(sidecar, nil).map { p in defer { free(p) }; return String(cString: p) } ?? sidecar) }
+        if let sidecar { object["sidecar"] = .string(Path.resolved(sidecar) ?? sidecar) }
         return JSONValue.object(object).compact()
     }
 }

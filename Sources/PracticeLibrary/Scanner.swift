@@ -182,6 +182,14 @@ extension LibraryIndex {
         let nameSet = Set(names.map { Array($0.utf8) })   // by bytes, as the file system names them
         func exists(_ name: String) -> Bool { nameSet.contains(Array(name.utf8)) }
         let cover = CoverArt.best(among: names).map { folder + "/" + $0 }
+        // Sidecars named after another copy of a song (song.flac.practice.json beside song.mp3), by
+        // the song's name without extension: found once per folder, not once per file.
+        var otherCopies: [[UInt8]: [String]] = [:]
+        for n in names where n.hasSuffix(SidecarStore.suffix) {
+            let base = String(n.dropLast(SidecarStore.suffix.count))
+            let stem = Path.deletingExtension(base)
+            if stem != base { otherCopies[Array(stem.utf8), default: []].append(n) }
+        }
         var subfolders: [String] = []
         for name in names {
             let full = folder == "/" ? "/" + name : folder + "/" + name
@@ -193,8 +201,7 @@ extension LibraryIndex {
             // The sidecar and lyrics the player would read: song.mp3.practice.json, else song.practice.json, …
             let stem = Path.deletingExtension(name)
             let sidecars = [name + SidecarStore.suffix, stem + SidecarStore.suffix]
-                + names.filter { $0.hasPrefix(stem + ".") && $0.hasSuffix(SidecarStore.suffix) && $0 != name + SidecarStore.suffix
-                    && !$0.dropFirst(stem.count + 1).dropLast(SidecarStore.suffix.count).contains(".") }
+                + (otherCopies[Array(stem.utf8)] ?? []).filter { $0 != name + SidecarStore.suffix }
             if let s = sidecars.first(where: exists) {
                 f.sidecar = folder + "/" + s
                 f.sidecarMtime = modified(f.sidecar!)

@@ -104,6 +104,7 @@ extension Config {
         do { try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true) } catch {
             throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the settings file")
         }
-        try AtomicFile.write(Data(written), to: path)
+        // A settings file kept elsewhere and linked here (a dotfiles folder) is written where it is.
+        try AtomicFile.write(Data(written), to: Path.resolved(path) ?? path)
     }
 }

@@ -36,19 +36,19 @@ extension Practice {
         /// The folders to scan: the ones named (added to the remembered ones), else the remembered
         /// ones, else the music folder (when there is one).
         static func folders(named: [String], config: Config) throws(PracticeError) -> [String] {
-                let named = named.map { Path.normalized(Path.absolute($0)) }
-                for f in named {
-                    var isDirectory = false
-                    guard FileManager.default.fileExists(atPath: f, isDirectory: &isDirectory) else { throw PracticeError(.noInput, "\(f): no such folder") }
-                    guard isDirectory else { throw PracticeError(.noInput, "\(f): not a folder") }
-                }
-                let remembered = config.libraryFolders ?? [Config.musicFolder].filter { FileManager.default.fileExists(atPath: $0) }
-                let added = named.filter { !remembered.contains($0) }
-                if !added.isEmpty {
-                    try Config.remember(libraryFolders: remembered + added)
-                    Terminal.write("practice: added \(added.joined(separator: ", ")) to the library (\(Config.path))\n", to: STDERR_FILENO)
-                }
-                return named.isEmpty ? remembered : named
+            let named = named.map { Path.normalized(Path.absolute($0)) }
+            for f in named {
+                var isDirectory = false
+                guard FileManager.default.fileExists(atPath: f, isDirectory: &isDirectory) else { throw PracticeError(.noInput, "\(f): no such folder") }
+                guard isDirectory else { throw PracticeError(.noInput, "\(f): not a folder") }
+            }
+            let remembered = config.libraryFolders ?? [Config.musicFolder].filter { FileManager.default.fileExists(atPath: $0) }
+            let added = named.filter { !remembered.contains($0) }
+            if !added.isEmpty {
+                try Config.remember(libraryFolders: remembered + added)
+                Terminal.write("practice: added \(added.joined(separator: ", ")) to the library (\(Config.path))\n", to: STDERR_FILENO)
+            }
+            return named.isEmpty ? remembered : named
         }
 
         /// Scans `folders` into the index, with a progress bar when stderr is a terminal.

@@ -292,7 +292,7 @@ extension Practice.PlayOptions {
 
     /// The file's absolute path with links resolved (how players name their tracks to each other).
     static func realPath(_ path: String) -> String {
-        realpath(path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? path
+        Path.resolved(path) ?? path
     }
 }
 

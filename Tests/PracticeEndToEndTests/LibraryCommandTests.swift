@@ -119,5 +119,25 @@ import PracticeTestSupport
         #expect(r.status == 0, "\(r)")
         #expect(try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
                 == mine.replacingOccurrences(of: "[\"/srv/music\"]", with: "[\"/srv/music\", \"~/music\"]"))
+        // A [library] table without folders: they go on the line after its header.
+        let header = "[library]  # mine\nother = 1\n\n[desktop]\nmpris = true\n"
+        try header.write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        r = try practice(["library", "scan", "music"])
+        #expect(r.status == 0, "\(r)")
+        #expect(try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
+                == "[library]  # mine\nfolders = [\"~/music\"]\nother = 1\n\n[desktop]\nmpris = true\n")
+        // A settings file linked from a dotfiles folder: written there, the link kept. The music
+        // folder the library showed by default goes into a list made for the first time.
+        let dotfiles = dir.file("dotfiles/practice.toml")
+        try FileManager.default.createDirectory(atPath: dir.file("dotfiles"), withIntermediateDirectories: true)
+        try "# shared between my machines\n".write(toFile: dotfiles, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: dir.file("config/practice/config.toml"))
+        try FileManager.default.createSymbolicLink(atPath: dir.file("config/practice/config.toml"), withDestinationPath: dotfiles)
+        try FileManager.default.createDirectory(atPath: dir.file("Music"), withIntermediateDirectories: true)
+        r = try practice(["library", "scan", "music"])
+        #expect(r.status == 0, "\(r)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.file("config/practice/config.toml")) == dotfiles)
+        #expect(try String(contentsOfFile: dotfiles, encoding: .utf8)
+                == "# shared between my machines\n\n[library]\n# The music folders 'practice library' scans.\nfolders = [\"~/Music\", \"~/music\"]\n")
     }
 }

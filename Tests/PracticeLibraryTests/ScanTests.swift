@@ -119,6 +119,13 @@ import PracticeTestSupport
         try Signals.write(Signals.sine(440, seconds: 0.01, sampleRate: 8000, channels: 1), to: dir.file("tiny.wav"), sampleRate: 8000, channels: 1)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file("tiny.wav")))
         for k in 0..<10_000 { FileManager.default.createFile(atPath: folder + String(format: "/take %05d.wav", k), contents: bytes) }
+        // Every tenth take has markers in a sidecar written beside another copy of it (a FLAC);
+        // take 00001 in one named for the song without extension.
+        let sidecar = Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "turn", "time": 0.005}]}"#.utf8)
+        for k in stride(from: 0, to: 10_000, by: 10) {
+            FileManager.default.createFile(atPath: folder + String(format: "/take %05d.flac.practice.json", k), contents: sidecar)
+        }
+        FileManager.default.createFile(atPath: folder + "/take 00001.practice.json", contents: sidecar)
         let library = try index()
         var last = (0, 0)
         let r = try library.scan([folder]) { last = ($0, $1) }
@@ -128,6 +135,8 @@ import PracticeTestSupport
         #expect(try library.search("take 09999").map(\.track.path) == [folder + "/take 09999.wav"])
         let albums = try library.albums()
         #expect(albums.count == 1 && albums[0].title == "many" && albums[0].tracks.count == 10_000)
+        let marked = try library.tracks().filter { $0.markerCount == 1 }.map { Path.lastComponent($0.path) }
+        #expect(marked.count == 1001 && marked.contains("take 00001.wav") && marked.contains("take 09990.wav") && !marked.contains("take 00002.wav"))
     }
 
     @Test func anIndexFromANewerVersionOrNotAnIndexIsRefusedAndKept() throws {

@@ -60,6 +60,27 @@ t_s_p=$(for _ in $(seq "$REPS"); do ms "$PRACTICE" library search --no-scan "$WO
 q_p=$(for _ in $(seq "$REPS"); do "$PRACTICE" library search --no-scan -v "$WORD" 2>&1 >/dev/null | sed -n 's/.* in \([0-9.]*\) ms$/\1/p'; done | median)
 hits_p=$("$PRACTICE" library search --no-scan --json "$WORD" | python3 -c "import json,sys; print(len({h['path'] for h in json.load(sys.stdin)['hits']}))")
 
+# The same tracks in one folder, each with a sidecar (hard links; an index and settings of their
+# own): nothing per file may grow with the folder.
+python3 - "$WORK/music" "$WORK/flat" <<'PY'
+import os, sys
+music, flat = sys.argv[1], sys.argv[2]
+os.makedirs(flat)
+k = 0
+for d, _, fs in sorted(os.walk(music)):
+    for f in sorted(fs):
+        if f.endswith((".practice.json", ".lrc", ".jpg", ".png", ".txt")): continue
+        name = "%05d %s" % (k, f)
+        os.link(os.path.join(d, f), os.path.join(flat, name))
+        with open(os.path.join(flat, name + ".practice.json"), "w") as out:
+            out.write('{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "take %d", "time": 0.1}]}' % k)
+        k += 1
+print(k, "files in one folder", file=sys.stderr)
+PY
+flat() { env XDG_CACHE_HOME="$WORK/flat-cache" XDG_CONFIG_HOME="$WORK/flat-config" "$PRACTICE" "$@"; }
+t_flat_p=$(ms flat library scan -q "$WORK/flat")
+t_flat_re=$(for _ in $(seq "$REPS"); do ms flat library scan -q; done | median)
+
 # mpd, on its own socket with a null output
 mkdir -p "$WORK/mpd"
 cat > "$WORK/mpd/mpd.conf" <<CONF
@@ -107,6 +128,8 @@ ratio() { python3 -c "print('%.2f' % (float('$1') / float('$2')))"; }
 printf '%-44s %12s %12s %8s\n' "$N tracks" practice mpd ratio
 printf '%-44s %9s ms %9s ms %8s\n' "first scan" "$t_first_p" "$t_first_m" "$(ratio "$t_first_p" "$t_first_m")"
 printf '%-44s %9s ms %9s ms %8s\n' "rescan, nothing changed" "$t_re_p" "$t_re_m" "$(ratio "$t_re_p" "$t_re_m")"
+printf '%-44s %9s ms\n' "  one folder with a sidecar each: first scan" "$t_flat_p"
+printf '%-44s %9s ms\n' "  one folder: rescan" "$t_flat_re"
 printf '%-44s %9s ms %9s ms %8s\n' "search '$WORD' (whole process)" "$t_s_p" "$t_s_m" "$(ratio "$t_s_p" "$t_s_m")"
 printf '%-44s %9s ms\n' "  practice's query alone (--verbose)" "$q_p"
 printf '%-44s %12s %12s\n' "  tracks found" "$hits_p" "$hits_m"

@@ -11,6 +11,7 @@ public struct PracticeError: Error, CustomStringConvertible, Sendable, Equatable
         case software = 70       // EX_SOFTWARE: a bug
         case cannotCreate = 73   // EX_CANTCREAT: the output cannot be created
         case ioError = 74        // EX_IOERR: reading or writing failed half-way
+        case tempFailure = 75    // EX_TEMPFAIL: busy now; trying again later may work
         case config = 78         // EX_CONFIG: a configuration file is wrong
     }
     public let kind: Kind

@@ -107,7 +107,7 @@ extension LibraryIndex {
             let embedded = cached && !cacheLost
             let coverSame = embedded || old?.cover == f.folderCover
             if audioSame, notesSame, coverSame { continue }
-            var item = Indexed(found: f, id: old?.id, keepTags: audioSame)
+            var item = Indexed(found: f, keepTags: audioSame)
             if !audioSame { item.readTags(problems: &report.problems, covers: covers) } else { item.cover = embedded ? old?.cover : f.folderCover }
             item.readNotes(problems: &report.problems)
             if old == nil { report.added += 1 } else { report.updated += 1 }
@@ -224,7 +224,6 @@ extension LibraryIndex {
     /// A track as it goes into the index.
     struct Indexed {
         var found: Found
-        var id: Int64?
         /// The file itself did not change: only its sidecar or lyrics are read again.
         var keepTags: Bool
         var tags = TrackTags()
@@ -271,25 +270,27 @@ extension LibraryIndex {
 
     static func store(_ item: Indexed, in db: Database) throws {
         let f = item.found
-        let id: Int64
-        if let old = item.id {
-            id = old
-            // The tags' words stay when only the sidecar or lyrics changed.
-            let which = item.keepTags ? "trackId = ? AND kind != 'tags'" : "trackId = ?"
-            try db.execute(sql: "DELETE FROM words WHERE rowid IN (SELECT id FROM entry WHERE \(which))", arguments: [id])
-            try db.execute(sql: "DELETE FROM entry WHERE \(which)", arguments: [id])
-            if item.keepTags {
-                try db.execute(sql: """
-                    UPDATE track SET sidecar = ?, sidecarMtime = ?, lyrics = ?, lyricsMtime = ?, markerCount = ?, loopCount = ?,
-                    hasLyrics = ?, cover = ? WHERE id = ?
-                    """, arguments: [f.sidecar, f.sidecarMtime, f.lyrics, f.lyricsMtime, item.markerCount, item.loopCount, item.hasLyrics,
-                                     item.cover, id])
-                try db.execute(sql: "UPDATE track SET problem = ? WHERE id = ? AND (problem IS NULL OR problem = 'its sidecar cannot be read')",
-                               arguments: [item.problem, id])
-            }
-        } else {
+        // The row is found by its path again, inside this write: another scan (another player)
+        // may have added the file, or dropped it, since this one read the index.
+        var row = try Int64.fetchOne(db, sql: "SELECT id FROM track WHERE path = ?", arguments: [f.path])
+        if row == nil {
+            guard !item.keepTags else { return }   // dropped meanwhile: the next scan reads it whole
             try db.execute(sql: "INSERT INTO track (path, mtime, size, inode) VALUES (?, 0, 0, 0)", arguments: [f.path])
-            id = db.lastInsertedRowID
+            row = db.lastInsertedRowID
+        }
+        let id = row!
+        // The tags' words stay when only the sidecar or lyrics changed.
+        let which = item.keepTags ? "trackId = ? AND kind != 'tags'" : "trackId = ?"
+        try db.execute(sql: "DELETE FROM words WHERE rowid IN (SELECT id FROM entry WHERE \(which))", arguments: [id])
+        try db.execute(sql: "DELETE FROM entry WHERE \(which)", arguments: [id])
+        if item.keepTags {
+            try db.execute(sql: """
+                UPDATE track SET sidecar = ?, sidecarMtime = ?, lyrics = ?, lyricsMtime = ?, markerCount = ?, loopCount = ?,
+                hasLyrics = ?, cover = ? WHERE id = ?
+                """, arguments: [f.sidecar, f.sidecarMtime, f.lyrics, f.lyricsMtime, item.markerCount, item.loopCount, item.hasLyrics,
+                                 item.cover, id])
+            try db.execute(sql: "UPDATE track SET problem = ? WHERE id = ? AND (problem IS NULL OR problem = 'its sidecar cannot be read')",
+                           arguments: [item.problem, id])
         }
         if !item.keepTags {
             let t = item.tags

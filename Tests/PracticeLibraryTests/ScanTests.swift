@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 import PracticeAudio
 import PracticeDocuments
 import PracticeTestSupport
@@ -137,6 +138,33 @@ import PracticeTestSupport
         #expect(albums.count == 1 && albums[0].title == "many" && albums[0].tracks.count == 10_000)
         let marked = try library.tracks().filter { $0.markerCount == 1 }.map { Path.lastComponent($0.path) }
         #expect(marked.count == 1001 && marked.contains("take 00001.wav") && marked.contains("take 09990.wav") && !marked.contains("take 00002.wav"))
+    }
+
+    /// Two players starting at once make one index between them, and two scans of the same new
+    /// files at once (each with its own connections, as two processes have) store each file once.
+    @Test func twoAtOnce() throws {
+        let music = dir.file("both")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        for k in 0..<600 { try Signals.write(Signals.sine(200 + Double(k), seconds: 0.01, sampleRate: 8000, channels: 1), to: music + "/song \(k).wav", sampleRate: 8000, channels: 1) }
+        for round in 0..<8 {
+            let path = dir.file("together-\(round).sqlite")
+            let results = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    let library = try LibraryIndex(path: path, covers: dir.file("covers"))
+                    let r = try library.scan([music])
+                    results.withLock { $0.append("\(r.found) \(r.problems)") }
+                } catch {
+                    results.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(results.withLock { $0 } == ["600 []", "600 []"], "round \(round)")
+            let library = try LibraryIndex(path: path, covers: dir.file("covers"))
+            #expect(try library.count() == 600)
+            // One words entry per track: a search for a file name finds it once.
+            #expect(try library.search("song 599").map(\.track.path) == [music + "/song 599.wav"])
+            #expect(try library.search("song").count == 600)
+        }
     }
 
     @Test func anIndexFromANewerVersionOrNotAnIndexIsRefusedAndKept() throws {

@@ -15,8 +15,11 @@ public final class LibraryScreen {
     let index: LibraryIndex
     /// How pictures are drawn; nil: text only (NO_COLOR, or a terminal without colour).
     let pictures: TerminalPicture.Mode?
-    private var covers: [String: CoverDrawing] = [:]
-    private var failed: Set<String> = []
+    /// Covers decoded and drawn by `decoder`, by size and path; nil for a picture that cannot be.
+    private let covers = CoverCache()
+    private var asked: Set<String> = []
+    /// Pictures are decoded off the screen's thread (a large one takes a while), one at a time.
+    private let decoder = DispatchQueue(label: "library covers")
     private var lastFrame: [String] = []
     /// A scan running beside the screen: how far it is, and a wake-up when it has news.
     public let scanning = ScanProgress()
@@ -30,6 +33,7 @@ public final class LibraryScreen {
     private let quitRequested = Flag()
 
     final class Flag: Sendable { let value = Atomic<Bool>(false) }
+    final class CoverCache: Sendable { let drawings = Mutex<[String: CoverDrawing?]>([:]) }
 
     public init(index: LibraryIndex, view: LibraryView, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.index = index
@@ -37,18 +41,25 @@ public final class LibraryScreen {
         self.pictures = TerminalPicture.mode(environment: environment)
     }
 
-    /// The lines of a cover, decoded and drawn the first time it is shown.
+    /// The lines of a cover, or nil while it is being decoded (the screen is drawn again when it
+    /// is ready) and for a file that is not a picture we can draw.
     public func cover(_ path: String, columns: Int, rows: Int) -> CoverDrawing? {
-        guard let pictures, !failed.contains(path) else { return nil }
+        guard let pictures else { return nil }
         let cell = RawTerminal.cellPixels() ?? (10, 20)
         let key = "\(columns)x\(rows)@\(cell.width)x\(cell.height):\(path)"
-        if let drawing = covers[key] { return drawing }
-        guard let picture = try? Picture.read(path) else { failed.insert(path); return nil }
-        let lines = TerminalPicture.render(picture, columns: columns, rows: rows, mode: pictures, cell: cell)
-        let drawing: CoverDrawing
-        if case .symbols = pictures { drawing = .cells(lines) } else { drawing = .overlay(lines.joined()) }
-        covers[key] = drawing
-        return drawing
+        if let drawing = covers.drawings.withLock({ $0[key] }) { return drawing }
+        guard asked.insert(key).inserted else { return nil }
+        let (covers, wake) = (covers, scanning.wake)
+        decoder.async {
+            var drawing: CoverDrawing?
+            if let picture = try? Picture.read(path) {
+                let lines = TerminalPicture.render(picture, columns: columns, rows: rows, mode: pictures, cell: cell)
+                if case .symbols = pictures { drawing = .cells(lines) } else { drawing = .overlay(lines.joined()) }
+            }
+            covers.drawings.withLock { $0[key] = .some(drawing) }
+            wake.ring()
+        }
+        return nil
     }
 
     /// Brings in new contents of the index (after a rescan) and today's pick.
@@ -79,9 +90,10 @@ public final class LibraryScreen {
             _ = poll(&fds, 2, -1)
             if fds[1].revents != 0 {
                 wake.drain()
-                let (done, total, finished) = scanning.read()
-                view.scanning = finished ? nil : total > 0 ? "scanning \(done * 100 / total) %" : "scanning…"
-                if finished { reload?() }
+                // Woken by a scan's progress, a cover decoded, a resize or a signal.
+                let (done, total, running, justFinished) = scanning.read()
+                view.scanning = !running ? nil : total > 0 ? "scanning \(done * 100 / total) %" : "scanning…"
+                if justFinished { reload?() }
             }
             guard fds[0].revents != 0 else { continue }
             guard let keys = decoder.read(from: STDIN_FILENO) else { return .quit }   // the terminal went away
@@ -114,12 +126,12 @@ public final class LibraryScreen {
 /// the screen.
 public final class ScanProgress: Sendable {
     let wake = WakePipe()
-    private let state = Mutex<(done: Int, total: Int, finished: Bool, nextRing: UInt64)>((0, 0, true, 0))
+    private let state = Mutex<(done: Int, total: Int, running: Bool, finishedUnseen: Bool, nextRing: UInt64)>((0, 0, false, false, 0))
 
     public init() {}
 
     public func started() {
-        state.withLock { $0 = (0, 0, false, 0) }
+        state.withLock { $0 = (0, 0, true, false, 0) }
         wake.ring()
     }
 
@@ -136,9 +148,15 @@ public final class ScanProgress: Sendable {
     }
 
     public func finished() {
-        state.withLock { $0.finished = true }
+        state.withLock { $0.running = false; $0.finishedUnseen = true }
         wake.ring()
     }
 
-    func read() -> (Int, Int, Bool) { state.withLock { ($0.done, $0.total, $0.finished) } }
+    /// How far the scan is, and whether it finished since the last look (once per scan).
+    func read() -> (done: Int, total: Int, running: Bool, justFinished: Bool) {
+        state.withLock { s in
+            defer { s.finishedUnseen = false }
+            return (s.done, s.total, s.running, s.finishedUnseen)
+        }
+    }
 }

@@ -12,7 +12,7 @@ extension Practice {
     struct Library: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "library",
-            abstract: "Your music folders: covers, tags, markers and lyrics, searchable.",
+            abstract: "Browse and search your music folders: covers, tags, markers and lyrics.",
             discussion: """
                 The folders are the XDG music folder (else ~/Music) until you name others; folders
                 named here are remembered in $XDG_CONFIG_HOME/practice/config.toml ([library] folders).
@@ -86,7 +86,7 @@ extension Practice {
         }
 
         struct Browse: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "show", abstract: "The library screen (the default).", shouldDisplay: false)
+            static let configuration = CommandConfiguration(commandName: "show", abstract: "Open the library screen (the default).", shouldDisplay: false)
             @OptionGroup var folders: Folders
             @Option(help: "The ALSA device to play through (see 'aplay -L').")
             var device: String?
@@ -102,10 +102,14 @@ extension Practice {
                 // The screen shows the index as it is at once; a scan beside it brings in what changed.
                 let problems = Mutex<[String]>([])
                 let scans = DispatchQueue(label: "library scans")   // one at a time
+                let waiting = Atomic<Bool>(false)
                 func scanBeside() {
+                    // One waiting is enough: it will see every change made before it starts.
+                    guard !waiting.exchange(true, ordering: .acquiringAndReleasing) else { return }
                     let progress = screen.scanning
-                    progress.started()
                     scans.async {
+                        waiting.store(false, ordering: .releasing)
+                        progress.started()
                         let report = try? index.scan(paths) { progress.progress($0, of: $1) }
                         problems.withLock { $0 = report?.problems ?? [] }
                         progress.finished()
@@ -178,7 +182,7 @@ extension Practice {
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Every track in the library, by artist and album.",
+                abstract: "List every track in the library, by artist and album.",
                 discussion: """
                     Examples:
                       practice library list
@@ -272,7 +276,7 @@ extension Practice {
 
     struct Pick: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Today's pick: one track to practise, the same all day.",
+            abstract: "Show today's pick: one track to practise, the same all day.",
             discussion: """
                 Chosen among the tracks with markers or loops (any track, when none has them) that
                 you have not practised in the last three days, and the reason is given.

@@ -78,12 +78,27 @@ extension TerminalTests {
         let dir = ScratchDirectory("library-signal")
         try FileManager.default.createDirectory(atPath: dir.file("music"), withIntermediateDirectories: true)
         try Signals.write(Signals.sine(440, seconds: 0.5), to: dir.file("music/a.wav"), tags: ["title": "Alone"])
+        let png = "import struct, sys, zlib\n" +
+            "raw = b''.join(b'\\0' + bytes(255 * ((x // 8 + y // 8) % 2) for x in range(64) for _ in range(3)) for y in range(64))\n" +
+            "chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)\n" +
+            "open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 64, 64, 8, 2, 0, 0, 0))" +
+            " + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))\n"
+        #expect(try run("/usr/bin/python3", ["-c", png, dir.file("music/cover.png")]).status == 0)
         let session = "practice-library-signal-\(getpid())"
         try #require(try Tmux.newSession(session, width: 80, height: 24) == 0)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
-        let line = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache XDG_CONFIG_HOME=\(dir.path)/config \(practiceBinary) library music; echo EXIT=$?; stty -a | grep -o -- '-icanon\\|icanon' | head -1"
+        let line = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache XDG_CONFIG_HOME=\(dir.path)/config env -u NO_COLOR \(practiceBinary) library music; echo EXIT=$?; stty -a | grep -o -- '-icanon\\|icanon' | head -1"
         _ = try tmux(["send-keys", "-t", session, line, "Enter"])
         _ = try waitFor("practice library · 1 track", in: session)
+        // The folder's cover (a checkerboard) is decoded beside the screen and then drawn in blocks
+        // (`swift test` runs with NO_COLOR=1, which would ask for text only).
+        var blocks = false
+        for _ in 0..<100 where !blocks {
+            blocks = try tmux(["capture-pane", "-p", "-t", session]).unicodeScalars.contains { (0x2580...0x259F).contains($0.value) }
+            if !blocks { usleep(50_000) }
+        }
+        let shown = try tmux(["capture-pane", "-p", "-t", session])
+        #expect(blocks, "the cover is drawn:\n\(shown)")
         let pid = try run("/usr/bin/pgrep", ["-f", "^\(practiceBinary) library music"]).stdout.split(separator: "\n").first.flatMap { Int32($0) }
         kill(try #require(pid), SIGTERM)
         let screen = try waitFor("EXIT=", in: session)

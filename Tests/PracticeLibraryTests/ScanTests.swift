@@ -167,6 +167,46 @@ import PracticeTestSupport
         }
     }
 
+    /// A track's problem stays in the index while the file stays as it is, whatever happens to
+    /// its sidecar; a sidecar's own problem goes when the sidecar is mended; a mended file has none.
+    @Test func problemsLastAsLongAsTheirCause() throws {
+        let music = dir.file("problems")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        let file = music + "/broken.flac"
+        try Data("fLaC but nothing after it that TagLib could read".utf8).write(to: URL(fileURLWithPath: file))
+        let library = try index()
+        func problem() throws -> String? { try library.tracks().first { $0.path == file }?.problem }
+        func markers() throws -> Int { try library.tracks().first { $0.path == file }?.markerCount ?? -1 }
+        #expect(try library.scan([music]).problems == ["\(file): TagLib cannot read its tags"])
+        #expect(try library.scan([music]) == ScanReport(found: 1))
+        #expect(try problem() == "TagLib cannot read its tags")
+        let good = #"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "in", "time": 0}]}"#
+        try good.write(toFile: file + ".practice.json", atomically: true, encoding: .utf8)
+        #expect(try library.scan([music]).updated == 1)
+        #expect(try problem() == "TagLib cannot read its tags" && markers() == 1)
+        try "{ not json".write(toFile: file + ".practice.json", atomically: true, encoding: .utf8)
+        _ = try library.scan([music])
+        #expect(try problem() == "TagLib cannot read its tags", "the file's own problem is the one kept")
+        // A good file with a bad sidecar, then the sidecar mended.
+        try Signals.write(Signals.sine(440, seconds: 0.1), to: music + "/good.wav")
+        try "{ not json".write(toFile: music + "/good.wav.practice.json", atomically: true, encoding: .utf8)
+        _ = try library.scan([music])
+        #expect(try library.tracks().first { $0.path == music + "/good.wav" }?.problem == "its sidecar cannot be read")
+        try good.write(toFile: music + "/good.wav.practice.json", atomically: true, encoding: .utf8)
+        _ = try library.scan([music])
+        let mended = try library.tracks().first { $0.path == music + "/good.wav" }
+        #expect(mended?.problem == nil && mended?.markerCount == 1)
+        // The broken file replaced by a good one: no problem.
+        try FileManager.default.removeItem(atPath: file)
+        try Signals.write(Signals.sine(440, seconds: 0.1), to: music + "/tmp.wav")
+        let flac = try run("/usr/bin/flac", ["-s", "-f", "-o", file, music + "/tmp.wav"])
+        #expect(flac.status == 0, "\(flac)")
+        try FileManager.default.removeItem(atPath: music + "/tmp.wav")
+        try good.write(toFile: file + ".practice.json", atomically: true, encoding: .utf8)
+        _ = try library.scan([music])
+        #expect(try problem() == nil && markers() == 1)
+    }
+
     @Test func anIndexFromANewerVersionOrNotAnIndexIsRefusedAndKept() throws {
         let path = dir.file("other.sqlite")
         try "this is not a database, it is a note".write(toFile: path, atomically: true, encoding: .utf8)

@@ -217,6 +217,21 @@ import PracticeLibrary
             }
             #expect(frame.joined().contains("\\u{1b}]0;pwned\\u{7}Title") || mode == .grid, "\(mode)")
         }
+        // The pick's line, the search box (typed text), a hit's text and the message line too.
+        let evil = v.tracks[0]
+        v.pick = TodaysPick(track: evil, reason: "\u{1B}]2;title\u{7} loop", loop: "\u{1B}[5m", from: nil)
+        v.mode = .grid
+        _ = v.handle(.character("/"))
+        for c in "a\u{1B}[31mb\u{9B}c" { _ = v.handle(.character(c)) }
+        v.found([LibraryHit(track: evil, kind: .lyric, text: "\u{1B}[2Jline\r\u{8}", time: 1)])
+        v.message = "\u{1B}]52;c;Y2xpcGJvYXJk\u{7}copied"
+        let frame = v.render(width: 100, height: 24) { _, _, _ in nil }
+        for line in frame {
+            let stripped = line.replacing(/\x1B\[[0-9;]*m/, with: "")
+            #expect(!stripped.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line.debugDescription)")
+        }
+        let text = frame.joined(separator: "\n")
+        #expect(text.contains("\\u{1b}]2;title\\u{7} loop") && text.contains("\\u{1b}[2Jline") && text.contains("\\u{1b}]52;c;Y2xpcGJvYXJk\\u{7}copied"), "\(text)")
     }
 }
 

@@ -69,8 +69,8 @@ os.makedirs(flat)
 k = 0
 for d, _, fs in sorted(os.walk(music)):
     for f in sorted(fs):
-        if f.endswith((".practice.json", ".lrc", ".jpg", ".png", ".txt")): continue
-        name = "%05d %s" % (k, f)
+        if not f.lower().endswith((".flac", ".ogg", ".opus", ".mp3", ".wav", ".aiff")): continue
+        name = "%05d %s" % (k, f if len(f.encode()) < 200 else f[-60:])
         os.link(os.path.join(d, f), os.path.join(flat, name))
         with open(os.path.join(flat, name + ".practice.json"), "w") as out:
             out.write('{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "take %d", "time": 0.1}]}' % k)

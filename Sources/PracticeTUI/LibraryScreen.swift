@@ -15,11 +15,11 @@ public final class LibraryScreen {
     let index: LibraryIndex
     /// How pictures are drawn; nil: text only (NO_COLOR, or a terminal without colour).
     let pictures: TerminalPicture.Mode?
-    /// Covers decoded and drawn by `decoder`, by size and path; nil for a picture that cannot be.
+    /// Covers decoded and drawn by `coverQueue`, by size and path; nil for a picture that cannot be.
     private let covers = CoverCache()
     private var asked: Set<String> = []
     /// Pictures are decoded off the screen's thread (a large one takes a while), one at a time.
-    private let decoder = DispatchQueue(label: "library covers")
+    private let coverQueue = DispatchQueue(label: "library covers")
     private var lastFrame: [String] = []
     /// A scan running beside the screen: how far it is, and a wake-up when it has news.
     public let scanning = ScanProgress()
@@ -41,16 +41,16 @@ public final class LibraryScreen {
         self.pictures = TerminalPicture.mode(environment: environment)
     }
 
-    /// The lines of a cover, or nil while it is being decoded (the screen is drawn again when it
-    /// is ready) and for a file that is not a picture we can draw.
+    /// The lines of a cover; `.pending` while it is being decoded (the screen is drawn again when
+    /// it is ready); nil for a file that is not a picture we can draw.
     public func cover(_ path: String, columns: Int, rows: Int) -> CoverDrawing? {
         guard let pictures else { return nil }
         let cell = RawTerminal.cellPixels() ?? (10, 20)
         let key = "\(columns)x\(rows)@\(cell.width)x\(cell.height):\(path)"
         if let drawing = covers.drawings.withLock({ $0[key] }) { return drawing }
-        guard asked.insert(key).inserted else { return nil }
+        guard asked.insert(key).inserted else { return .pending }
         let (covers, wake) = (covers, scanning.wake)
-        decoder.async {
+        coverQueue.async {
             var drawing: CoverDrawing?
             if let picture = try? Picture.read(path) {
                 let lines = TerminalPicture.render(picture, columns: columns, rows: rows, mode: pictures, cell: cell)
@@ -59,7 +59,7 @@ public final class LibraryScreen {
             covers.drawings.withLock { $0[key] = .some(drawing) }
             wake.ring()
         }
-        return nil
+        return .pending
     }
 
     /// Brings in new contents of the index (after a rescan) and today's pick.

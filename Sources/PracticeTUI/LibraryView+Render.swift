@@ -7,6 +7,8 @@ import PracticeLibrary
 public enum CoverDrawing: Sendable, Equatable {
     case cells([String])
     case overlay(String)
+    /// Still being decoded: blank cells until it is ready.
+    case pending
 }
 
 /// A picture to draw over the frame: at a row and column counted from 0.
@@ -116,6 +118,8 @@ extension LibraryView {
         case .cells(let lines)?: picture = lines
         case .overlay(let sequence)?:
             overlay = sequence
+            picture = Array(repeating: String(repeating: " ", count: cw), count: ch)
+        case .pending?:
             picture = Array(repeating: String(repeating: " ", count: cw), count: ch)
         case nil: break
         }

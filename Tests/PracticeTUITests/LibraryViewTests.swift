@@ -311,6 +311,12 @@ import PracticeLibrary
         #expect(small.overlays.count == 2 && small.overlays.allSatisfy { $0.column == 1 })
         _ = small.render(width: 14, height: 24) { path, _, _ in .overlay("<\(path)>") }
         #expect(small.overlays.isEmpty)
+        // A cover still being decoded: blank cells, not the framed title drawn for no picture.
+        var waiting = LibraryViewTests.view()
+        let pendingFrame = waiting.render(width: 80, height: 24) { _, _, _ in .pending }
+        #expect(pendingFrame[3...9].allSatisfy { $0.hasPrefix(String(repeating: " ", count: 1 + LibraryView.coverColumns)) })
+        #expect(pendingFrame.joined().contains("┌"), "albums without a cover are framed")
+        #expect(waiting.overlays.isEmpty)
         // The cells under a picture are blank: nothing of it is in the text.
         #expect(lines[4].hasPrefix(String(repeating: " ", count: 1 + LibraryView.coverColumns)))
         #expect(!lines.joined().contains("<"))

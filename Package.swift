@@ -49,19 +49,24 @@ let package = Package(
             "PracticeAudio", "PracticeEngine", "PracticeDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // The practice journal: every play session recorded from the player's events into SQLite (GRDB), reports, notes.
+        .target(name: "PracticeJournal", dependencies: [
+            "PracticeEngine", "PracticeDocuments",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The library: the music folders scanned into an SQLite index (GRDB, FTS5), search, today's pick.
         .target(name: "PracticeLibrary", dependencies: [
-            "PracticeAudio", "PracticeEngine", "PracticeDocuments",
+            "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The practice and library screens: views of the player's state and the index, keys turned into commands.
         .target(name: "PracticeTUI", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio"]),
         .executableTarget(name: "practice", dependencies: [
-            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary",
+            "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop"]),   // installed by `make install`
 
-        .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio"], path: "Tests/PracticeTestSupport"),
+        .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio", "PracticeEngine"], path: "Tests/PracticeTestSupport"),
         // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeAudio", "PracticeTestSupport"]),
@@ -71,6 +76,7 @@ let package = Package(
         .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeJournalTests", dependencies: ["PracticeJournal", "PracticeEngine", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"]),
     ],

@@ -139,7 +139,12 @@ public struct PlayerEvent: Sendable, Equatable {
     /// 1, 2, 3… over all of the player's events (a snapshot repeats the latest): a subscriber that
     /// keeps only the newest events can tell that it missed some.
     public var sequence: UInt64
-    public init(kind: Kind, state: PlayerState, sequence: UInt64) { self.kind = kind; self.state = state; self.sequence = sequence }
+    /// The output device's clock when the event was published, in seconds (monotonic on a card,
+    /// the frames heard on a virtual device): time heard, for a journal. 0 from a remote player.
+    public var clock: Double
+    public init(kind: Kind, state: PlayerState, sequence: UInt64, clock: Double = 0) {
+        self.kind = kind; self.state = state; self.sequence = sequence; self.clock = clock
+    }
 }
 
 /// The hub: one engine that any number of controllers drive (keyboard, control socket, stdin,
@@ -173,13 +178,15 @@ public final class Player: Sendable {
     var audioThreadID: UInt { audio.threadID }
     /// When (on the output's clock) the audio thread last measured the device (for tests on a
     /// virtual device, which wait for the measurement that includes the frames they heard).
-    var lastMeasurementNanoseconds: Int64 { audio.clock.read().timeNs }
+    public var lastMeasurementNanoseconds: Int64 { audio.clock.read().timeNs }
     private let decoder: Decoder
     private let engine: Locked<Engine>
     private let subscribers = Locked<[UUID: Subscriber]>([:])
-    /// A view or controller listening: its stream, and whether it takes ticks now.
+    /// A view or controller listening: where its events go (its stream, or its handler), how it
+    /// is told there are no more, and whether it takes ticks now.
     private struct Subscriber {
-        let continuation: AsyncStream<PlayerEvent>.Continuation
+        let deliver: @Sendable (PlayerEvent) -> Void
+        let finish: @Sendable () -> Void
         let wantsTicks: @Sendable () -> Bool
     }
     private let tickInterval: Duration
@@ -440,7 +447,7 @@ public final class Player: Sendable {
             defer { obs.removeAll() }
             return Array(obs.values)
         }
-        for s in all { s.continuation.finish() }
+        for s in all { s.finish() }
     }
 
     private func shutDown() {
@@ -539,6 +546,15 @@ public final class Player: Sendable {
     /// The state now (a view that draws on its own clock reads this; one that follows changes subscribes to `events`).
     public var state: PlayerState { engine.withLock { snapshot($0) } }
 
+    /// The state now and the output's clock then (seconds, as `PlayerEvent.clock`), read together.
+    public var stateAndClock: (state: PlayerState, clock: Double) { engine.withLock { (snapshot($0), clockSeconds) } }
+
+    /// The latest event's number (`PlayerEvent.sequence`): a view can tell it has seen everything.
+    public var sequence: UInt64 { engine.withLock { $0.sequence } }
+
+    /// The output device's clock, in seconds.
+    public var clockSeconds: Double { Double(audio.audioOutput.nowNanoseconds) / 1e9 }
+
     // MARK: Events
 
     /// Publishes `kind` with the state now to every subscriber (on the serial path).
@@ -551,8 +567,8 @@ public final class Player: Sendable {
     private func publish(_ c: inout Engine, _ kind: PlayerEvent.Kind, _ state: PlayerState) {
         c.sequence += 1
         c.published = state
-        let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence)
-        for s in subscribers.withLock({ Array($0.values) }) where kind != .tick || s.wantsTicks() { s.continuation.yield(event) }
+        let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence, clock: clockSeconds)
+        for s in subscribers.withLock({ Array($0.values) }) where kind != .tick || s.wantsTicks() { s.deliver(event) }
     }
 
     /// A subscriber's `ticks` may say yes now where it said no (a socket got a client): the
@@ -578,15 +594,34 @@ public final class Player: Sendable {
                                                             bufferingPolicy: keepingNewest.map { .bufferingNewest(max($0, 1)) } ?? .unbounded)
         continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
         let finished = engine.withLock { c in
-            continuation.yield(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence))
+            continuation.yield(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence, clock: clockSeconds))
             if c.stopped { return true }
-            subscribers.withLock { $0[id] = Subscriber(continuation: continuation, wantsTicks: ticks) }
+            subscribers.withLock { $0[id] = Subscriber(deliver: { continuation.yield($0) }, finish: { continuation.finish() }, wantsTicks: ticks) }
             tickWake.signal()   // it may take ticks, which the ticker was not publishing
             return false
         }
         if finished { continuation.finish() }
         return stream
     }
+
+    /// Every change from now on handed to `handler`, in order, from a `snapshot` to `stopped`, as
+    /// `events` gives them; but on the thread that made the change (a controller's, or the
+    /// ticker's; never the audio thread) and under the player's lock, so `handler` must only hand
+    /// the work on (to its own queue) and never call the player. For a view that must not wait for
+    /// Swift concurrency's threads (a journal, whose writes keep time). `unsubscribe` ends it.
+    @discardableResult
+    public func subscribe(ticks: @escaping @Sendable () -> Bool = { false }, _ handler: @escaping @Sendable (PlayerEvent) -> Void) -> UUID {
+        let id = UUID()
+        engine.withLock { c in
+            handler(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence, clock: clockSeconds))
+            if c.stopped { return }
+            subscribers.withLock { $0[id] = Subscriber(deliver: handler, finish: {}, wantsTicks: ticks) }
+            tickWake.signal()
+        }
+        return id
+    }
+
+    public func unsubscribe(_ id: UUID) { _ = subscribers.withLock { $0.removeValue(forKey: id) } }
 
     /// Waits until the range has played to its end, the device failed or the player stopped.
     public func waitUntilFinished() async {

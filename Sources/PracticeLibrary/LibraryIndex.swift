@@ -3,6 +3,7 @@ import GRDB
 import Glibc
 import PracticeDocuments
 import PracticeEngine
+import PracticeJournal
 
 /// One track in the library: where it is, its tags, and what practice knows of it.
 public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
@@ -117,42 +118,20 @@ public final class LibraryIndex: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(5)
         do {
-            db = try Self.opening(path, config)
+            let newer: Bool
+            (db, newer) = try SQLiteFile.open(path, config, version: Self.schemaVersion, create: Self.create)
+            if newer {
+                let version = (try? db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }) ?? nil
+                throw PracticeError(.dataError, "\(path): made by a newer version of practice (index version \(version ?? 0)); delete it to start again with this one")
+            }
         } catch let error as PracticeError {
             throw error
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        } catch let error as DatabaseError where SQLiteFile.isBusy(error) {
             throw PracticeError(.tempFailure, "\(path): the library's index is busy (another practice is making it); try again")
         } catch let error as DatabaseError {
             throw PracticeError(.dataError, "\(path): not a library index (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); delete it and scan again")
         } catch {
             throw PracticeError(.dataError, "\(path): cannot open the library's index (\(error))")
-        }
-    }
-
-    /// Opens the pool and makes the tables when they are not there. SQLite answers "busy" without
-    /// waiting while another process turns a new file into a WAL database, so that is tried again
-    /// for up to five seconds.
-    private static func opening(_ path: String, _ config: Configuration) throws -> DatabasePool {
-        var attempt = 0
-        while true {
-            do {
-                let db = try DatabasePool(path: path, configuration: config)
-                let version = try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
-                if version > Self.schemaVersion {
-                    throw PracticeError(.dataError, "\(path): made by a newer version of practice (index version \(version)); delete it to start again with this one")
-                }
-                if version < Self.schemaVersion {
-                    try db.write { db in
-                        // Looked at again inside the (immediate) transaction: two players started
-                        // at once must not both make the tables.
-                        if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < Self.schemaVersion { try Self.create(db) }
-                    }
-                }
-                return db
-            } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 100 {
-                attempt += 1
-                usleep(50_000)
-            }
         }
     }
 

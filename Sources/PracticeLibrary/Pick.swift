@@ -36,7 +36,7 @@ public struct TodaysPick: Sendable, Equatable {
             let oldest = seen.compactMap(\.1).min()!
             rested = seen.filter { $0.1 == oldest }
         }
-        let day = dayStamp(now)
+        let day = Day(now).description
         let (track, last) = rested.min { hash(day + $0.0.path) < hash(day + $1.0.path) }!
         var parts: [String] = []
         var from: Double?, loopName: String?
@@ -54,14 +54,6 @@ public struct TodaysPick: Sendable, Equatable {
             parts.append("not practised yet")
         }
         return TodaysPick(track: track, reason: parts.joined(separator: ", "), loop: loopName, from: from)
-    }
-
-    /// `2026-11-25`, local time.
-    static func dayStamp(_ date: Date) -> String {
-        var t = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&t, &parts)
-        return cFormat("%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
     }
 
     /// FNV-1a over the UTF-8 bytes: the same every run (Swift's `Hasher` is seeded per process).

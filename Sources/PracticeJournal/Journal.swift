@@ -1,0 +1,271 @@
+import FoundationEssentials
+import GRDB
+import Glibc
+import PracticeDocuments
+
+/// The practice journal: `$XDG_DATA_HOME/practice/journal.sqlite`, an SQLite database (through
+/// GRDB, WAL) of every play session (the track, when, how long at each speed, the passes of each
+/// loop and section, count-ins, the top speed, markers added) and the diary notes. It is the
+/// person's own record, worth backing up (unlike the caches), and it never leaves the machine.
+/// Several players write to it at once, each its own session.
+public final class Journal: Sendable {
+    public let path: String
+    let db: DatabasePool
+    /// Made by a newer version: read, never written (`warning` says so).
+    public let isReadOnly: Bool
+    public let warning: String?
+    static let schemaVersion = 1
+
+    /// `$XDG_DATA_HOME/practice/journal.sqlite`.
+    public static var standardPath: String { XDG.data.appendingPathComponent("journal.sqlite").path }
+
+    /// Opens the journal at `path`, made when missing. A file that is not a journal is an error
+    /// naming it (left as it is); one from a newer version opens read-only with a warning.
+    public init(path: String = Journal.standardPath) throws(PracticeError) {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
+        } catch {
+            throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the practice journal")
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        do {
+            (db, isReadOnly) = try SQLiteFile.open(path, config, version: Self.schemaVersion, create: Self.create)
+        } catch let error as PracticeError {
+            throw error
+        } catch let error as DatabaseError where SQLiteFile.isBusy(error) {
+            throw PracticeError(.tempFailure, "\(path): the practice journal is busy (another practice is making it); try again")
+        } catch let error as DatabaseError {
+            throw PracticeError(.dataError, "\(path): not a practice journal (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); move it away to start a new one")
+        } catch {
+            throw PracticeError(.dataError, "\(path): cannot open the practice journal (\(error))")
+        }
+        warning = isReadOnly ? "\(path): written by a newer version of practice; shown, but nothing is recorded in it" : nil
+    }
+
+    static func create(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE session (
+                id INTEGER PRIMARY KEY,
+                path TEXT NOT NULL,
+                audio TEXT,
+                title TEXT, artist TEXT, album TEXT, genre TEXT,
+                duration REAL NOT NULL DEFAULT 0,
+                started REAL NOT NULL,
+                ended REAL NOT NULL,
+                day TEXT NOT NULL,
+                heard REAL NOT NULL DEFAULT 0,
+                countIns INTEGER NOT NULL DEFAULT 0,
+                topSpeed REAL,
+                markersAdded INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX sessionByDay ON session(day);
+            CREATE TABLE speed (
+                sessionId INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                rate REAL NOT NULL,
+                seconds REAL NOT NULL,
+                PRIMARY KEY (sessionId, rate)
+            ) WITHOUT ROWID;
+            CREATE TABLE part (
+                sessionId INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                name TEXT NOT NULL,
+                passes INTEGER NOT NULL,
+                seconds REAL NOT NULL,
+                topSpeed REAL NOT NULL,
+                PRIMARY KEY (sessionId, kind, name)
+            ) WITHOUT ROWID;
+            CREATE TABLE note (
+                id INTEGER PRIMARY KEY,
+                day TEXT NOT NULL,
+                text TEXT NOT NULL,
+                written REAL NOT NULL
+            );
+            CREATE INDEX noteByDay ON note(day);
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    func writing<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
+        guard !isReadOnly else { throw PracticeError(.cannotCreate, warning ?? path) }
+        do { return try db.write(body) } catch {
+            throw PracticeError(.ioError, "\(path): cannot write the practice journal (\(Self.describe(error)))")
+        }
+    }
+
+    func reading<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
+        do { return try db.read(body) } catch {
+            throw PracticeError(.ioError, "\(path): cannot read the practice journal (\(Self.describe(error)))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "SQLite error \(e.resultCode.rawValue)" }
+        return "\(error)"
+    }
+
+    // MARK: Sessions
+
+    /// Writes a session as it stands (made the first time; `id` is then kept by the caller).
+    @discardableResult
+    public func save(_ s: JournalSession, id: Int64?) throws(PracticeError) -> Int64 {
+        try writing { db in
+            var row = id
+            if let id {
+                try db.execute(sql: """
+                    UPDATE session SET audio = ?, ended = ?, heard = ?, countIns = ?, topSpeed = ?, markersAdded = ? WHERE id = ?
+                    """, arguments: [s.audio, s.ended.timeIntervalSince1970, s.heard, s.countIns, s.topSpeed, s.markersAdded, id])
+                // Gone (the journal was replaced under the player): made again.
+                if db.changesCount == 0 { row = nil }
+            }
+            if row == nil {
+                try db.execute(sql: """
+                    INSERT INTO session (path, audio, title, artist, album, genre, duration, started, ended, day, heard, countIns, topSpeed, markersAdded)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [s.path, s.audio, s.title, s.artist, s.album, s.genre, s.duration, s.started.timeIntervalSince1970,
+                                     s.ended.timeIntervalSince1970, Day(s.started).description, s.heard, s.countIns, s.topSpeed, s.markersAdded])
+                row = db.lastInsertedRowID
+            }
+            let id = row!
+            try db.execute(sql: "DELETE FROM speed WHERE sessionId = ?", arguments: [id])
+            for (rate, seconds) in s.speeds where seconds > 0 {
+                try db.execute(sql: "INSERT INTO speed (sessionId, rate, seconds) VALUES (?, ?, ?)", arguments: [id, rate, seconds])
+            }
+            try db.execute(sql: "DELETE FROM part WHERE sessionId = ?", arguments: [id])
+            for p in s.parts {
+                try db.execute(sql: "INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [id, p.kind.rawValue, p.name, p.passes, p.seconds, p.topSpeed])
+            }
+            return id
+        }
+    }
+
+    /// The sessions that started on the days `from` through `to`, oldest first, with their speeds and parts.
+    public func sessions(from: Day, to: Day) throws(PracticeError) -> [JournalSession] {
+        try reading { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM session WHERE day >= ? AND day <= ? ORDER BY started, id",
+                                        arguments: [from.description, to.description])
+            guard !rows.isEmpty else { return [] }
+            let ids = rows.map { $0["id"] as Int64 }
+            let (low, high) = (ids.min()!, ids.max()!)
+            var speeds: [Int64: [Double: Double]] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT sessionId, rate, seconds FROM speed WHERE sessionId BETWEEN ? AND ?", arguments: [low, high]) {
+                speeds[r["sessionId"], default: [:]][r["rate"]] = r["seconds"]
+            }
+            var parts: [Int64: [JournalPart]] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT * FROM part WHERE sessionId BETWEEN ? AND ? ORDER BY sessionId, kind, name", arguments: [low, high]) {
+                parts[r["sessionId"], default: []].append(JournalPart(kind: JournalPart.Kind(rawValue: r["kind"]) ?? .section, name: r["name"],
+                                                                      passes: r["passes"], seconds: r["seconds"], topSpeed: r["topSpeed"]))
+            }
+            return rows.map { r in
+                let id: Int64 = r["id"]
+                var s = JournalSession(path: r["path"], title: r["title"], artist: r["artist"], album: r["album"], genre: r["genre"],
+                                       duration: r["duration"], started: Date(timeIntervalSince1970: r["started"]))
+                s.id = id
+                s.audio = r["audio"]
+                s.ended = Date(timeIntervalSince1970: r["ended"])
+                s.heard = r["heard"]
+                s.countIns = r["countIns"]
+                s.topSpeed = r["topSpeed"]
+                s.markersAdded = r["markersAdded"]
+                s.speeds = speeds[id] ?? [:]
+                s.parts = parts[id] ?? []
+                return s
+            }
+        }
+    }
+
+    /// When each track (by path) was last practised: the end of its latest session.
+    public func lastPractised() throws(PracticeError) -> [String: Date] {
+        try reading { db in
+            var out: [String: Date] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT path, max(ended) AS last FROM session WHERE heard > 0 GROUP BY path") {
+                out[r["path"]] = Date(timeIntervalSince1970: r["last"])
+            }
+            return out
+        }
+    }
+
+    /// The days with any practice, newest first (for streaks and calendars).
+    public func practiceDays() throws(PracticeError) -> [Day] {
+        try reading { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT day FROM session WHERE heard > 0 ORDER BY day DESC").compactMap { Day($0) }
+        }
+    }
+
+    // MARK: Notes
+
+    public func addNote(_ text: String, on day: Day, at date: Date = Date()) throws(PracticeError) {
+        try writing { db in
+            try db.execute(sql: "INSERT INTO note (day, text, written) VALUES (?, ?, ?)", arguments: [day.description, text, date.timeIntervalSince1970])
+        }
+    }
+
+    public func notes(from: Day, to: Day) throws(PracticeError) -> [JournalNote] {
+        try reading { db in
+            try Row.fetchAll(db, sql: "SELECT day, text FROM note WHERE day >= ? AND day <= ? ORDER BY day, written, id",
+                             arguments: [from.description, to.description]).compactMap { r in
+                Day(r["day"] as String).map { JournalNote(day: $0, text: r["text"]) }
+            }
+        }
+    }
+}
+
+/// One play session of one track, as the journal keeps it.
+public struct JournalSession: Sendable, Equatable {
+    public var id: Int64?
+    public var path: String
+    /// The decoded audio's SHA-256 (`TrackIdentity.pcm`): the same song under another name or
+    /// folder is the same song. Nil until worked out (it takes a decode).
+    public var audio: String?
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var genre: String?
+    public var duration: Double
+    public var started: Date
+    public var ended: Date
+    /// Seconds heard, in all (on the output's clock).
+    public var heard: Double = 0
+    /// Seconds heard at each speed (rounded to 0.01×).
+    public var speeds: [Double: Double] = [:]
+    public var parts: [JournalPart] = []
+    public var countIns = 0
+    /// The fastest speed heard (a trainer's top, or the fastest set by hand).
+    public var topSpeed: Double?
+    public var markersAdded = 0
+
+    public init(path: String, title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil, duration: Double, started: Date) {
+        self.path = path; self.title = title; self.artist = artist; self.album = album; self.genre = genre
+        self.duration = duration; self.started = started; self.ended = started
+    }
+
+    /// What the song is called in reports: `Artist — Title`, else the file's name.
+    public var song: String {
+        let title = self.title ?? Path.deletingExtension(Path.lastComponent(path))
+        return artist.map { "\($0) — \(title)" } ?? title
+    }
+
+    /// What makes two sessions the same song: the decoded audio, else the path.
+    public var songKey: String { audio ?? path }
+}
+
+/// A loop played, or a section (the span from one marker to the next) heard, in one session.
+public struct JournalPart: Sendable, Equatable {
+    public enum Kind: String, Sendable { case loop, section }
+    public var kind: Kind
+    public var name: String
+    public var passes: Int
+    public var seconds: Double
+    public var topSpeed: Double
+    public init(kind: Kind, name: String, passes: Int, seconds: Double, topSpeed: Double) {
+        self.kind = kind; self.name = name; self.passes = passes; self.seconds = seconds; self.topSpeed = topSpeed
+    }
+}
+
+public struct JournalNote: Sendable, Equatable {
+    public var day: Day
+    public var text: String
+    public init(day: Day, text: String) { self.day = day; self.text = text }
+}

@@ -1,0 +1,191 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Synchronization
+import PracticeDocuments
+import PracticeEngine
+
+/// Records one player's session in the journal: a view of the player like any other. It takes
+/// every event (no ticks: it wakes nobody while nothing changes), reads the state once a second
+/// while playing, and writes the session as it stands at most once a second, so a crash or a
+/// SIGKILL loses at most the last second. The track's decoded-audio identity and its markers are
+/// read beside it, never on the player's threads.
+public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up in init, then only cancelled (thread-safe)
+    let journal: Journal
+    let player: Player
+    let sidecar: String?
+    /// Where the session is written (once a second at most).
+    private let queue = DispatchQueue(label: "journal", qos: .utility)
+    /// Where the sidecar and the audio's identity are read (either may take a while: a decode, an
+    /// alignment), so that writing never waits for them.
+    private let reading = DispatchQueue(label: "journal reading", qos: .background)
+    private let readingQueued = Atomic<Bool>(false)
+    private let state: Mutex<Recording>
+    private let timer: any DispatchSourceTimer
+    private let done = DispatchSemaphore(value: 0)
+    private let identified = DispatchSemaphore(value: 0)
+    /// The latest event taken in (`PlayerEvent.sequence`).
+    let observedSequence = Atomic<UInt64>(0)
+
+    struct Recording {
+        var session: JournalSession
+        var tally: PracticeTally
+        var id: Int64?
+        /// Written since the last change: nothing to write.
+        var dirty = false
+        var playing = false
+        var stopped = false
+        var markerIDs: Set<String>?
+        /// The file edits go to, and how it was when its markers were read.
+        var sidecarPath: String?
+        var sidecarStamp: String?
+        var problem: String?
+    }
+
+    /// Starts recording `player` (a journal from a newer version: nil, with its warning said by the caller).
+    public init?(journal: Journal, player: Player, sidecar: String? = nil, now: Date = Date()) {
+        guard !journal.isReadOnly else { return nil }
+        self.journal = journal
+        self.player = player
+        self.sidecar = sidecar
+        let t = player.tags
+        var session = JournalSession(path: Path.resolved(player.track.path) ?? player.track.path, title: t["title"], artist: t["artist"],
+                                     album: t["album"], genre: t["genre"], duration: player.track.duration, started: now)
+        session.ended = now
+        state = Mutex(Recording(session: session, tally: PracticeTally(duration: player.track.duration)))
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in self?.second() }
+        timer.resume()
+        reading.async { [weak self] in self?.readTrackNotes(); self?.identify() }
+        // Events are taken in on the journal's queue, in order (the handler runs under the
+        // player's lock: it only hands them on).
+        let queue = self.queue
+        player.subscribe { [weak self] event in
+            queue.async { [weak self] in
+                guard let self else { return }
+                self.observe(event.state, clock: event.clock)
+                self.observedSequence.store(event.sequence, ordering: .releasing)
+                if event.kind == .stopped { self.finish() }
+            }
+        }
+    }
+
+    /// The first problem writing (the journal's disk full, say): said once by the caller, if at all.
+    public var problem: String? { state.withLock { $0.problem } }
+
+    /// Waits until the player has stopped and the session's last state is written (up to
+    /// `timeout` s), and with `identity`, the audio's checksum too (a first decode takes a while).
+    public func waitUntilWritten(timeout: Double = 2, identity: Bool = false) {
+        let deadline = DispatchTime.now() + timeout
+        _ = done.wait(timeout: deadline)
+        if identity, identified.wait(timeout: deadline) == .success { identified.signal() }
+    }
+
+    func observe(_ s: PlayerState, clock: Double) {
+        state.withLock { r in
+            let before = r.tally
+            r.tally.observe(s, clock: clock)
+            r.playing = s.isPlaying
+            if r.tally != before { r.dirty = true }
+        }
+    }
+
+    /// Once a second, on the journal's queue: the position now (for the sections), the markers if
+    /// the sidecar changed, and the session written if anything changed.
+    func second() {
+        if state.withLock({ $0.playing && !$0.stopped }) {
+            let (s, clock) = player.stateAndClock
+            observe(s, clock: clock)
+        }
+        if !readingQueued.exchange(true, ordering: .acquiringAndReleasing) {
+            reading.async { [weak self] in
+                self?.readingQueued.store(false, ordering: .releasing)
+                self?.readTrackNotesIfChanged()
+            }
+        }
+        write()
+    }
+
+    /// What the timer does, now (tests on a virtual device, whose clock is not the wall's).
+    func secondNow() { queue.sync { second() } }
+
+    /// On the journal's queue, after the player stopped: the last state written.
+    func finish() {
+        timer.cancel()
+        // The markers as they are at the end (a marker added just before quitting counts).
+        readTrackNotesIfChanged()
+        state.withLock { $0.stopped = true; $0.dirty = true }
+        write()
+        done.signal()
+    }
+
+    func write() {
+        let (session, id) = state.withLock { r -> (JournalSession?, Int64?) in
+            guard r.dirty else { return (nil, r.id) }
+            r.dirty = false
+            var s = r.session
+            s.ended = Date()
+            s.heard = r.tally.heard
+            s.speeds = r.tally.speeds
+            s.parts = r.tally.sortedParts
+            s.countIns = r.tally.countIns
+            s.topSpeed = r.tally.topSpeed
+            return (s, r.id)
+        }
+        guard let session else { return }
+        // Nothing heard yet (opened and closed, or paused from the start): nothing recorded.
+        guard session.heard > 0 || id != nil else { return }
+        do {
+            let written = try journal.save(session, id: id)
+            state.withLock { $0.id = written }
+        } catch {
+            state.withLock { r in
+                if r.problem == nil { r.problem = error.message }
+                r.dirty = true   // tried again in a second
+            }
+        }
+    }
+
+    /// The track's markers: its sections, and how many were added since the session began.
+    func readTrackNotes() {
+        guard let loaded = try? SidecarStore.load(for: player.track, explicit: sidecar) else { return }
+        let stamp = Self.stamp(loaded.writePath)
+        let markers = loaded.sidecar.liveMarkers
+        state.withLock { r in
+            r.sidecarPath = loaded.writePath
+            r.sidecarStamp = stamp
+            r.tally.setMarkers(markers.map { (time: $0.time, name: $0.name) })
+            let ids = Set(markers.map(\.id))
+            if let first = r.markerIDs {
+                let added = ids.subtracting(first).count
+                if added != r.session.markersAdded { r.session.markersAdded = added; r.dirty = true }
+            } else {
+                r.markerIDs = ids
+            }
+        }
+    }
+
+    func readTrackNotesIfChanged() {
+        guard let (path, stamp) = state.withLock({ r in r.sidecarPath.map { ($0, r.sidecarStamp) } }), Self.stamp(path) != stamp else { return }
+        readTrackNotes()
+    }
+
+    /// The decoded audio's checksum (cached once worked out; a first decode of a song takes a while).
+    func identify() {
+        defer { identified.signal() }
+        guard let identity = try? player.track.identity() else { return }
+        state.withLock { r in
+            r.session.audio = identity.pcm.sha256
+            r.dirty = true
+        }
+        // After the end too: written now, not at a next second that will not come.
+        queue.sync { write() }
+    }
+
+    static func stamp(_ path: String) -> String {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return "" }
+        return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import PracticeAudio
+import PracticeDocuments
+import PracticeEngine
+import PracticeTestSupport
+@testable import PracticeJournal
+
+/// What a session heard, from the player's states and the output's clock: seconds at each
+/// speed, sections entered and heard, loop passes, count-ins.
+@Suite struct TallyTests {
+    static func state(_ position: Double, rate: Double = 1, playing: Bool = true, loop: LoopState? = nil) -> PlayerState {
+        var s = PlayerState(title: "t", path: "/t.wav", position: position, duration: 10, rate: rate, isPlaying: playing)
+        s.loop = loop
+        return s
+    }
+
+    @Test func runsSeeksAndSpeedsOverSections() {
+        var t = PracticeTally(duration: 10)
+        t.setMarkers([(0, "intro"), (2, "verse"), (4, "chorus"), (8, "outro")])
+        t.observe(Self.state(0), clock: 100)
+        t.observe(Self.state(3), clock: 103)                  // a second's sample
+        t.observe(Self.state(3, rate: 0.5), clock: 103)       // the speed set to 0.5×
+        t.observe(Self.state(4, rate: 0.5), clock: 105)
+        t.observe(Self.state(2.5, rate: 0.5), clock: 105)     // a seek back, within the verse
+        t.observe(Self.state(3.5, rate: 0.5), clock: 107)
+        t.observe(Self.state(3.5, rate: 0.5, playing: false), clock: 107)
+        t.observe(Self.state(3.5, rate: 0.5, playing: false), clock: 500)   // paused: nothing heard
+        #expect(t.speeds == [1.0: 3, 0.5: 4])
+        #expect(t.heard == 7 && t.topSpeed == 1)
+        #expect(t.sortedParts == [
+            JournalPart(kind: .section, name: "intro", passes: 1, seconds: 2, topSpeed: 1),
+            JournalPart(kind: .section, name: "verse", passes: 2, seconds: 1 + 2 + 2, topSpeed: 1),
+        ])
+    }
+
+    @Test func loopWrapsGiveEachPassItsTrainerSpeedAndCountIns() {
+        var t = PracticeTally(duration: 10)
+        t.setMarkers([(0, "intro"), (4, "chorus"), (8, "outro")])
+        let trainer = Trainer(from: 0.5, to: 1, step: 0.25)
+        func loop(_ pass: Int) -> LoopState {
+            LoopState(start: 4, end: 6, name: "chorus loop", pass: pass, passes: 3, rehearsal: Rehearsal(countIn: 2, trainer: trainer))
+        }
+        t.observe(Self.state(4, rate: 0.5, loop: loop(1)), clock: 0)
+        t.observe(Self.state(5, rate: 0.5, loop: loop(1)), clock: 2)
+        // Sampled after two wraps: the rest of pass 1 (2 s at 0.5×), all of pass 2 (2.667 s at
+        // 0.75×), 0.5 s into pass 3 (0.5 s at 1×), and 1 s of count-in before each pass.
+        t.observe(Self.state(4.5, rate: 1, loop: loop(3)), clock: 2 + 2 + 2 / 0.75 + 0.5 + 2)
+        t.observe(Self.state(6, rate: 1, playing: false, loop: loop(3)), clock: 2 + 2 + 2 / 0.75 + 0.5 + 2 + 1.5)
+        #expect(abs(t.speeds[0.5]! - 4) < 1e-9 && abs(t.speeds[0.75]! - 2 / 0.75) < 1e-9 && abs(t.speeds[1]! - 4) < 1e-9, "\(t.speeds)")
+        let parts = t.sortedParts
+        #expect(parts.map(\.name) == ["chorus loop", "chorus"])
+        #expect(parts[0].passes == 3 && parts[0].topSpeed == 1 && abs(parts[0].seconds - t.heard) < 1e-9)
+        #expect(parts[1].passes == 3 && abs(parts[1].seconds - (4 + 2 / 0.75 + 2)) < 1e-9, "\(parts[1])")
+        #expect(t.countIns == 1, "a count-in before the first pass only")
+    }
+}
+
+/// The recorder on the virtual device: a session written as it goes, exactly as played.
+@Suite struct RecorderTests {
+    let dir = ScratchDirectory("journal")
+
+    func song() throws -> String {
+        let path = dir.file("song.wav")
+        try Signals.write(Signals.sine(440, seconds: 10), to: path, tags: ["title": "Drill", "artist": "Crew", "genre": "Dance"])
+        let track = try Track.open(path).track
+        try SidecarStore.update(for: track) { (s: inout Sidecar) throws(PracticeError) in
+            for (name, time) in [("intro", 0.0), ("verse", 2.0), ("chorus", 4.0), ("outro", 8.0)] { try s.addMarker(name: name, time: time, duration: 10) }
+        }
+        return path
+    }
+
+    /// Waits until the recorder has taken in every event the player has published.
+    func settle(_ recorder: JournalRecorder, _ player: Player) {
+        let deadline = Date().addingTimeInterval(2)
+        while recorder.observedSequence.load(ordering: .acquiring) < player.sequence && Date() < deadline { usleep(200) }
+    }
+
+    @Test func aTrainerLoopIsRecordedPassByPassAtItsSpeeds() throws {
+        let journal = try Journal(path: dir.file("journal.sqlite"))
+        var o = PlayerOptions()
+        o.loop = LoopRange(start: 4, end: 6, passes: 3, name: "chorus loop", rehearsal: Rehearsal(trainer: Trainer(from: 0.5, to: 1, step: 0.25)))
+        let rig = try VirtualRig(try song(), o)
+        let recorder = try #require(JournalRecorder(journal: journal, player: rig.player))
+        // 2/0.5 + 2/0.75 + 2/1 = 8.667 s of output, in steps of a second, a sample after each.
+        for _ in 0..<10 {
+            rig.play(44_100)
+            settle(recorder, rig.player)
+            recorder.secondNow()
+        }
+        #expect(rig.player.state.isFinished)
+        // A marker added while it played.
+        try SidecarStore.update(for: rig.player.track) { (s: inout Sidecar) throws(PracticeError) in try s.addMarker(name: "turn", time: 5, duration: 10) }
+        rig.stop()
+        recorder.waitUntilWritten(timeout: 30, identity: true)
+        let sessions = try journal.sessions(from: .today, to: .today)
+        try #require(sessions.count == 1)
+        let s = sessions[0]
+        #expect(s.title == "Drill" && s.artist == "Crew" && s.genre == "Dance" && s.duration == 10)
+        // The time heard to a millisecond; how it splits between the speeds, to 50 ms (where a
+        // pass turns, the stretcher's latency blurs which speed is heard).
+        #expect(Set(s.speeds.keys) == [0.5, 0.75, 1], "\(s.speeds)")
+        #expect(abs(s.speeds[0.5]! - 4) < 0.05 && abs(s.speeds[0.75]! - 2 / 0.75) < 0.05 && abs(s.speeds[1]! - 2) < 0.05, "\(s.speeds) \(s.parts)")
+        #expect(abs(s.heard - (4 + 2 / 0.75 + 2)) < 0.001 && s.topSpeed == 1)
+        #expect(s.parts.map(\.name) == ["chorus loop", "chorus"])
+        #expect(s.parts[0].passes == 3 && s.parts[1].passes == 3, "\(s.parts)")
+        #expect(s.markersAdded == 1 && s.countIns == 0)
+        #expect(s.audio == (try rig.player.track.identity().pcm.sha256))
+    }
+
+    /// Two players recording into one journal at once: two sessions, each its own.
+    @Test func twoPlayersAtOnce() throws {
+        let path = dir.file("both.sqlite")
+        let song = try song()
+        var rigs: [(VirtualRig, JournalRecorder)] = []
+        for rate in [0.8, 1.25] {
+            var o = PlayerOptions()
+            o.settings.rate = rate
+            let rig = try VirtualRig(song, o)
+            rigs.append((rig, try #require(JournalRecorder(journal: try Journal(path: path), player: rig.player))))
+        }
+        let both = rigs
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            let (rig, recorder) = both[k]
+            for _ in 0..<3 {
+                rig.play(44_100)
+                settle(recorder, rig.player)
+                recorder.secondNow()
+            }
+            rig.stop()
+            recorder.waitUntilWritten()
+        }
+        let sessions = try Journal(path: path).sessions(from: .today, to: .today)
+        #expect(rigs.map { $0.1.problem } == [nil, nil])
+        #expect(sessions.map { $0.speeds.keys.sorted() }.sorted { $0[0] < $1[0] } == [[0.8], [1.25]])
+        #expect(sessions.allSatisfy { abs($0.heard - 3) < 0.001 }, "\(sessions.map(\.heard))")
+    }
+
+    /// A journal from a newer version is read, never written: no recorder, and a warning.
+    @Test func aNewerJournalIsReadOnly() throws {
+        let path = dir.file("newer.sqlite")
+        _ = try Journal(path: path)
+        #expect(try run("/usr/bin/sqlite3", [path, "PRAGMA user_version = 9"]).status == 0)
+        let journal = try Journal(path: path)
+        #expect(journal.isReadOnly && journal.warning == "\(path): written by a newer version of practice; shown, but nothing is recorded in it")
+        let rig = try VirtualRig(try song())
+        defer { rig.stop() }
+        #expect(JournalRecorder(journal: journal, player: rig.player) == nil)
+        #expect(throws: PracticeError.self) { try journal.addNote("x", on: .today) }
+        #expect(try journal.sessions(from: .today, to: .today).isEmpty)
+    }
+}

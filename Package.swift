@@ -75,10 +75,11 @@ let package = Package(
                                                                "PracticeTestSupport", "CAllocationCounter"]),
         .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "PracticeJournalTests", dependencies: ["PracticeJournal", "PracticeEngine", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"],
+                    exclude: ["make-library.py"]),
+        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,6 +14,8 @@ public struct Config: Sendable, Equatable {
     /// `[library] folders`: the music folders the library scans (`~/` is the home folder); nil
     /// when the file does not say (the XDG music folder then, else `~/Music`).
     public var libraryFolders: [String]?
+    /// `[journal] record`: every play session recorded in the practice journal.
+    public var journal = true
     /// One line each for settings this version does not know (`… unknown setting 'x.y' (ignored)`).
     public var warnings: [String] = []
 
@@ -29,7 +31,7 @@ public struct Config: Sendable, Equatable {
             PracticeError(.config, "\(file): '\(key.terminalSafe)' must be \(what) (got \(got.kindName))")
         }
         for (section, value) in root.sorted(by: { $0.key < $1.key }) {
-            guard section == "desktop" || section == "library" else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
+            guard ["desktop", "library", "journal"].contains(section) else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
             guard let table = value.object else { throw fail(section, "a table ([\(section)])", value) }
             for (key, value) in table.sorted(by: { $0.key < $1.key }) {
                 let name = "\(section).\(key)"
@@ -40,6 +42,9 @@ public struct Config: Sendable, Equatable {
                 case ("desktop", "notifications"):
                     guard let b = value.bool else { throw fail(name, "true or false", value) }
                     notifications = b
+                case ("journal", "record"):
+                    guard let b = value.bool else { throw fail(name, "true or false", value) }
+                    journal = b
                 case ("desktop", "mpris"):
                     guard let b = value.bool else { throw fail(name, "true or false", value) }
                     mpris = b

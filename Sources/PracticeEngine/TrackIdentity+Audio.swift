@@ -18,6 +18,11 @@ extension TrackIdentity {
         try cached(key: cacheKey(track.path), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
     }
 
+    /// The identity of `track` if it was worked out before (cached); nothing is decoded.
+    public static func known(_ track: Track) -> TrackIdentity? {
+        lookup(key: cacheKey(track.path), fileName: Path.lastComponent(track.path))
+    }
+
     static func cacheKey(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0, let real = Path.resolved(path) else { return nil }

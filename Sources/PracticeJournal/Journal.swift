@@ -23,24 +23,8 @@ public final class Journal: Sendable {
     /// naming it (left as it is); one from a newer version opens read-only with a warning.
     public init(path: String = Journal.standardPath) throws(PracticeError) {
         self.path = path
-        do {
-            try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
-        } catch {
-            throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the practice journal")
-        }
-        var config = Configuration()
-        config.busyMode = .timeout(5)
-        do {
-            (db, isReadOnly) = try SQLiteFile.open(path, config, version: Self.schemaVersion, create: Self.create)
-        } catch let error as PracticeError {
-            throw error
-        } catch let error as DatabaseError where SQLiteFile.isBusy(error) {
-            throw PracticeError(.tempFailure, "\(path): the practice journal is busy (another practice is making it); try again")
-        } catch let error as DatabaseError {
-            throw PracticeError(.dataError, "\(path): not a practice journal (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); move it away to start a new one")
-        } catch {
-            throw PracticeError(.dataError, "\(path): cannot open the practice journal (\(error))")
-        }
+        (db, isReadOnly) = try SQLiteFile.open(path, kind: .init(name: "the practice journal", notOne: "a practice journal", remedy: "move it away to start a new one"),
+                                               version: Self.schemaVersion, create: Self.create)
         warning = isReadOnly ? "\(path): written by a newer version of practice; shown, but nothing is recorded in it" : nil
     }
 

@@ -24,6 +24,8 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     private let timer: any DispatchSourceTimer
     private let done = DispatchSemaphore(value: 0)
     private let identified = DispatchSemaphore(value: 0)
+    /// Whether the caller has said `problem` (it is said once).
+    public let problemSaid = Atomic<Bool>(false)
     /// The latest event taken in (`PlayerEvent.sequence`).
     let observedSequence = Atomic<UInt64>(0)
 
@@ -78,7 +80,7 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     /// `timeout` s), and with `identity`, the audio's checksum too (a first decode takes a while).
     public func waitUntilWritten(timeout: Double = 2, identity: Bool = false) {
         let deadline = DispatchTime.now() + timeout
-        _ = done.wait(timeout: deadline)
+        if done.wait(timeout: deadline) == .success { done.signal() }   // for the next caller too
         if identity, identified.wait(timeout: deadline) == .success { identified.signal() }
     }
 
@@ -113,8 +115,10 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     /// On the journal's queue, after the player stopped: the last state written.
     func finish() {
         timer.cancel()
-        // The markers as they are at the end (a marker added just before quitting counts).
+        // The markers as they are at the end (a marker added just before quitting counts), and
+        // the audio's identity if it was worked out meanwhile.
         readTrackNotesIfChanged()
+        if state.withLock({ $0.session.audio == nil }) { identifyAgain() }
         state.withLock { $0.stopped = true; $0.dirty = true }
         write()
         done.signal()
@@ -147,13 +151,20 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         }
     }
 
-    /// The track's markers: its sections, and how many were added since the session began.
+    /// The track's markers: its sections, and how many were added since the session began. Lined
+    /// up with this copy when its identity is known already; read as they are otherwise (the
+    /// journal never decodes a track to find out: that is the sidecar commands' work).
     func readTrackNotes() {
-        guard let loaded = try? SidecarStore.load(for: player.track, explicit: sidecar) else { return }
-        let stamp = Self.stamp(loaded.writePath)
-        let markers = loaded.sidecar.liveMarkers
+        let writePath: String, markers: [Marker]
+        if TrackIdentity.known(player.track) != nil, let loaded = try? SidecarStore.load(for: player.track, explicit: sidecar) {
+            (writePath, markers) = (loaded.writePath, loaded.sidecar.liveMarkers)
+        } else {
+            writePath = sidecar ?? SidecarStore.ownPath(forAudio: player.track.path)
+            markers = FileManager.default.fileExists(atPath: writePath) ? ((try? SidecarStore.read(writePath))?.liveMarkers ?? []) : []
+        }
+        let stamp = Self.stamp(writePath)
         state.withLock { r in
-            r.sidecarPath = loaded.writePath
+            r.sidecarPath = writePath
             r.sidecarStamp = stamp
             r.tally.setMarkers(markers.map { (time: $0.time, name: $0.name) })
             let ids = Set(markers.map(\.id))
@@ -171,16 +182,21 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         readTrackNotes()
     }
 
-    /// The decoded audio's checksum (cached once worked out; a first decode of a song takes a while).
+    /// The decoded audio's checksum, when it is known already (worked out by a sidecar command
+    /// or the practice screen; cached): the same song under two names is one song in reports.
     func identify() {
         defer { identified.signal() }
-        guard let identity = try? player.track.identity() else { return }
+        guard let identity = TrackIdentity.known(player.track) else { return }
         state.withLock { r in
+            guard r.session.audio != identity.pcm.sha256 else { return }
             r.session.audio = identity.pcm.sha256
             r.dirty = true
         }
-        // After the end too: written now, not at a next second that will not come.
-        queue.sync { write() }
+    }
+
+    func identifyAgain() {
+        guard let identity = TrackIdentity.known(player.track) else { return }
+        state.withLock { $0.session.audio = identity.pcm.sha256 }
     }
 
     static func stamp(_ path: String) -> String {

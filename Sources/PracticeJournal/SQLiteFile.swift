@@ -1,9 +1,41 @@
+import FoundationEssentials
 import GRDB
 import Glibc
+import PracticeDocuments
 
 /// Opening one of our SQLite files (the journal, the library's index) safely when several
 /// players start at once.
 public enum SQLiteFile {
+    /// What one of our files is called in messages ("the library's index") and what to do when
+    /// it is not one ("delete it and scan again").
+    public struct Kind: Sendable {
+        public var name: String
+        public var notOne: String
+        public var remedy: String
+        public init(name: String, notOne: String, remedy: String) { self.name = name; self.notOne = notOne; self.remedy = remedy }
+    }
+
+    /// `open`, with its folder made first and every failure one line naming the file: busy (75),
+    /// not such a file (65), the folder not makeable (73).
+    public static func open(_ path: String, kind: Kind, version: Int, create: @escaping (Database) throws -> Void) throws(PracticeError) -> (DatabasePool, newer: Bool) {
+        do {
+            try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
+        } catch {
+            throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for \(kind.name)")
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        do {
+            return try open(path, config, version: version, create: create)
+        } catch let error as DatabaseError where isBusy(error) {
+            throw PracticeError(.tempFailure, "\(path): \(kind.name) is busy (another practice is making it); try again")
+        } catch let error as DatabaseError {
+            throw PracticeError(.dataError, "\(path): not \(kind.notOne) (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); \(kind.remedy)")
+        } catch {
+            throw PracticeError(.dataError, "\(path): cannot open \(kind.name) (\(error))")
+        }
+    }
+
     /// Opens the pool at `path` and makes its tables (`create`, which sets `PRAGMA user_version`)
     /// when it has none. The version is read again inside the (immediate) write, so two players
     /// starting together do not both make the tables; and SQLite answers "busy" without waiting

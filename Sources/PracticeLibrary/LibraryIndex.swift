@@ -110,28 +110,12 @@ public final class LibraryIndex: Sendable {
     public init(path: String = LibraryIndex.standardPath, covers: String = Artwork.folder) throws(PracticeError) {
         self.path = path
         self.covers = covers
-        do {
-            try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
-        } catch {
-            throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the library's index")
-        }
-        var config = Configuration()
-        config.busyMode = .timeout(5)
-        do {
-            let newer: Bool
-            (db, newer) = try SQLiteFile.open(path, config, version: Self.schemaVersion, create: Self.create)
-            if newer {
-                let version = (try? db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }) ?? nil
-                throw PracticeError(.dataError, "\(path): made by a newer version of practice (index version \(version ?? 0)); delete it to start again with this one")
-            }
-        } catch let error as PracticeError {
-            throw error
-        } catch let error as DatabaseError where SQLiteFile.isBusy(error) {
-            throw PracticeError(.tempFailure, "\(path): the library's index is busy (another practice is making it); try again")
-        } catch let error as DatabaseError {
-            throw PracticeError(.dataError, "\(path): not a library index (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); delete it and scan again")
-        } catch {
-            throw PracticeError(.dataError, "\(path): cannot open the library's index (\(error))")
+        let newer: Bool
+        (db, newer) = try SQLiteFile.open(path, kind: .init(name: "the library's index", notOne: "a library index", remedy: "delete it and scan again"),
+                                          version: Self.schemaVersion, create: Self.create)
+        if newer {
+            let version = (try? db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }) ?? nil
+            throw PracticeError(.dataError, "\(path): made by a newer version of practice (index version \(version ?? 0)); delete it to start again with this one")
         }
     }
 

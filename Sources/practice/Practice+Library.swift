@@ -5,6 +5,7 @@ import Synchronization
 import Dispatch
 import PracticeAudio
 import PracticeDocuments
+import PracticeJournal
 import PracticeLibrary
 import PracticeTUI
 
@@ -69,10 +70,15 @@ extension Practice {
             return report
         }
 
-        /// When a track was last practised: where it was left (its resume point), until the
-        /// practice journal exists. Looked up by the track's real path, as the index keeps it.
+        /// When a track was last practised: the end of its latest session in the practice
+        /// journal, or when it was left (its resume point), whichever is later (the journal
+        /// may be off, or newer than its sessions). Looked up by the track's real path, as the
+        /// index and the journal keep it.
         static func practised() -> (LibraryTrack) -> Date? {
-            let dates = ResumeStore().updated.compactMapValues(TodaysPick.date(rfc3339:))
+            var dates = ResumeStore().updated.compactMapValues(TodaysPick.date(rfc3339:))
+            if let sessions = try? Journal().lastPractised() {
+                dates.merge(sessions) { max($0, $1) }
+            }
             return { dates[$0.path] }
         }
 

@@ -6,6 +6,7 @@ import PracticeTUI
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
+import PracticeJournal
 import PracticeControl
 import PracticeSongs
 import PracticeAudio
@@ -78,6 +79,9 @@ extension Practice {
         @Flag(help: "Do not offer the player on the session bus (MPRIS: media keys, desktop controls, playerctl; always: 'mpris = false' under [desktop] in config.toml).")
         var noMpris = false
 
+        @Flag(help: "Do not record this session in the practice journal (always: 'record = false' under [journal] in config.toml).")
+        var noJournal = false
+
         /// Set on the player that `--background` starts: no terminal, its stderr tells the starter when it is ready.
         @Flag(help: .hidden)
         var detached = false
@@ -110,7 +114,9 @@ extension Practice {
             options.settings = sound.settings
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
-            options.startPlaying = !paused
+            // Started paused and played below, once the journal listens (on `null` a short
+            // track would otherwise be over before it does).
+            options.startPlaying = false
             // Nobody watches a detached player: 200 ms device periods wake it a fifth as often as
             // the screen's 40 ms. Commands drop the device's buffer, so they are not slower; only
             // at the very end of the range, while the last 0.6 s play out, does one wait for them.
@@ -134,6 +140,10 @@ extension Practice {
             if let loop = resumed?.loop, options.loop == nil, place.loop.isEmpty {
                 try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: Rehearsal(bpm: place.bpm)), on: loop.isOn)
             }
+            // The journal records the session as it goes (a view of the player, on its own queue).
+            let recorder = noJournal || !config.journal ? nil : Self.record(player, sidecar: place.sidecar, say: !detached)
+            defer { Self.finishRecording(recorder, say: !detached) }
+            if !paused { player.play() }
             let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }
             let settings = PlayerServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
@@ -150,6 +160,7 @@ extension Practice {
                     Self.handOver(last, to: pid)
                     return
                 }
+                Self.finishRecording(recorder, say: true)
                 if let signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
                 if let uri = services.replacement.withLock({ $0 }) { PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: false, quiet: quiet)) }
@@ -191,6 +202,7 @@ extension Practice {
             player.stop()
             if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
             remember(player, in: &store)
+            Self.finishRecording(recorder, say: !detached)
             if let signal = signals.received { Glibc.exit(128 + signal) }
             if let uri = services.replacement.withLock({ $0 }) {
                 services.stop()
@@ -261,6 +273,7 @@ extension Practice.PlayOptions {
         if sound.profile != "music" { args += ["--profile", sound.profile] }
         if quiet { args.append("--quiet") }
         if noMpris { args.append("--no-mpris") }
+        if noJournal { args.append("--no-journal") }
         if paused { args.append("--paused") }
         return args
     }
@@ -287,6 +300,28 @@ extension Practice.PlayOptions {
         lines.append("{\"cmd\":\"status\"}")
         do { _ = try Players.ask(Players.socketPath(pid: pid), lines.joined(separator: "\n"), until: "status") } catch {
             Terminal.write("practice: warning: the background player did not take the loop's settings: \(error.message)\n", to: STDERR_FILENO)
+        }
+    }
+
+    /// A recorder of the session into the journal; nil (and a warning said, on a terminal) when
+    /// the journal cannot be opened or is from a newer version: playing matters more.
+    static func record(_ player: Player, sidecar: String?, say: Bool) -> JournalRecorder? {
+        do {
+            let journal = try Journal()
+            if let warning = journal.warning, say { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
+            return JournalRecorder(journal: journal, player: player, sidecar: sidecar)
+        } catch {
+            if say { Terminal.write("practice: warning: \(error.message); this session is not recorded\n", to: STDERR_FILENO) }
+            return nil
+        }
+    }
+
+    /// Waits (a second at most) for the session's last state to be written; says a problem once.
+    static func finishRecording(_ recorder: JournalRecorder?, say: Bool) {
+        guard let recorder else { return }
+        recorder.waitUntilWritten(timeout: 1)
+        if let problem = recorder.problem, say, !recorder.problemSaid.exchange(true, ordering: .relaxed) {
+            Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO)
         }
     }
 

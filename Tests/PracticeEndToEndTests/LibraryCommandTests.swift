@@ -7,7 +7,8 @@ import PracticeTestSupport
 /// names never raw, a missing folder or a deleted file a one-line error.
 @Suite struct LibraryCommandTests {
     let dir = ScratchDirectory("library-cli")
-    var env: [String: String] { ["XDG_CACHE_HOME": dir.file("cache"), "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"), "HOME": dir.path] }
+    var env: [String: String] { ["XDG_CACHE_HOME": dir.file("cache"), "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"),
+                                 "XDG_DATA_HOME": dir.file("data"), "HOME": dir.path] }
 
     func practice(_ args: [String]) throws -> ProcessResult { try run(practiceBinary, args, environment: env, currentDirectory: dir.path) }
 
@@ -63,8 +64,18 @@ import PracticeTestSupport
         let pick = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
         #expect(r.status == 0 && (pick["reason"] as! String).hasSuffix("not practised yet"), "\(r)")
         #expect(try practice(["pick", "--json"]).stdout == r.stdout)
+        let firstPick = r.stdout
         let sidecars = ["01 Electric Horizon.flac", "03 Paper Horizon.ogg", "02 Crimson Echo.ogg", "04 Burning Harbor.opus", "05 Quiet Harbor.mp3", "01 夜の踊り.opus"]
         #expect(sidecars.contains(String((pick["path"] as! String).split(separator: "/").last!)), "\(pick)")
+        // Practised now (a session in the journal): tomorrow's pick would not be it, nor today's now.
+        let played = try practice([pick["path"] as! String, "--device", "null", "--no-tui"])
+        #expect(played.status == 0, "\(played)")
+        r = try practice(["pick", "--json", "--no-scan"])
+        let next = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        #expect(next["path"] as? String != pick["path"] as? String && sidecars.contains(String((next["path"] as! String).split(separator: "/").last!)), "\(next)")
+        try FileManager.default.removeItem(atPath: dir.file("data/practice/journal.sqlite"))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dir.file("data/practice/journal.sqlite" + suffix)) }
+        #expect(try practice(["pick", "--json", "--no-scan"]).stdout == firstPick, "without the journal, the first pick again")
 
         // The picked file deleted before it is opened: one line naming it, nothing played.
         try FileManager.default.removeItem(atPath: pick["path"] as! String)

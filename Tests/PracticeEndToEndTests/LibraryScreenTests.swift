@@ -87,7 +87,7 @@ extension TerminalTests {
         let session = "practice-library-signal-\(getpid())"
         try #require(try Tmux.newSession(session, width: 80, height: 24) == 0)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
-        let line = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache XDG_CONFIG_HOME=\(dir.path)/config env -u NO_COLOR \(practiceBinary) library music; echo EXIT=$?; stty -a | grep -o -- '-icanon\\|icanon' | head -1"
+        let line = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(dir.path)/cache XDG_CONFIG_HOME=\(dir.path)/config XDG_DATA_HOME=\(dir.path)/data env -u NO_COLOR \(practiceBinary) library music; echo EXIT=$?; stty -a | grep -o -- '-icanon\\|icanon' | head -1"
         _ = try tmux(["send-keys", "-t", session, line, "Enter"])
         _ = try waitFor("practice library · 1 track", in: session)
         // The folder's cover (a checkerboard) is decoded beside the screen and then drawn in blocks

@@ -15,7 +15,7 @@ import PracticeAudio
     func startShell(_ session: String, running command: String, in dir: String, rig: PulseRig) throws -> String {
         try #require(try Tmux.newSession(session, width: 80, height: 24) == 0)
         // Each test's own state folder: where a track was left is remembered per person.
-        let line = "cd \(dir) && PS1='$ ' && clear && export XDG_STATE_HOME=\(dir)/state DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/practice-tests-bus && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
+        let line = "cd \(dir) && PS1='$ ' && clear && export XDG_STATE_HOME=\(dir)/state XDG_DATA_HOME=\(dir)/data DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/practice-tests-bus && PULSE_SERVER=\(rig.server) XDG_RUNTIME_DIR=\(rig.runtimeDir.path) \(command); echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, line, "Enter"])
         return session
     }

@@ -26,7 +26,7 @@ import PracticeTestSupport
         }
     }
 
-    nonisolated(unsafe) static let library = Result { try Library() }
+    static let library = Result { try Library() }
 
     func sha256(_ path: String) throws -> String {
         String(try run("/usr/bin/sha256sum", [path]).stdout.prefix(64))

@@ -20,6 +20,14 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs a program to completion, capturing stdout and stderr.
+/// Where players started by tests keep their journal (unless a test gives its own): a folder of
+/// the test process's, never the person's `~/.local/share`.
+public let testDataHome: String = {
+    let path = NSTemporaryDirectory() + "practice-tests-data-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}()
+
 public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                 currentDirectory: String? = nil) throws -> ProcessResult {
     let p = Process()
@@ -30,6 +38,8 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     // Players started by tests stay off the desktop's session bus (no MPRIS, no notifications)
     // unless a test gives them a private one.
     env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/practice-tests-bus"
+    // Nor do they write in the person's practice journal.
+    env["XDG_DATA_HOME"] = testDataHome
     for (k, v) in environment { env[k] = v }
     p.environment = env
     if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

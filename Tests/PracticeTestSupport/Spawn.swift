@@ -10,6 +10,8 @@ public final class Spawned: @unchecked Sendable {  // pid and fd are immutable a
     public let stdout: Int32?
 
     public init(_ path: String, _ arguments: [String], environment: [String: String], captureStdout: Bool = false) throws {
+        var environment = environment
+        if environment["XDG_DATA_HOME"] == nil { environment["XDG_DATA_HOME"] = testDataHome }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// `practice journal` and its recording: exact reports of a journal written for the test, notes,
+/// sessions recorded by real playback (and not with --no-journal or `record = false`), and a
+/// SIGKILL losing at most the last second.
+@Suite struct JournalCommandTests {
+    let dir = ScratchDirectory("journal-cli")
+    var env: [String: String] { ["XDG_DATA_HOME": dir.file("data"), "XDG_CONFIG_HOME": dir.file("config"), "XDG_CACHE_HOME": dir.file("cache"), "TZ": "UTC"] }
+    var journalPath: String { dir.file("data/practice/journal.sqlite") }
+
+    func practice(_ args: [String], extra: [String: String] = [:]) throws -> ProcessResult {
+        try run(practiceBinary, args, environment: env.merging(extra) { $1 }, currentDirectory: dir.path)
+    }
+
+    /// The journal of `journal-week.py`: four sessions over 2–5 March 2026.
+    func week() throws {
+        #expect(try practice(["journal", "today"]).status == 0, "makes the journal")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("journal-week.py").path
+        let r = try run("/usr/bin/python3", [script, journalPath])
+        try #require(r.status == 0, "\(r.stderr)")
+    }
+
+    @Test func aReportByDaySongSectionAndGenre() throws {
+        try week()
+        var r = try practice(["journal", "2026-03-02..2026-03-05"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+        #expect(r.stdout == """
+            Practice journal: Mon 2 Mar – Thu 5 Mar 2026
+            32 min in 4 sessions, 36 loop passes · streak: 2 days
+
+            Mon 2 Mar  ████████████████████           10 min
+            Tue 3 Mar
+            Wed 4 Mar  ██████████████████████████████ 15 min
+            Thu 5 Mar  ██████████████                 7 min
+
+            SONG                   TIME    SESSIONS  PASSES  SPEED
+            Crew — Drill           27 min         3      36  0.70× → 0.90×  ▁██
+            Band — Solo\\u{1b}[31m   5 min         1       0  1.00×
+
+            SECTION      IN            TIME    PASSES  SPEED
+            loop chorus  Crew — Drill  20 min      36  0.70× → 0.90×  ▁██
+            chorus       Crew — Drill  19 min      32  0.70× → 0.90×  ▁█
+            verse        Crew — Drill   3 min       2  0.70×
+
+            GENRE     TIME    PASSES
+            Dance     27 min      36
+            no genre   5 min       0
+
+            NOTES
+            Wed 4 Mar  Chorus at 0.9 for the first time
+
+            """, "\(r.stdout)")
+
+        // For scripts: the same numbers, in seconds.
+        r = try practice(["journal", "2026-03-02..2026-03-05", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["seconds"] as? Double == 1920 && json["sessions"] as? Int == 4 && json["passes"] as? Int == 36 && json["streak"] as? Int == 2)
+        let songs = try #require(json["songs"] as? [[String: Any]])
+        #expect(songs.map { $0["song"] as? String } == ["Crew — Drill", "Band — Solo\u{1B}[31m"])
+        #expect((songs[0]["speeds"] as? [[String: Any]])?.map { "\($0["day"]!) \($0["speed"]!)" } == ["2026-03-02 0.7", "2026-03-04 0.9", "2026-03-05 0.9"])
+
+        // For a spreadsheet: a row per session and per part, text made safe.
+        r = try practice(["journal", "2026-03-05", "--csv"])
+        #expect(r.stdout == """
+            day,started,artist,title,genre,path,kind,name,seconds,passes,top_speed
+            2026-03-05,1772701200,Band,Solo\\u{1b}[31m,,/m/solo.flac,session,,300.000,0,1.00
+            2026-03-05,1772740800,Crew,Drill,Dance,/m/copy of drill.flac,session,,120.000,4,0.90
+            2026-03-05,1772740800,Crew,Drill,Dance,/m/copy of drill.flac,loop,chorus,120.000,4,0.90
+
+            """, "\(r.stdout)")
+
+        // A week with nothing in it.
+        r = try practice(["journal", "2026-01-05..2026-01-11"])
+        #expect(r.stdout == "Practice journal: Mon 5 Jan – Sun 11 Jan 2026\nNothing practised.\n", "\(r.stdout)")
+    }
+
+    @Test func notesAndMistakes() throws {
+        var r = try practice(["journal", "note", "--date", "2026-03-03", "Rehearsal", "with the crew"])
+        #expect(r.status == 0 && r.stderr == "practice: noted for Tue 3 Mar 2026\n", "\(r)")
+        r = try practice(["journal", "2026-03-03"])
+        #expect(r.stdout == "Practice journal: Tue 3 Mar 2026\nNothing practised.\n\nNOTES\nTue 3 Mar  Rehearsal with the crew\n", "\(r.stdout)")
+        for (args, message) in [
+            (["journal", "last week"], "practice: 'last week' is not a span of days (today, week, month, year, 2026-11-24 or 2026-11-01..2026-11-24)\n"),
+            (["journal", "2026-03-05..2026-03-01"], "practice: '2026-03-05..2026-03-01' is not a span of days (today, week, month, year, 2026-11-24 or 2026-11-01..2026-11-24)\n"),
+            (["journal", "note", "--date", "2026-02-30", "x"], "practice: '2026-02-30' is not a day (2026-11-24, today or yesterday)\n"),
+            (["journal", "note", " "], "practice: the note is empty\n"),
+        ] {
+            r = try practice(args)
+            #expect(r.status == 64 && r.stderr == message && r.stdout.isEmpty, "\(args): \(r)")
+        }
+        // A file that is not a journal: one line, exit 65, the file left as it was.
+        try "my notes".write(toFile: journalPath, atomically: true, encoding: .utf8)
+        r = try practice(["journal", "note", "x"])
+        #expect(r.status == 65 && r.stderr.hasPrefix("practice: \(journalPath): not a practice journal (") && r.stderr.hasSuffix("); move it away to start a new one\n"), "\(r)")
+        #expect(try String(contentsOfFile: journalPath, encoding: .utf8) == "my notes")
+    }
+
+    /// A journal a newer version made: shown with a warning, never written (a note is refused).
+    @Test func aNewerJournalIsShownNotWritten() throws {
+        try week()
+        #expect(try run("/usr/bin/python3", ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version = 7'); c.commit()", journalPath]).status == 0)
+        var r = try practice(["journal", "2026-03-04"])
+        #expect(r.status == 0 && r.stdout.contains("15 min in 1 session") && r.stderr == "practice: warning: \(journalPath): written by a newer version of practice; shown, but nothing is recorded in it\n", "\(r)")
+        r = try practice(["journal", "note", "x"])
+        #expect(r.status == 73 && r.stderr == "practice: \(journalPath): written by a newer version of practice; shown, but nothing is recorded in it\n", "\(r)")
+    }
+
+    /// Playing records a session (on `null` the player runs faster than real time, so the time
+    /// heard is short, but the track is there); --no-journal and `record = false` record nothing.
+    @Test func playingRecordsUnlessTurnedOff() throws {
+        try Signals.write(Signals.sine(440, seconds: 1), to: dir.file("tone.wav"), tags: ["title": "Tone", "artist": "Test", "genre": "Sine"])
+        func sessions() throws -> Int {
+            let r = try practice(["journal", "today", "--json"])
+            return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["sessions"] as? Int ?? -1
+        }
+        var r = try practice(["tone.wav", "--device", "null", "--no-tui", "--rate", "0.8"])
+        #expect(r.status == 0, "\(r)")
+        #expect(try sessions() == 1)
+        r = try practice(["journal", "today"])
+        #expect(r.stdout.contains("Test — Tone") && r.stdout.contains("0.80×") && r.stdout.contains("Sine"), "\(r.stdout)")
+        #expect(try practice(["tone.wav", "--device", "null", "--no-tui", "--no-journal"]).status == 0)
+        #expect(try sessions() == 1)
+        try FileManager.default.createDirectory(atPath: dir.file("config/practice"), withIntermediateDirectories: true)
+        try "[journal]\nrecord = false\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        #expect(try practice(["tone.wav", "--device", "null", "--no-tui"]).status == 0)
+        #expect(try sessions() == 1)
+    }
+
+    /// A player killed with SIGKILL (no chance to write anything more) has its session in the
+    /// journal up to at most a second before the kill: the position heard then, at 1×.
+    @Test func aKillLosesAtMostTheLastSecond() throws {
+        let rig = try PulseRig()
+        try Signals.write(Signals.sine(440, seconds: 30), to: dir.file("long.wav"), tags: ["title": "Long"])
+        var all = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        for (k, v) in rig.environment { all[k] = v }
+        let player = try Spawned(practiceBinary, [dir.file("long.wav"), "--device", "pulse", "--no-tui", "--control", "socket"], environment: all)
+        var position = 0.0
+        let deadline = Date().addingTimeInterval(15)
+        while position < 3.4, Date() < deadline {
+            usleep(50_000)
+            let status = try run(practiceBinary, ["ctl", "status", "--json"], environment: all).stdout
+            position = (try? JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["position"] as? Double ?? 0
+        }
+        kill(player.pid, SIGKILL)
+        _ = player.wait()
+        let r = try practice(["journal", "today", "--json"])
+        let heard = (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["seconds"] as? Double ?? -1
+        #expect(heard >= position - 1.05 && heard <= position + 0.25, "heard \(heard) s in the journal; \(position) s when killed")
+    }
+}

@@ -19,6 +19,7 @@ extension Practice {
                   practice journal                 this week
                   practice journal month --csv     for a spreadsheet
                   practice journal 2026-11-01..2026-11-24 --json
+                  practice journal year --html report.html
                   practice journal note "The turn at 1:12 finally works"
                 """,
             subcommands: [Show.self, Note.self],
@@ -33,6 +34,10 @@ extension Practice {
             var json = false
             @Flag(help: "CSV for a spreadsheet: one row per session and per loop or section in it.")
             var csv = false
+            @Option(help: ArgumentHelp("Write the report as one self-contained web page (charts by week, month, genre, song and section; a calendar; the notes).", valueName: "FILE"))
+            var html: String?
+            @Flag(help: "With --html, replace FILE even if it is not a report practice wrote.")
+            var force = false
 
             func run() throws {
                 guard let (from, to) = DaySpan.parse(days) else {
@@ -45,8 +50,26 @@ extension Practice {
                     return
                 }
                 let report = try JournalReport.make(journal, from: from, to: to)
+                if let html {
+                    try writePage(report, sessions: try journal.sessions(from: from, to: to), to: html)
+                    return
+                }
                 if json { printJSON(JournalText.json(report)); return }
                 Terminal.write(JournalText.render(report, title: JournalText.title(days, from: from, to: to)).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
+            }
+
+            /// Writes the web page, atomically; a file there that is not one of our pages is kept
+            /// unless --force (73).
+            func writePage(_ report: JournalReport, sessions: [JournalSession], to path: String) throws(PracticeError) {
+                if !force, FileManager.default.fileExists(atPath: path) {
+                    let head = FileManager.default.contents(atPath: path).map { Array($0.prefix(ReportPage.signature.utf8.count)) } ?? []
+                    guard head == Array(ReportPage.signature.utf8) else {
+                        throw PracticeError(.cannotCreate, "\(path): exists and is not a journal report; choose another file or add --force")
+                    }
+                }
+                let page = ReportPage.html(report, sessions: sessions, title: JournalText.title(days, from: report.from, to: report.to))
+                try AtomicFile.write(Data(page.utf8), to: path)
+                Terminal.write("practice: wrote \(path) (\(ProgressBar.size(Int64(page.utf8.count))))\n", to: STDERR_FILENO)
             }
         }
 

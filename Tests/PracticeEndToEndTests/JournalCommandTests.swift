@@ -76,6 +76,47 @@ import PracticeTestSupport
         #expect(r.stdout == "Practice journal: Mon 5 Jan – Sun 11 Jan 2026\nNothing practised.\n", "\(r.stdout)")
     }
 
+    /// The web page, loaded in Debian's chromium (headless): no console message at all, and the
+    /// charts hold the journal's bars, read from the DOM the page's script built.
+    @Test func aWebPageReportInARealBrowser() throws {
+        try week()
+        var r = try practice(["journal", "2026-03-01..2026-03-31", "--html", "report.html"])
+        #expect(r.status == 0 && r.stderr.hasPrefix("practice: wrote report.html ("), "\(r)")
+        let page = try String(contentsOfFile: dir.file("report.html"), encoding: .utf8)
+        #expect(page.utf8.count < 1_000_000 && page.hasPrefix("<!-- practice journal report -->\n"))
+        #expect(!page.contains("src=") && !page.contains("href="), "nothing fetched from anywhere")
+        let browser = try run("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir.file("chromium"))",
+                                                     "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(dir.file("report.html"))"])
+        #expect(browser.status == 0, "\(browser.stderr)")
+        let console = browser.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }
+        #expect(console.isEmpty, "\(console)")
+        let dom = browser.stdout
+        func marks(_ cls: String) -> [String] {
+            dom.matches(of: /<(?:rect|circle) class="(?<c>[a-z ]+)"[^>]*?data-label="(?<l>[^"]*)"(?: data-genre="(?<g>[^"]*)")? data-value="(?<v>[^"]*)"/)
+                .filter { $0.output.c == cls }
+                .map { m in [String(m.output.l), m.output.g.map(String.init), String(m.output.v)].compactMap { $0 }.joined(separator: " | ") }
+        }
+        // Weeks from Mon 23 Feb to Mon 30 Mar, the first full week of March holding it all; the month.
+        #expect(marks("bar").filter { $0.hasPrefix("2 Mar") || $0.hasPrefix("Mar 2026") } == [
+            "2 Mar | Dance | 27", "2 Mar | no genre | 5", "Mar 2026 | Dance | 27", "Mar 2026 | no genre | 5",
+        ], "\(marks("bar"))")
+        #expect(marks("bar").filter { $0.hasPrefix("Crew") || $0.hasPrefix("Band") } == ["Crew — Drill | 27", "Band — Solo\\u{1b}[31m | 5"], "\(marks("bar"))")
+        #expect(marks("point") == ["2026-03-02 | 0.7", "2026-03-04 | 0.9", "2026-03-05 | 0.9", "2026-03-02 | 0.7", "2026-03-04 | 0.9", "2026-03-02 | 0.7"],
+                "loop chorus, section chorus, section verse: \(marks("point"))")
+        #expect(marks("day practised") == ["2026-03-02 | 10", "2026-03-04 | 15", "2026-03-05 | 7"], "\(marks("day practised"))")
+        #expect(marks("day").count == 28, "the other days of March")
+        #expect(dom.contains("<li><span class=\"note-day\">2026-03-04</span>Chorus at 0.9 for the first time</li>"))
+        #expect(dom.contains("32 min in 4 sessions, 36 loop passes · streak: 0 days"))
+
+        // Written again over our own page; another file is kept unless --force.
+        #expect(try practice(["journal", "2026-03-01..2026-03-31", "--html", "report.html"]).status == 0)
+        try "my own page".write(toFile: dir.file("mine.html"), atomically: true, encoding: .utf8)
+        r = try practice(["journal", "--html", "mine.html"])
+        #expect(r.status == 73 && r.stderr == "practice: mine.html: exists and is not a journal report; choose another file or add --force\n", "\(r)")
+        #expect(try String(contentsOfFile: dir.file("mine.html"), encoding: .utf8) == "my own page")
+        #expect(try practice(["journal", "--html", "mine.html", "--force"]).status == 0)
+    }
+
     @Test func notesAndMistakes() throws {
         var r = try practice(["journal", "note", "--date", "2026-03-03", "Rehearsal", "with the crew"])
         #expect(r.status == 0 && r.stderr == "practice: noted for Tue 3 Mar 2026\n", "\(r)")

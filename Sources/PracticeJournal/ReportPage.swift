@@ -20,11 +20,11 @@ public enum ReportPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-        <title>\(escape("Practice journal: \(title)"))</title>
+        <title>\("Practice journal: \(title)".terminalSafe.markupEscaped)</title>
         <style>\(style)</style>
         </head>
         <body>
-        <h1>\(escape("Practice journal: \(title)"))</h1>
+        <h1>\("Practice journal: \(title)".terminalSafe.markupEscaped)</h1>
         <p class="summary" id="summary"></p>
         <section><h2>Minutes per week, by genre</h2><div class="chart" id="weeks"></div></section>
         <section><h2>Minutes per month, by genre</h2><div class="chart" id="months"></div></section>
@@ -74,22 +74,6 @@ public enum ReportPage {
             "days": .array(r.days.filter { $0.seconds > 0 }.map { .object(["day": .string($0.day.description), "seconds": .seconds($0.seconds)]) }),
             "notes": .array(r.notes.map { .object(["day": .string($0.day.description), "text": .string($0.text.terminalSafe)]) }),
         ])
-    }
-
-    /// Text for HTML: `&`, `<`, `>` and quotes as entities.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
     }
 
     /// JSON inside a script element: `<` written as `\u003c`, so no `</script>` in a tag ends it.

@@ -10,6 +10,10 @@
 /// messages are built and read one value or container at a time.
 #define PRACTICE_BUS_CALLS(X) \
     X(int, open_user, (sd_bus **), "sd_bus_open_user") \
+    X(int, new_bus, (sd_bus **), "sd_bus_new") \
+    X(int, set_address, (sd_bus *, const char *), "sd_bus_set_address") \
+    X(int, set_bus_client, (sd_bus *, int), "sd_bus_set_bus_client") \
+    X(int, start, (sd_bus *), "sd_bus_start") \
     X(sd_bus *, flush_close_unref, (sd_bus *), "sd_bus_flush_close_unref") \
     X(int, request_name, (sd_bus *, const char *, uint64_t), "sd_bus_request_name") \
     X(int, get_unique_name, (sd_bus *, const char **), "sd_bus_get_unique_name") \

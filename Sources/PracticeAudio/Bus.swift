@@ -141,7 +141,7 @@ public struct BusInterface: Sendable {
 /// A connection to the user's session bus through sd-bus. libsystemd is opened with dlopen at the
 /// first connection. Not thread-safe: one thread makes every call after `session()`.
 public final class BusConnection: @unchecked Sendable {
-    private let api: UnsafeMutablePointer<practice_bus_api>
+    fileprivate let api: UnsafeMutablePointer<practice_bus_api>
     private let handle: OpaquePointer
     /// The interfaces served, with their vtables (kept for the connection's life: sd-bus reads them on every call).
     private var served: [ServedInterface] = []
@@ -161,6 +161,18 @@ public final class BusConnection: @unchecked Sendable {
         var handle: OpaquePointer?
         try bus("sd_bus_open_user") { api.pointee.open_user(&handle) }
         return BusConnection(api: api, handle: handle!)
+    }
+
+    /// Connects to the bus at `address` (`unix:path=…`, as dbus-daemon prints it).
+    public static func connect(address: String) throws(BusError) -> BusConnection {
+        let api = try loaded.get()
+        var handle: OpaquePointer?
+        try bus("sd_bus_new") { api.pointee.new_bus(&handle) }
+        let connection = BusConnection(api: api, handle: handle!)
+        try bus("sd_bus_set_address") { api.pointee.set_address(handle, address) }
+        try bus("sd_bus_set_bus_client") { api.pointee.set_bus_client(handle, 1) }
+        try bus("sd_bus_start") { api.pointee.start(handle) }
+        return connection
     }
 
     private init(api: UnsafeMutablePointer<practice_bus_api>, handle: OpaquePointer) { self.api = api; self.handle = handle }
@@ -298,6 +310,22 @@ public final class BusConnection: @unchecked Sendable {
         }
     }
 
+    /// `susssasa{sv}i` → `s`, `u`, `s`, `s`, `s`, `as`, `a{sv}`, `i`.
+    static func completeTypes(_ signature: String) -> [String] {
+        var out: [String] = [], current = "", depth = 0
+        for ch in signature {
+            current.append(ch)
+            switch ch {
+            case "a": continue   // the element follows
+            case "(", "{": depth += 1; continue
+            case ")", "}": depth -= 1
+            default: break
+            }
+            if depth == 0 { out.append(current); current = "" }
+        }
+        return out
+    }
+
     /// Reads one value of a basic type, or a variant holding one.
     fileprivate func read(_ type: UInt8, from m: OpaquePointer) throws(BusError) -> BusValue {
         let a = api.pointee
@@ -369,7 +397,16 @@ private final class ServedInterface {
         }
         do {
             var arguments: [BusValue] = []
-            for type in method.arguments.utf8 { arguments.append(try connection.read(type, from: m)) }
+            for type in BusConnection.completeTypes(method.arguments) {
+                if type.count == 1 {
+                    arguments.append(try connection.read(type.utf8.first!, from: m))
+                } else {
+                    // A container argument is passed over (as an empty array): its caller's
+                    // handler does not read it.
+                    try bus("sd_bus_message_skip") { connection.api.pointee.message_skip(m, type) }
+                    arguments.append(.array(String(type.dropFirst()), []))
+                }
+            }
             let reply: [BusValue]
             do { reply = try method.handler(arguments) } catch { return connection.fail(out, error) }
             try connection.reply(to: m, reply)

@@ -1,0 +1,161 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import PracticeAudio
+import PracticeControl
+import PracticeDocuments
+import PracticeJournal
+import PracticeLibrary
+import PracticeTUI
+
+extension Practice {
+    struct Remind: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Get a desktop notification at a time of day when you have not practised yet.",
+            discussion: """
+                'remind at 19:00' installs a systemd user timer and service (in
+                $XDG_CONFIG_HOME/systemd/user/) that run 'practice remind check' every day at that
+                time; without systemd it prints the crontab line to add instead. The notification
+                names today's pick. 'remind off' removes them.
+
+                Examples:
+                  practice remind at 19:00
+                  practice remind off
+                """,
+            subcommands: [At.self, Off.self, Check.self])
+
+        static let timerName = "practice-remind.timer"
+        static let serviceName = "practice-remind.service"
+        static var unitFolder: String { XDG.directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("systemd/user").path }
+
+        /// This binary's own path, for the units and the crontab line.
+        static var binary: String { Path.resolved("/proc/self/exe") ?? CommandLine.arguments[0] }
+
+        /// Whether systemd runs this machine (sd_booted's test) and its `systemctl` is there.
+        static var hasSystemd: Bool {
+            FileManager.default.fileExists(atPath: "/run/systemd/system") && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl")
+        }
+
+        static func systemctl(_ arguments: [String]) -> (ok: Bool, output: String) {
+            guard let r = Spawning.run("/usr/bin/systemctl", ["--user"] + arguments) else { return (false, "systemctl could not be started") }
+            return (r.status == 0, r.output.split(separator: "\n").first.map(String.init) ?? "")
+        }
+
+        struct At: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remind me every day at TIME (24-hour, 19:00) if I have not practised.")
+            @Argument(help: "The time of day, HH:MM.")
+            var time: String
+            @Flag(help: "Write the units without asking systemd to start the timer (to look at them, or for a machine set up later).")
+            var noEnable = false
+
+            func run() throws {
+                guard let (hour, minute) = Self.parse(time) else {
+                    throw PracticeError(.usage, "'\(time.terminalSafe)' is not a time of day (HH:MM, 00:00 to 23:59)")
+                }
+                let clock = cFormat("%02d:%02d", hour, minute)
+                guard noEnable || Remind.hasSystemd else {
+                    Terminal.write("practice: systemd does not run this machine; add this line to your crontab ('crontab -e') instead:\n", to: STDERR_FILENO)
+                    Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=/run/user/\(getuid()) \(Remind.binary) remind check\n", to: STDOUT_FILENO)
+                    return
+                }
+                try Remind.writeUnits(at: clock)
+                if noEnable {
+                    Terminal.write("practice: wrote \(Remind.unitFolder)/\(Remind.timerName) and \(Remind.serviceName) (not enabled: 'systemctl --user enable --now \(Remind.timerName)' starts it)\n", to: STDERR_FILENO)
+                    return
+                }
+                for step in [["daemon-reload"], ["enable", "--now", Remind.timerName]] {
+                    let r = Remind.systemctl(step)
+                    guard r.ok else {
+                        throw PracticeError(.unavailable, "systemctl --user \(step.joined(separator: " ")) failed (\(r.output.terminalSafe)); the units are in \(Remind.unitFolder)")
+                    }
+                }
+                Terminal.write("practice: a reminder at \(clock) every day when you have not practised (\(Remind.unitFolder)/\(Remind.timerName))\n", to: STDERR_FILENO)
+            }
+
+            static func parse(_ text: String) -> (Int, Int)? {
+                let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+                      let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+                return (h, m)
+            }
+        }
+
+        /// The timer (every day at `clock`) and the one-shot service it starts, written atomically.
+        static func writeUnits(at clock: String) throws(PracticeError) {
+            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch {
+                throw PracticeError(.cannotCreate, "\(unitFolder): cannot make the folder for the reminder's units")
+            }
+            // systemd splits ExecStart on spaces and reads % and \ specially: the path is quoted.
+            var exec = ""
+            for ch in binary {
+                switch ch {
+                case "\\": exec += "\\\\"
+                case "\"": exec += "\\\""
+                case "%": exec += "%%"
+                default: exec.append(ch)
+                }
+            }
+            let service = """
+                # Written by 'practice remind at'; 'practice remind off' removes it.
+                [Unit]
+                Description=Remind me to practise if I have not today (practice)
+
+                [Service]
+                Type=oneshot
+                ExecStart="\(exec)" remind check
+
+                """
+            let timer = """
+                # Written by 'practice remind at'; 'practice remind off' removes it.
+                [Unit]
+                Description=Every day at \(clock): a practice reminder if I have not practised
+
+                [Timer]
+                OnCalendar=*-*-* \(clock):00
+                Unit=\(serviceName)
+
+                [Install]
+                WantedBy=timers.target
+
+                """
+            try AtomicFile.write(Data(service.utf8), to: unitFolder + "/" + serviceName)
+            try AtomicFile.write(Data(timer.utf8), to: unitFolder + "/" + timerName)
+        }
+
+        struct Off: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "No more reminders: the timer stopped and its units removed.")
+
+            func run() throws {
+                let paths = [Remind.timerName, Remind.serviceName].map { Remind.unitFolder + "/" + $0 }
+                guard paths.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                    Terminal.write("practice: no reminder is set (a crontab line, if you added one, stays: 'crontab -e')\n", to: STDERR_FILENO)
+                    return
+                }
+                if Remind.hasSystemd { _ = Remind.systemctl(["disable", "--now", Remind.timerName]) }
+                for p in paths where FileManager.default.fileExists(atPath: p) {
+                    do { try FileManager.default.removeItem(atPath: p) } catch {
+                        throw PracticeError(.cannotCreate, "\(p): cannot remove it (\(systemMessage()))")
+                    }
+                }
+                if Remind.hasSystemd { _ = Remind.systemctl(["daemon-reload"]) }
+                Terminal.write("practice: no more reminders (removed \(Remind.timerName) and \(Remind.serviceName))\n", to: STDERR_FILENO)
+            }
+        }
+
+        struct Check: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Notify when nothing was practised today (what the reminder's timer runs).",
+                discussion: "Silent when the journal has practice today. The notification names today's pick.")
+
+            func run() throws {
+                let journal = try Journal()
+                if try journal.practiceDays().first == Day.today { return }
+                var body = "Nothing practised yet today."
+                if let index = try? LibraryIndex(), let pick = try? index.pick(practised: Library.practised()) {
+                    body += " Today's pick: \(pick.track.displayArtist) — \(pick.track.displayTitle) (\(pick.reason))."
+                }
+                try DesktopNotification.send(summary: "Time to practise", body: body.terminalSafe)
+            }
+        }
+    }
+}

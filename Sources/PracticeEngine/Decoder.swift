@@ -51,8 +51,12 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     /// Whether the audio thread is paused (nothing takes audio from the ring).
     private let isIdle: @Sendable () -> Bool
 
-    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, isIdle: @escaping @Sendable () -> Bool,
+    /// Seconds of fade in and out at the range's edges (a preview's; 0: none).
+    private let edgeFade: Double
+
+    init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, edgeFade: Double = 0, isIdle: @escaping @Sendable () -> Bool,
          onGeneration: @escaping @Sendable () -> Void) {
+        self.edgeFade = edgeFade
         self.isIdle = isIdle
         self.program = program
         program.pieceLimit = 16   // the heard position needs only the newest
@@ -140,7 +144,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                 carry.removeAll(keepingCapacity: true)
                 carryOffset = 0
                 do {
-                    try program.start(at: request.frame, end: range.upperBound, loop: request.loop, settings: request.settings)
+                    try program.start(at: request.frame, end: range.upperBound, loop: request.loop, edgeFade: edgeFade, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame,
                                           endFrame: request.loop?.end ?? range.upperBound, timeline: program.timeline)

@@ -136,9 +136,9 @@ final class Pipeline {
     /// or, with a `loop`, up to the loop's end and then from its start again, `loop.passes` times
     /// in all (the first pass runs from `frame`, which may lie before the loop).
     ///
-    /// With `edgeFades`, the first and last 5 ms of the range fade in and out (a pass of a
-    /// rehearsal, which starts and stops against silence or a count-in).
-    func start(at frame: Int, end: Int? = nil, loop: LoopRegion? = nil, edgeFades: Bool = false, settings new: PlaybackSettings) throws {
+    /// With `edgeFade` seconds, the first and last of the range fade in and out (5 ms for a pass
+    /// of a rehearsal, which starts and stops against silence or a count-in; longer for a preview).
+    func start(at frame: Int, end: Int? = nil, loop: LoopRegion? = nil, edgeFade: Double = 0, settings new: PlaybackSettings) throws {
         if new.profile != settings.profile {
             stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: new.profile)
         }
@@ -161,7 +161,7 @@ final class Pipeline {
         self.loop = loop.map { LoopRegion(start: max($0.start, 0), end: min($0.end, info.frames), passes: $0.passes) }
         pass = 1
         endFrame = self.loop?.end ?? min(end ?? info.frames, info.frames)
-        fadeFrames = edgeFades ? max(1, info.sampleRate / 200) : 0   // 5 ms
+        fadeFrames = edgeFade > 0 ? max(1, Int(edgeFade * Double(info.sampleRate))) : 0
         inputDone = false
         finished = false
         earlyEnd = nil

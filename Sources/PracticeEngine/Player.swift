@@ -32,6 +32,9 @@ public struct PlayerOptions: Sendable {
     public var from: Double?
     public var to: Double?
     public var startPlaying = true
+    /// Seconds of fade in where the range starts (and wherever play starts in it) and of fade
+    /// out where it ends (a preview's); 0: none.
+    public var edgeFade: Double = 0
     /// A region to repeat; playback starts at `from` (a lead-in) or at the loop's start.
     public var loop: LoopRange?
     /// The sidecar that names markers for controllers' jumps, instead of the track's own (`--markers`).
@@ -257,7 +260,7 @@ public final class Player: Sendable {
         } catch {
             throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
         }
-        decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate,
+        decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
                           isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
         engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
         isRealTime = audio.start()

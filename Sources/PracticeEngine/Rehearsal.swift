@@ -116,7 +116,8 @@ final class Program {
         return min((Double(pass) + (pipeline.progress ?? 0)) / Double(passes), 1)
     }
 
-    func start(at frame: Int, end: Int, loop: LoopRegion?, settings: PlaybackSettings) throws {
+    /// `edgeFade`: seconds of fade in and out at the range's edges (a preview's), when there is no loop.
+    func start(at frame: Int, end: Int, loop: LoopRegion?, edgeFade: Double = 0, settings: PlaybackSettings) throws {
         self.loop = loop
         self.settings = settings
         rehearsal = loop?.rehearsal ?? Rehearsal()
@@ -126,7 +127,7 @@ final class Program {
         pass = 0
         finished = false
         guard let loop, segmented else {
-            try pipeline.start(at: frame, end: end, loop: loop, settings: settings)
+            try pipeline.start(at: frame, end: end, loop: loop, edgeFade: loop == nil ? edgeFade : 0, settings: settings)
             timeline.pieces = [Timeline.Piece(outStart: 0, source: frame, sourceEnd: loop?.end ?? end,
                                               sourcePerOutput: pipeline.sourceFramesPerOutputFrame, lead: pipeline.stretchLead,
                                               pass: 0, rate: settings.rate, isAudio: true, wrap: loop)]
@@ -168,7 +169,7 @@ final class Program {
         var s = settings
         s.rate = rate(forPass: pass + loop.firstPass)
         let from = passStartFor(pass + loop.firstPass)
-        try pipeline.start(at: from, end: loop.end, edgeFades: true, settings: s)
+        try pipeline.start(at: from, end: loop.end, edgeFade: 0.005, settings: s)
         append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
                               lead: pipeline.stretchLead, pass: pass, rate: s.rate, isAudio: true))
         inPass = true

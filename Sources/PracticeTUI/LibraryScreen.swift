@@ -25,6 +25,8 @@ public final class LibraryScreen {
     public let scanning = ScanProgress()
     /// Called on the screen's thread when a scan beside it has finished (to read the index again).
     public var reload: (() -> Void)?
+    /// Plays, or stops, a preview of a track (the host owns the player); returns what to say.
+    public var preview: ((String) -> String)?
     /// Asks the screen to end, from any thread (a signal's handler).
     public var quit: @Sendable () -> Void {
         let (flag, wake) = (quitRequested, scanning.wake)
@@ -103,6 +105,8 @@ public final class LibraryScreen {
                 case .quit: return .quit
                 case .search(let text):
                     do { view.found(try index.search(text, limit: 500)) } catch { view.message = error.message }
+                case .preview(let path):
+                    view.message = preview?(path) ?? "no previews here"
                 case let open: return open
                 }
             }

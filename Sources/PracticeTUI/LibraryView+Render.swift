@@ -69,10 +69,10 @@ extension LibraryView {
     var hint: String {
         let keys: String
         switch mode {
-        case .grid: keys = "←→↑↓ move · Enter album · / search · Tab list · m markers · y lyrics · w this week · p pick · q quit"
-        case .album: keys = "↑↓ move · Enter practise · Esc albums · / search · q quit"
-        case .list: keys = "↑↓ move · Enter practise · s sort by \(sort == .artist ? "title" : "artist") · Tab albums · / search · q quit"
-        case .search: keys = typing ? "type to search · Enter or ↓ picks from the hits · Esc closes" : "↑↓ move · Enter practise (at the hit's time) · / edit · Esc back · q quit"
+        case .grid: keys = "←→↑↓ move · Enter album · Space preview · / search · Tab list · m markers · y lyrics · w this week · p pick · q quit"
+        case .album: keys = "↑↓ move · Enter practise · Space preview · Esc albums · / search · q quit"
+        case .list: keys = "↑↓ move · Enter practise · Space preview · s sort by \(sort == .artist ? "title" : "artist") · Tab albums · / search · q quit"
+        case .search: keys = typing ? "type to search · Enter or ↓ picks from the hits · Esc closes" : "↑↓ move · Enter practise (at the hit's time) · Space preview · / edit · Esc back · q quit"
         }
         return Screen.dim(keys)
     }

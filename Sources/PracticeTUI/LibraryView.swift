@@ -27,6 +27,8 @@ public struct LibraryView: Sendable {
         case open(path: String, from: Double?, loop: String?)
         /// Run the search for this text and hand the hits to `found(_:)`.
         case search(String)
+        /// Play (or stop) a preview of the track: 15 s from its heart.
+        case preview(path: String)
     }
 
     public struct Filter: Sendable, Equatable {
@@ -202,9 +204,22 @@ public struct LibraryView: Sendable {
         case .home: selected[self.key(mode)] = 0
         case .end: selected[self.key(mode)] = max(count(mode) - 1, 0)
         case .enter: return enter()
+        case .character(" "):
+            guard let path = selectedTrackPath else { return .none }
+            return .preview(path: path)
         default: break
         }
         return .none
+    }
+
+    /// The track a preview is of: the one selected, or in the grid the album's first.
+    var selectedTrackPath: String? {
+        switch mode {
+        case .grid: return current < albums.count ? albums[current].tracks.first?.path : nil
+        case .album(let k): return k < albums.count && current < albums[k].tracks.count ? albums[k].tracks[current].path : nil
+        case .list: return current < listed.count ? listed[current].path : nil
+        case .search: return current < shownHits.count ? shownHits[current].track.path : nil
+        }
     }
 
     mutating func move(_ by: Int) {

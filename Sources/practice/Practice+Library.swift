@@ -136,10 +136,14 @@ extension Practice {
                 }
                 try refresh()
                 scanBeside()
+                let previews = Previews(device: device ?? "default")
+                screen.preview = { previews.toggle($0) }
+                defer { previews.stop() }
                 // A signal ends the screen as `q` does (the terminal given back), then exits 128 + N.
                 let signals = SignalHandlers { [quit = screen.quit] _ in quit() }
                 while true {
                     let action = try withExtendedLifetime(signals) { try screen.run() }
+                    previews.stop()
                     if let signal = signals.received { Glibc.exit(128 + signal) }
                     guard case .open(let path, let from, let loop) = action else { return }
                     guard FileManager.default.fileExists(atPath: path) else {

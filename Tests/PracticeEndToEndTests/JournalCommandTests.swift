@@ -169,6 +169,21 @@ import PracticeTestSupport
         #expect(try sessions() == 1)
     }
 
+    /// `practice preview`: where it plays (the first named loop), and a preview is no practice.
+    @Test func aPreviewIsNotRecorded() throws {
+        try Signals.write(Signals.sine(440, seconds: 40), to: dir.file("song.wav"), tags: ["title": "Song"])
+        var r = try practice(["preview", "song.wav", "--where"])
+        #expect(r.status == 0 && r.stdout == "0:10.0–0:25.0 the loudest part near the middle\n", "\(r)")
+        for (name, time) in [("A", "0:30"), ("B", "0:35")] { #expect(try practice(["markers", "add", "song.wav", name, time]).status == 0) }
+        #expect(try practice(["loops", "add", "song.wav", "outro", "A", "B"]).status == 0)
+        r = try practice(["preview", "song.wav", "--where"])
+        #expect(r.stdout == "0:25.0–0:40.0 the loop 'outro'\n", "a loop near the end: the last 15 s, \(r)")
+        r = try practice(["preview", "song.wav", "--device", "null"])
+        #expect(r.status == 0 && r.stderr == "practice: previewing Song, 0:25.0–0:40.0 (the loop 'outro')\n", "\(r)")
+        r = try practice(["journal", "today", "--json"])
+        #expect((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["sessions"] as? Int == 0)
+    }
+
     /// A player killed with SIGKILL (no chance to write anything more) has its session in the
     /// journal up to at most a second before the kill: the position heard then, at 1×.
     @Test func aKillLosesAtMostTheLastSecond() throws {

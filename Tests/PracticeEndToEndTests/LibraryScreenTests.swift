@@ -21,6 +21,19 @@ extension TerminalTests {
         #expect(screen.contains("Today's pick: Band — Song (not practised yet)") || screen.contains("Today's pick: Crew — Drill (not practised yet)"), "\(screen)")
 
         func press(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", session] + keys) }
+        // Space previews the selected album's first track (Band — Song, 330 Hz) through the sink; again stops it.
+        try rig.startRecording()
+        try press("Space")
+        screen = try waitFor("Space again stops it", in: session)
+        #expect(screen.contains("preview: song.wav, 15 s from its heart"), "\(screen)")
+        usleep(1_500_000)
+        try press("Space")
+        _ = try waitFor("preview stopped", in: session)
+        let heard = rig.stopRecording().samples
+        let left = stride(from: 0, to: heard.count, by: 2).map { Double(heard[$0]) }
+        let loud = left.drop { abs($0) < 0.01 }.prefix(22_050)
+        #expect(loud.count == 22_050 && abs(Analysis.dominantFrequency(Array(loud), sampleRate: rig.sampleRate) - 330) < 3,
+                "\(loud.count) frames of sound")
         try press("/")
         try press("-l", "dri")
         screen = try waitFor("1 hit", in: session)

@@ -20,6 +20,7 @@ public enum Action: String, CaseIterable, Sendable {
     case nudgeEarlierMore = "nudge-earlier-more", nudgeLaterMore = "nudge-later-more", switchEnd = "switch-end"
     case tapTempo = "tap-tempo", countIn = "count-in"
     case lyricsView = "lyrics", lyricsEarlier = "lyrics-earlier", lyricsLater = "lyrics-later"
+    case note = "note"
     case help = "help", quit = "quit", detach = "detach"
 
     /// Marker N (1–9) for `jump-N`.
@@ -55,7 +56,7 @@ public struct KeyBindings: Sendable, Equatable {
         .down: .nudgeEarlier, .up: .nudgeLater, .shiftDown: .nudgeEarlierMore, .shiftUp: .nudgeLaterMore, .tab: .switchEnd,
         .character("t"): .tapTempo, .character("c"): .countIn,
         .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
-        .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
+        .character("n"): .note, .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
     ])
 
     /// The named keys `keys.conf` knows, for help texts.

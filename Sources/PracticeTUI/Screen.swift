@@ -153,6 +153,7 @@ public enum Screen {
         ([.lyricsView], "all the lyrics"),
         ([.lyricsEarlier, .lyricsLater], "lyrics −50 / +50 ms"),
         ([.countIn], "count-in (as --count-in)"),
+        ([.note], "today's journal note"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
         ([.detach], "detach: it plays on"),

@@ -21,6 +21,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     private let playerEnded = Atomic<Bool>(false)
     /// `d`: leave the player playing (the host decides how).
     public private(set) var detachRequested = false
+    /// Writes today's note in the journal (the host's); nil when it was, else the one-line problem.
+    public var writeNote: ((String) -> String?)?
     private var lastFrame: [String] = []
 
     /// `sidecar`: a sidecar to use instead of the track's own (`--markers`); `rehearsal`: the
@@ -133,6 +135,10 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                     queue += model.finished(.failed(error.message), player: player.state)
                 }
             case .edit(let edit): queue += model.finished(apply(edit), player: player.state)
+            case .note(let text):
+                let outcome: SessionOutcome
+                if let writeNote { outcome = writeNote(text).map { .failed($0) } ?? .noted } else { outcome = .failed("no journal here: the note is not kept") }
+                queue += model.finished(outcome, player: player.state)
             }
         }
         return true

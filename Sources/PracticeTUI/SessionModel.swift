@@ -16,6 +16,8 @@ public enum SessionAction: Equatable, Sendable {
     case loop(LoopRange?, keepingCount: Bool, on: Bool)
     case looping(Bool)
     case edit(SidecarEdit)
+    /// Today's note for the practice journal.
+    case note(String)
 }
 
 /// One change of the sidecar, made at once (locked, re-read, written atomically).
@@ -44,6 +46,8 @@ public enum SessionOutcome: Equatable, Sendable {
     case bpmSaved(Double)
     /// The lyrics' shift now kept in the sidecar, in seconds.
     case lyricsShifted(total: Double)
+    /// Today's note written in the journal.
+    case noted
 }
 
 /// What the sidecar holds, as the screen needs it.
@@ -82,7 +86,7 @@ public struct SessionModel: Sendable {
     public private(set) var markerList: Int?
     private var confirmDelete: ScreenState.MarkerRow?
     /// What Enter does with the prompt's text.
-    private enum PromptPurpose: Sendable { case markerName, loopName, rename(String), goTo }
+    private enum PromptPurpose: Sendable { case markerName, loopName, rename(String), goTo, note }
     private var promptPurpose = PromptPurpose.markerName
     private var promptTime = 0.0
     private var loopIndex = -1
@@ -203,6 +207,8 @@ public struct SessionModel: Sendable {
             message = "tempo \(StatusLine.formatNumber(bpm)) bpm from \(taps.count) taps (saved)"
         case .lyricsShifted(let total):
             message = "lyrics \(total >= 0 ? "+" : "−")\(Int((abs(total) * 1000).rounded())) ms (saved)"
+        case .noted:
+            message = "noted in today's journal"
         }
         return []
     }
@@ -285,6 +291,9 @@ public struct SessionModel: Sendable {
         case .lyricsView: toggleLyricsView(s)
         case .lyricsEarlier: return shiftLyrics(by: -0.05)
         case .lyricsLater: return shiftLyrics(by: 0.05)
+        case .note:
+            promptPurpose = .note
+            prompt = .init(label: "Today's note", text: "")
         case .help: showHelp = true
         }
         return []
@@ -398,6 +407,9 @@ public struct SessionModel: Sendable {
                 let onMarkers = loopMarkers.flatMap { (l.start, l.end) == $0.times ? $0 : nil }
                 return [.edit(.addLoop(name: p.text, start: l.start, end: l.end, startMarker: onMarkers?.start, endMarker: onMarkers?.end))]
             case .rename(let old): return [.edit(.renameMarker(old, to: p.text))]
+            case .note:
+                guard !p.text.allSatisfy(\.isWhitespace) else { message = "no note (it was empty)"; return [] }
+                return [.note(p.text)]
             case .goTo: return goTo(p.text, s)
             }
         case .tab:

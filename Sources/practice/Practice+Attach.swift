@@ -43,6 +43,7 @@ extension Practice {
             if rehearsal.bpm == nil { rehearsal.bpm = bpm ?? nil }
             let session = Session(player: remote, sidecar: remote.sidecar, color: color, rehearsal: rehearsal, bindings: bindings,
                                   notice: notice ?? "attached to the player of pid \(remote.pid): \(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing, \(bindings.keys(for: .quit).first?.label ?? "q") quits it")
+            session.writeNote = Practice.PlayOptions.writeNote
             let signals = SignalHandlers { _ in session.requestQuit() }
             defer { withExtendedLifetime(signals) {} }
             try session.run()

@@ -253,6 +253,7 @@ extension Practice.PlayOptions {
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
         let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics,
                               notice: notice)
+        session.writeNote = Self.writeNote
         let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { session.requestQuit() } }
         defer { socket?.stop() }
         let services = PlayerServices(player, settings: settings) { session.requestQuit() }
@@ -301,6 +302,11 @@ extension Practice.PlayOptions {
         do { _ = try Players.ask(Players.socketPath(pid: pid), lines.joined(separator: "\n"), until: "status") } catch {
             Terminal.write("practice: warning: the background player did not take the loop's settings: \(error.message)\n", to: STDERR_FILENO)
         }
+    }
+
+    /// `n` on the practice screen: today's note, in the journal; nil, or what went wrong.
+    static let writeNote: @Sendable (String) -> String? = { text in
+        do throws(PracticeError) { try Journal().addNote(text, on: .today); return nil } catch { return error.message }
     }
 
     /// A recorder of the session into the journal; nil (and a warning said, on a terminal) when

@@ -51,6 +51,12 @@ extension TerminalTests {
         #expect(screen.contains("added marker 'pirouette' at 0:0"), "\(screen)")
         let sidecar = try String(contentsOfFile: dir.file("music/Crew/Warmups/drill.wav.practice.json"), encoding: .utf8)
         #expect(sidecar.contains("\"name\": \"pirouette\""), "\(sidecar)")
+        // Today's note, from the practice screen.
+        try press("n")
+        _ = try waitFor("Today's note", in: session)
+        try press("-l", "pirouette lands now")
+        try press("Enter")
+        _ = try waitFor("noted in today's journal", in: session)
         try press("q")
         screen = try waitFor("practice library", in: session)
         // Back where it was: the search for "dri", its hit picked.
@@ -79,6 +85,11 @@ extension TerminalTests {
         try press("q")
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0") && !screen.contains("practice library ·"), "\(screen)")
+        // The session on the practice screen is in the journal, with its marker and the note.
+        let journal = try run(practiceBinary, ["journal", "today", "--json"], environment: ["XDG_DATA_HOME": dir.file("data")])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(journal.stdout.utf8)) as? [String: Any], "\(journal)")
+        #expect((report["songs"] as? [[String: Any]])?.first?["song"] as? String == "Crew — Drill", "\(report)")
+        #expect((report["notes"] as? [[String: Any]])?.first?["text"] as? String == "pirouette lands now", "\(report)")
         let config = try String(contentsOfFile: dir.file("config/practice/config.toml"), encoding: .utf8)
         #expect(config == "[library]\n# The music folders 'practice library' scans.\nfolders = [\(JSONString(dir.file("music")))]\n", "\(config)")
     }

@@ -21,6 +21,18 @@ import PracticeEngine
         #expect(m.handle(.character("l"), player: looping, now: 0) == [.looping(true)])
     }
 
+    /// `n`: a prompt for today's note; Enter hands the text on, an empty one is no note.
+    @Test func todaysNote() {
+        var m = SessionModel()
+        #expect(m.handle(.character("n"), player: Self.state(at: 1), now: 0) == [])
+        #expect(m.prompt == .init(label: "Today's note", text: ""))
+        for c in "turn at 1:12 works" { _ = m.handle(.character(c), player: Self.state(at: 1), now: 0) }
+        #expect(m.handle(.enter, player: Self.state(at: 1), now: 0) == [.note("turn at 1:12 works")])
+        #expect(m.finished(.noted, player: Self.state(at: 1)) == [] && m.message == "noted in today's journal")
+        _ = m.handle(.character("n"), player: Self.state(at: 1), now: 0)
+        #expect(m.handle(.enter, player: Self.state(at: 1), now: 0) == [] && m.message == "no note (it was empty)")
+    }
+
     @Test func typingReplacesTheSuggestionAndEnterAddsTheMarker() {
         var m = SessionModel()
         m.reload(SidecarView(markers: [.init(name: "Marker 1", time: 3)]))

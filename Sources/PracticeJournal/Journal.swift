@@ -92,17 +92,19 @@ public final class Journal: Sendable {
     // MARK: Sessions
 
     /// Writes a session as it stands (made the first time; `id` is then kept by the caller).
+    /// `since`: the session as last written, so that only its speeds and parts that changed
+    /// are written again (a recorder writes once a second; this is most of what it costs).
     @discardableResult
-    public func save(_ s: JournalSession, id: Int64?) throws(PracticeError) -> Int64 {
+    public func save(_ s: JournalSession, id: Int64?, since last: JournalSession? = nil) throws(PracticeError) -> Int64 {
         try writing { db in
             var row = id
             if let id {
-                try db.execute(sql: """
-                    UPDATE session SET audio = ?, ended = ?, heard = ?, countIns = ?, topSpeed = ?, markersAdded = ? WHERE id = ?
-                    """, arguments: [s.audio, s.ended.timeIntervalSince1970, s.heard, s.countIns, s.topSpeed, s.markersAdded, id])
-                // Gone (the journal was replaced under the player): made again.
+                try db.cachedStatement(sql: "UPDATE session SET audio = ?, ended = ?, heard = ?, countIns = ?, topSpeed = ?, markersAdded = ? WHERE id = ?")
+                    .execute(arguments: [s.audio, s.ended.timeIntervalSince1970, s.heard, s.countIns, s.topSpeed, s.markersAdded, id])
+                // Gone (the journal was replaced under the player): made again, whole.
                 if db.changesCount == 0 { row = nil }
             }
+            let whole = row == nil || last == nil
             if row == nil {
                 try db.execute(sql: """
                     INSERT INTO session (path, audio, title, artist, album, genre, duration, started, ended, day, heard, countIns, topSpeed, markersAdded)
@@ -112,14 +114,17 @@ public final class Journal: Sendable {
                 row = db.lastInsertedRowID
             }
             let id = row!
-            try db.execute(sql: "DELETE FROM speed WHERE sessionId = ?", arguments: [id])
-            for (rate, seconds) in s.speeds where seconds > 0 {
-                try db.execute(sql: "INSERT INTO speed (sessionId, rate, seconds) VALUES (?, ?, ?)", arguments: [id, rate, seconds])
+            let speed = try db.cachedStatement(sql: "INSERT INTO speed (sessionId, rate, seconds) VALUES (?, ?, ?) ON CONFLICT (sessionId, rate) DO UPDATE SET seconds = excluded.seconds")
+            for (rate, seconds) in s.speeds where seconds > 0 && (whole || last?.speeds[rate] != seconds) {
+                try speed.execute(arguments: [id, rate, seconds])
             }
-            try db.execute(sql: "DELETE FROM part WHERE sessionId = ?", arguments: [id])
-            for p in s.parts {
-                try db.execute(sql: "INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [id, p.kind.rawValue, p.name, p.passes, p.seconds, p.topSpeed])
+            let before = whole ? [:] : Dictionary((last?.parts ?? []).map { ("\($0.kind.rawValue)\u{0}\($0.name)", $0) }, uniquingKeysWith: { a, _ in a })
+            let part = try db.cachedStatement(sql: """
+                INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sessionId, kind, name) DO UPDATE SET passes = excluded.passes, seconds = excluded.seconds, topSpeed = excluded.topSpeed
+                """)
+            for p in s.parts where before["\(p.kind.rawValue)\u{0}\(p.name)"] != p {
+                try part.execute(arguments: [id, p.kind.rawValue, p.name, p.passes, p.seconds, p.topSpeed])
             }
             return id
         }

@@ -33,6 +33,8 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         var session: JournalSession
         var tally: PracticeTally
         var id: Int64?
+        /// The session as last written (only what changed since is written again).
+        var written: JournalSession?
         /// Written since the last change: nothing to write.
         var dirty = false
         var playing = false
@@ -125,8 +127,8 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     }
 
     func write() {
-        let (session, id) = state.withLock { r -> (JournalSession?, Int64?) in
-            guard r.dirty else { return (nil, r.id) }
+        let (session, id, last) = state.withLock { r -> (JournalSession?, Int64?, JournalSession?) in
+            guard r.dirty else { return (nil, r.id, nil) }
             r.dirty = false
             var s = r.session
             s.ended = Date()
@@ -135,14 +137,14 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
             s.parts = r.tally.sortedParts
             s.countIns = r.tally.countIns
             s.topSpeed = r.tally.topSpeed
-            return (s, r.id)
+            return (s, r.id, r.written)
         }
         guard let session else { return }
         // Nothing heard yet (opened and closed, or paused from the start): nothing recorded.
         guard session.heard > 0 || id != nil else { return }
         do {
-            let written = try journal.save(session, id: id)
-            state.withLock { $0.id = written }
+            let written = try journal.save(session, id: id, since: last)
+            state.withLock { $0.id = written; $0.written = session }
         } catch {
             state.withLock { r in
                 if r.problem == nil { r.problem = error.message }

@@ -32,6 +32,19 @@ public struct JournalReport: Sendable, Equatable {
         public var first: Double? { byDay.first?.speed }
         public var last: Double? { byDay.last?.speed }
         public static func == (a: Speeds, b: Speeds) -> Bool { a.byDay.elementsEqual(b.byDay) { $0.day == $1.day && $0.speed == $1.speed } }
+        /// At most `n` points: consecutive days grouped, each group its first day and top speed
+        /// (a year of days in a sparkline or a chart of a page).
+        public func reduced(to n: Int) -> Speeds {
+            guard byDay.count > n, n > 0 else { return self }
+            var out = Speeds()
+            for k in 0..<n {
+                let group = byDay[(k * byDay.count / n)..<((k + 1) * byDay.count / n)]
+                guard let first = group.first else { continue }
+                out.byDay.append((first.day, group.map(\.speed).max()!))
+            }
+            return out
+        }
+
         mutating func add(_ day: Day, _ speed: Double) {
             if let k = byDay.lastIndex(where: { $0.day == day }) { byDay[k].speed = max(byDay[k].speed, speed) } else { byDay.append((day, speed)) }
         }

@@ -69,7 +69,7 @@ public enum ReportPage {
             "songs": .array(r.songs.map { .object(["label": .string($0.song.terminalSafe), "seconds": .seconds($0.seconds), "passes": .integer($0.passes)]) }),
             "sections": .array(r.sections.map { s in
                 .object(["label": .string("\(s.kind == .loop ? "loop " : "")\(s.name) (\(s.song))".terminalSafe),
-                         "speeds": .array(s.speeds.byDay.map { .object(["day": .string($0.day.description), "speed": .number(cFormat("%.2f", $0.speed))]) })])
+                         "speeds": .array(s.speeds.reduced(to: 53).byDay.map { .object(["day": .string($0.day.description), "speed": .number(cFormat("%.2f", $0.speed))]) })])
             }),
             "days": .array(r.days.filter { $0.seconds > 0 }.map { .object(["day": .string($0.day.description), "seconds": .seconds($0.seconds)]) }),
             "notes": .array(r.notes.map { .object(["day": .string($0.day.description), "text": .string($0.text.terminalSafe)]) }),

@@ -25,6 +25,10 @@ public enum SQLiteFile {
         }
         var config = Configuration()
         config.busyMode = .timeout(5)
+        // WAL with synchronous NORMAL: a commit is in the operating system's hands at once (a
+        // crash or a kill of ours loses nothing committed), and only checkpoints wait for the
+        // disk; a power cut may take the last commits. FULL would sync the disk at every commit.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             return try open(path, config, version: version, create: create)
         } catch let error as DatabaseError where isBusy(error) {

@@ -122,7 +122,7 @@ enum JournalText {
 
     static func progress(_ s: JournalReport.Speeds) -> String {
         guard let first = s.first, let last = s.last else { return "" }
-        let spark = s.byDay.count > 1 ? "  " + sparkline(s.byDay.map(\.speed)) : ""
+        let spark = s.byDay.count > 1 ? "  " + sparkline(s.reduced(to: 24).byDay.map(\.speed)) : ""
         return (first == last ? speed(first) : "\(speed(first)) → \(speed(last))") + spark
     }
 

@@ -117,6 +117,42 @@ import PracticeTestSupport
         #expect(try practice(["journal", "--html", "mine.html", "--force"]).status == 0)
     }
 
+    /// A year of generated history: the report's totals are the generator's, month by month, and
+    /// the page for the year draws a bar for every month, in a browser, without a console message.
+    @Test func aYearOfHistory() throws {
+        #expect(try practice(["journal", "today"]).status == 0, "makes the journal")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("journal-year.py").path
+        let made = try run("/usr/bin/python3", [script, journalPath, "--rows", "6000"], environment: ["TZ": "UTC"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let truth = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        let span = "\(truth["start"]!)..\(truth["end"]!)"
+        var r = try practice(["journal", span, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        #expect(report["sessions"] as? Int == truth["sessions"] as? Int && report["passes"] as? Int == truth["passes"] as? Int)
+        #expect(abs((report["seconds"] as? Double ?? 0) - (truth["seconds"] as? Double ?? -1)) < 0.01)
+        var months: [String: Double] = [:]
+        for d in report["days"] as? [[String: Any]] ?? [] { months[String((d["day"] as! String).prefix(7)), default: 0] += d["seconds"] as! Double }
+        let expected = (truth["months"] as! [String: [String: Any]]).mapValues { $0["seconds"] as! Double }
+        #expect(months.filter { $0.value > 0 } == expected, "per month")
+        #expect((report["notes"] as? [Any])?.count == 12 || (report["notes"] as? [Any])?.count == 13)
+
+        // The text: a bar a month (a year of days would be 365 lines).
+        r = try practice(["journal", span])
+        let bars = r.stdout.split(separator: "\n").filter { $0.contains("█") && $0.hasSuffix("min") }
+        #expect(bars.count == expected.count, "\(r.stdout.prefix(1500))")
+
+        // The page: 13 months' bars (one per genre in each), no console message, under 1 MB.
+        r = try practice(["journal", span, "--html", "year.html"])
+        #expect(r.status == 0)
+        let size = try FileManager.default.attributesOfItem(atPath: dir.file("year.html"))[.size] as? Int ?? .max
+        #expect(size < 1_000_000)
+        let browser = try run("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir.file("chromium"))",
+                                                     "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(dir.file("year.html"))"])
+        #expect(!browser.stderr.contains(":CONSOLE"), "\(browser.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") })")
+        let monthLabels = Set(browser.stdout.matches(of: /data-label="([A-Z][a-z]{2} 20\d\d)" data-genre/).map { String($0.1) })
+        #expect(monthLabels.count == expected.count, "\(monthLabels.sorted())")
+    }
+
     @Test func notesAndMistakes() throws {
         var r = try practice(["journal", "note", "--date", "2026-03-03", "Rehearsal", "with the crew"])
         #expect(r.status == 0 && r.stderr == "practice: noted for Tue 3 Mar 2026\n", "\(r)")

@@ -150,3 +150,30 @@ import PracticeTestSupport
         #expect(try journal.sessions(from: .today, to: .today).isEmpty)
     }
 }
+
+/// Days as the journal counts them, and spans as people say them.
+@Suite struct DayTests {
+    @Test func calendarArithmetic() {
+        let d = Day(year: 2026, month: 11, day: 25)
+        #expect(d.weekday == 3 && d.short == "Wed 25 Nov" && d.description == "2026-11-25")
+        #expect(d.weekStart == Day(year: 2026, month: 11, day: 23) && d.monthEnd == Day(year: 2026, month: 11, day: 30))
+        #expect(Day(ordinal: d.ordinal) == d && Day(ordinal: 0) == Day(year: 1970, month: 1, day: 1))
+        #expect(Day(year: 2024, month: 2, day: 1).monthEnd.day == 29 && Day(year: 2100, month: 2, day: 1).monthEnd.day == 28)
+        #expect(Day(year: 2026, month: 12, day: 31).adding(days: 1) == Day(year: 2027, month: 1, day: 1))
+        for bad in ["2026-02-29", "2026-13-01", "2026-1-01", "26-01-01", "2026-01-00", "yesterday"] { #expect(Day(bad) == nil, "\(bad)") }
+        #expect(Day("2024-02-29") == Day(year: 2024, month: 2, day: 29))
+    }
+
+    @Test func spans() {
+        let today = Day(year: 2026, month: 11, day: 25)
+        #expect(DaySpan.parse("week", today: today)! == (Day(year: 2026, month: 11, day: 23), Day(year: 2026, month: 11, day: 29)))
+        #expect(DaySpan.parse("month", today: today)! == (Day(year: 2026, month: 11, day: 1), Day(year: 2026, month: 11, day: 30)))
+        #expect(DaySpan.parse("yesterday", today: today)! == (Day(year: 2026, month: 11, day: 24), Day(year: 2026, month: 11, day: 24)))
+        #expect(DaySpan.parse("2026-11-01..", today: today)! == (Day(year: 2026, month: 11, day: 1), today))
+        #expect(DaySpan.parse("2026-11-05..2026-11-01", today: today) == nil && DaySpan.parse("last week", today: today) == nil)
+        // The streak: a today not practised yet does not break it; a gap does.
+        let practised: Set<Day> = [today.adding(days: -1), today.adding(days: -2), today.adding(days: -4)]
+        #expect(JournalReport.streak(of: practised, endingAt: today, today: today) == 2)
+        #expect(JournalReport.streak(of: practised.union([today]), endingAt: today.adding(days: 6), today: today) == 3)
+    }
+}

@@ -167,7 +167,9 @@ class Rig:
         """`sink_options`: more module-null-sink arguments (bench/session adds norewinds=1)."""
         self.dir = tempfile.mkdtemp(prefix='pulse-', dir=work)
         os.makedirs(os.path.join(self.dir, 'pulse'))
-        self.env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, PULSE_SERVER='unix:%s/pulse/native' % self.dir)
+        # Players keep their journal here, not in the person's.
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, PULSE_SERVER='unix:%s/pulse/native' % self.dir,
+                        XDG_DATA_HOME=os.path.join(self.dir, 'data'))
         self.log = os.path.join(self.dir, 'pulse.log')
         self.daemon = spawn(['pulseaudio', '-n', '--daemonize=no', '--exit-idle-time=-1', '--disallow-exit', '--enable-memfd=no',
                              '--use-pid-file=no', '--log-target=file:' + self.log,
@@ -815,6 +817,15 @@ def main():
         for i in range(args.cpu_reps if 'cpu' in tests else 0):
             for pl in pairs[i % 2]:
                 cpus.append(cpu_run(rig, pl.name, pl.command(tracks['music'], 0.8), args.cpu_seconds))
+        journal = []
+        if 'journal' in tests:
+            # What recording the session costs: the same player with its journal and with
+            # --no-journal, alternately, each run a fresh session.
+            print('journal on / off (%d x %g s each) ...' % (args.cpu_reps, args.cpu_seconds), flush=True)
+            runs = [('practice (journal)', []), ('practice --no-journal', ['--no-journal'])]
+            for i in range(args.cpu_reps):
+                for name, extra in (runs if i % 2 == 0 else runs[::-1]):
+                    journal.append(cpu_run(rig, name, prac.command(tracks['music'], 0.8) + extra, args.cpu_seconds))
         variants = []
         if args.cpu_variants > 0:
             # Where practice's CPU goes: the same run without the stretcher, with SoundTouch's
@@ -866,6 +877,15 @@ def main():
         say('  %-8s %6.3f %% over %.1f s  (/proc stat: %.2f %%; sound captured %.1f s; max RSS %.1f MB; threads: %s)'
             % (c['player'], c['pct'], c['wall'], c['stat_pct'], c['sound_s'], c['rss_kb'] / 1024,
                ', '.join('%s %.2fs' % t for t in c['threads'])))
+    if journal:
+        on = [c['pct'] for c in journal if c['player'] == 'practice (journal)']
+        off = [c['pct'] for c in journal if c['player'] == 'practice --no-journal']
+        pairs_on_off = [a - b for a, b in zip(on, off)]
+        say('Recording the journal (0.8x, music.wav, whole process, user+sys / wall, alternate runs):')
+        for c in journal:
+            say('  %-22s %6.3f %% over %.1f s' % (c['player'], c['pct'], c['wall']))
+        say('  median with the journal %.3f %%, without %.3f %%: recording costs %.3f %% of a core (median of the %d pairs; target <= 0.02 %%)'
+            % (med(on), med(off), med(pairs_on_off), len(pairs_on_off)))
     for c in variants:
         say('  %-31s %6.3f %% over %.1f s  (threads: %s)'
             % (c['player'], c['pct'], c['wall'], ', '.join('%s %.2fs' % t for t in c['threads'])))
@@ -939,7 +959,7 @@ def main():
     print()
     print(text)
     with open(os.path.join(args.out, 'results.json'), 'w') as f:
-        json.dump(dict(summary=summary, cpu=cpus, cpu_variants=variants, launches=L, seeks=S, rates=R,
+        json.dump(dict(summary=summary, cpu=cpus, journal=journal, cpu_variants=variants, launches=L, seeks=S, rates=R,
                        args=vars(args)), f, indent=1, default=str)
     with open(os.path.join(args.out, 'results.txt'), 'w') as f:
         f.write(text + '\n')

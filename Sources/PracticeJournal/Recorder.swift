@@ -102,13 +102,24 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
             let (s, clock) = player.stateAndClock
             observe(s, clock: clock)
         }
-        if !readingQueued.exchange(true, ordering: .acquiringAndReleasing) {
+        // The sidecar looked at every fifth second, and read (beside) only when it changed.
+        seconds += 1
+        if seconds % 5 == 0, sidecarChanged, !readingQueued.exchange(true, ordering: .acquiringAndReleasing) {
             reading.async { [weak self] in
                 self?.readingQueued.store(false, ordering: .releasing)
                 self?.readTrackNotesIfChanged()
             }
         }
         write()
+    }
+
+    /// Seconds the timer has ticked (on the journal's queue only).
+    nonisolated(unsafe) private var seconds = 0
+
+    /// Whether the sidecar's file is not as it was when its markers were read.
+    var sidecarChanged: Bool {
+        guard let (path, stamp) = state.withLock({ r in r.sidecarPath.map { ($0, r.sidecarStamp) } }) else { return false }
+        return Self.stamp(path) != stamp
     }
 
     /// What the timer does, now (tests on a virtual device, whose clock is not the wall's).
@@ -180,8 +191,7 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     }
 
     func readTrackNotesIfChanged() {
-        guard let (path, stamp) = state.withLock({ r in r.sidecarPath.map { ($0, r.sidecarStamp) } }), Self.stamp(path) != stamp else { return }
-        readTrackNotes()
+        if sidecarChanged { readTrackNotes() }
     }
 
     /// The decoded audio's checksum, when it is known already (worked out by a sidecar command

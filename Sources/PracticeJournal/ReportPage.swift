@@ -2,7 +2,7 @@ import FoundationEssentials
 import PracticeDocuments
 
 /// The journal as one self-contained web page (no file or network fetched: styles, script and
-/// data are in it): minutes per week and per month by genre, the songs, how fast each section
+/// data are in it): minutes per week and per month by genre and by song, the songs, how fast each section
 /// went day by day, a calendar of practice days, and the notes. The charts are SVG drawn by the
 /// page's own script from the data in it; every bar carries its label and value (`data-label`,
 /// `data-value`) so that what a chart shows can be read back. Text from tags and notes has its
@@ -28,6 +28,8 @@ public enum ReportPage {
         <p class="summary" id="summary"></p>
         <section><h2>Minutes per week, by genre</h2><div class="chart" id="weeks"></div></section>
         <section><h2>Minutes per month, by genre</h2><div class="chart" id="months"></div></section>
+        <section><h2>Minutes per week, by song</h2><div class="chart" id="weeksBySong"></div></section>
+        <section><h2>Minutes per month, by song</h2><div class="chart" id="monthsBySong"></div></section>
         <section><h2>Songs</h2><div class="chart" id="songs"></div></section>
         <section><h2>Speed by section</h2><div id="speeds"></div></section>
         <section><h2>Practice days</h2><div id="calendar"></div></section>
@@ -40,14 +42,21 @@ public enum ReportPage {
         """
     }
 
-    /// What the page's script draws from: minutes by week and month and genre, songs, sections'
-    /// speeds by day, seconds per day, notes.
+    /// What the page's script draws from: minutes by week and month, by genre and by song (the
+    /// eight most practised, and the others), the songs, sections' speeds by day, seconds per
+    /// day, the notes.
     static func data(_ r: JournalReport, sessions: [JournalSession]) -> JSONValue {
         var weeks: [Day: [String: Double]] = [:], months: [Day: [String: Double]] = [:]
+        var weeksBySong: [Day: [String: Double]] = [:], monthsBySong: [Day: [String: Double]] = [:]
+        // The eight songs practised most have their own colour; the rest are "other songs".
+        let top = Set(r.songs.prefix(8).map { $0.song.terminalSafe })
         for s in sessions where s.heard > 0 {
             let day = Day(s.started), genre = (s.genre ?? "no genre").terminalSafe
             weeks[day.weekStart, default: [:]][genre, default: 0] += s.heard
             months[day.monthStart, default: [:]][genre, default: 0] += s.heard
+            let song = top.contains(s.song.terminalSafe) ? s.song.terminalSafe : "other songs"
+            weeksBySong[day.weekStart, default: [:]][song, default: 0] += s.heard
+            monthsBySong[day.monthStart, default: [:]][song, default: 0] += s.heard
         }
         // Every week and month of the span, empty ones too.
         var weekList: [Day] = [], monthList: [Day] = []
@@ -57,7 +66,7 @@ public enum ReportPage {
         while d <= r.to { monthList.append(d); d = d.monthEnd.adding(days: 1) }
         func bars(_ days: [Day], _ totals: [Day: [String: Double]], label: (Day) -> String) -> JSONValue {
             .array(days.map { day in
-                .object(["label": .string(label(day)), "genres": .object((totals[day] ?? [:]).mapValues { .seconds($0) })])
+                .object(["label": .string(label(day)), "parts": .object((totals[day] ?? [:]).mapValues { .seconds($0) })])
             })
         }
         let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -66,6 +75,8 @@ public enum ReportPage {
             "seconds": .seconds(r.seconds), "sessions": .integer(r.sessions), "passes": .integer(r.passes), "streak": .integer(r.streak),
             "weeks": bars(weekList, weeks) { "\($0.day) \(monthNames[$0.month - 1])" },
             "months": bars(monthList, months) { "\(monthNames[$0.month - 1]) \($0.year)" },
+            "weeksBySong": bars(weekList, weeksBySong) { "\($0.day) \(monthNames[$0.month - 1])" },
+            "monthsBySong": bars(monthList, monthsBySong) { "\(monthNames[$0.month - 1]) \($0.year)" },
             "songs": .array(r.songs.map { .object(["label": .string($0.song.terminalSafe), "seconds": .seconds($0.seconds), "passes": .integer($0.passes)]) }),
             "sections": .array(r.sections.map { s in
                 .object(["label": .string("\(s.kind == .loop ? "loop " : "")\(s.name) (\(s.song))".terminalSafe),
@@ -104,30 +115,35 @@ public enum ReportPage {
         }
         function minutes(s) { return Math.round(s / 60); }
         function duration(s) { const m = Math.round(s / 60); return m < 60 ? m + " min" : Math.floor(m / 60) + " h " + String(m % 60).padStart(2, "0") + " min"; }
-        const genres = [...new Set([...data.weeks, ...data.months].flatMap(b => Object.keys(b.genres)))].sort();
-        const colour = g => palette[genres.indexOf(g) % palette.length];
-        function stacked(id, bars) {
-          const w = Math.max(bars.length * 28 + 60, 300), h = 220, top = 10, bottom = 40, left = 40;
-          const most = Math.max(1, ...bars.map(b => Object.values(b.genres).reduce((a, v) => a + v, 0)));
-          const svg = el("svg", {viewBox: `0 0 ${w} ${h + 20}`, width: w, height: h + 20, role: "img"});
+        // A bar per week or month, stacked by `kind` (genre or song), most practised at the bottom.
+        function stacked(id, bars, kind) {
+          const totals = {};
+          for (const b of bars) for (const [k, v] of Object.entries(b.parts)) totals[k] = (totals[k] || 0) + v;
+          const keys = Object.keys(totals).sort((a, b) => totals[b] - totals[a] || (a < b ? -1 : 1));
+          const colour = k => palette[keys.indexOf(k) % palette.length];
+          const legendRows = Math.ceil(keys.length / 3);
+          const w = Math.max(bars.length * 28 + 60, 480), h = 220, top = 10, bottom = 40, left = 40;
+          const most = Math.max(1, ...bars.map(b => Object.values(b.parts).reduce((a, v) => a + v, 0)));
+          const svg = el("svg", {viewBox: `0 0 ${w} ${h + 16 * legendRows + 4}`, width: w, height: h + 16 * legendRows + 4, role: "img"});
           bars.forEach((b, i) => {
             let y = h - bottom;
             const x = left + i * 28;
-            for (const g of genres) {
-              const v = b.genres[g] || 0;
+            for (const k of keys) {
+              const v = b.parts[k] || 0;
               if (v <= 0) continue;
               const bh = v / most * (h - top - bottom);
               y -= bh;
-              const r = el("rect", {class: "bar", x: x, y: y, width: 22, height: bh, fill: colour(g), "data-label": b.label, "data-genre": g, "data-value": minutes(v)});
-              r.appendChild(el("title", {}, `${b.label}: ${g}, ${duration(v)}`));
+              const r = el("rect", {class: "bar", x: x, y: y, width: 22, height: bh, fill: colour(k), "data-label": b.label, ["data-" + kind]: k, "data-value": minutes(v)});
+              r.appendChild(el("title", {}, `${b.label}: ${k}, ${duration(v)}`));
               svg.appendChild(r);
             }
             svg.appendChild(el("text", {class: "bar-label", x: x + 11, y: h - bottom + 14, "text-anchor": "middle"}, b.label.split(" ")[0]));
           });
           svg.appendChild(el("text", {class: "axis", x: 0, y: top + 10}, minutes(most) + " min"));
-          genres.forEach((g, k) => {
-            svg.appendChild(el("rect", {x: left + k * 110, y: h, width: 10, height: 10, fill: colour(g)}));
-            svg.appendChild(el("text", {class: "legend", x: left + k * 110 + 14, y: h + 9}, g));
+          keys.forEach((k, n) => {
+            const x = left + (n % 3) * 150, y = h + 16 * Math.floor(n / 3);
+            svg.appendChild(el("rect", {x: x, y: y, width: 10, height: 10, fill: colour(k)}));
+            svg.appendChild(el("text", {class: "legend", x: x + 14, y: y + 9}, k.length > 22 ? k.slice(0, 21) + "…" : k));
           });
           document.getElementById(id).appendChild(svg);
         }
@@ -185,8 +201,10 @@ public enum ReportPage {
         }
         document.getElementById("summary").textContent =
           `${duration(data.seconds)} in ${data.sessions} session${data.sessions === 1 ? "" : "s"}, ${data.passes} loop passes · streak: ${data.streak} day${data.streak === 1 ? "" : "s"}`;
-        stacked("weeks", data.weeks);
-        stacked("months", data.months);
+        stacked("weeks", data.weeks, "genre");
+        stacked("months", data.months, "genre");
+        stacked("weeksBySong", data.weeksBySong, "song");
+        stacked("monthsBySong", data.monthsBySong, "song");
         horizontal("songs", data.songs);
         speeds("speeds", data.sections);
         calendar("calendar", data.days);

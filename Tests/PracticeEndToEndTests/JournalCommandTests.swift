@@ -101,6 +101,8 @@ import PracticeTestSupport
             "2 Mar | Dance | 27", "2 Mar | no genre | 5", "Mar 2026 | Dance | 27", "Mar 2026 | no genre | 5",
         ], "\(marks("bar"))")
         #expect(marks("bar").filter { $0.hasPrefix("Crew") || $0.hasPrefix("Band") } == ["Crew — Drill | 27", "Band — Solo\\u{1b}[31m | 5"], "\(marks("bar"))")
+        let bySong = dom.matches(of: /data-label="(?<l>[^"]*)" data-song="(?<s>[^"]*)" data-value="(?<v>[^"]*)"/).map { "\($0.output.l) | \($0.output.s) | \($0.output.v)" }
+        #expect(bySong == ["2 Mar | Crew — Drill | 27", "2 Mar | Band — Solo\\u{1b}[31m | 5", "Mar 2026 | Crew — Drill | 27", "Mar 2026 | Band — Solo\\u{1b}[31m | 5"], "\(bySong)")
         #expect(marks("point") == ["2026-03-02 | 0.7", "2026-03-04 | 0.9", "2026-03-05 | 0.9", "2026-03-02 | 0.7", "2026-03-04 | 0.9", "2026-03-02 | 0.7"],
                 "loop chorus, section chorus, section verse: \(marks("point"))")
         #expect(marks("day practised") == ["2026-03-02 | 10", "2026-03-04 | 15", "2026-03-05 | 7"], "\(marks("day practised"))")

@@ -8,16 +8,17 @@ import PracticeEngine
 /// Records one player's session in the journal: a view of the player like any other. It takes
 /// every event (no ticks: it wakes nobody while nothing changes), reads the state once a second
 /// while playing, and writes the session as it stands at most once a second, so a crash or a
-/// SIGKILL loses at most the last second. The track's decoded-audio identity and its markers are
-/// read beside it, never on the player's threads.
+/// SIGKILL loses at most the last second. The track's decoded-audio identity (when known: the
+/// journal never decodes a track itself) and its markers are read beside it, never on the
+/// player's threads.
 public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up in init, then only cancelled (thread-safe)
     let journal: Journal
     let player: Player
     let sidecar: String?
     /// Where the session is written (once a second at most).
     private let queue = DispatchQueue(label: "journal", qos: .utility)
-    /// Where the sidecar and the audio's identity are read (either may take a while: a decode, an
-    /// alignment), so that writing never waits for them.
+    /// Where the sidecar and the audio's identity are read (lining a sidecar up with this copy
+    /// may take a while), so that writing never waits for them.
     private let reading = DispatchQueue(label: "journal reading", qos: .background)
     private let readingQueued = Atomic<Bool>(false)
     private let state: Mutex<Recording>

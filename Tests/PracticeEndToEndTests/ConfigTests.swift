@@ -21,6 +21,7 @@ import Testing
     @Test(arguments: [
         ("[desktop]\nnotifications = \"no\"\n", "'desktop.notifications' must be true or false (got a string)"),
         ("desktop = 1\n", "'desktop' must be a table ([desktop]) (got a number)"),
+        ("[journal]\nrecord = \"no\"\n", "'journal.record' must be true or false (got a string)"),
         ("[desktop\nmpris = true\n", ":1:9: not TOML (Error while parsing table header: expected ']', saw '\\n')"),
         ("[desktop]\nmpris = true\nmpris = false\n", ":3:9: not TOML (Error while parsing key-value pair: cannot redefine existing boolean 'mpris')"),
     ])
@@ -32,13 +33,13 @@ import Testing
     }
 
     @Test func unknownSettingsAreWarningsAndShownSafely() throws {
-        let r = try play(withConfig: "[desktop]\nnotifcations = false\n\"\\u001b]0;pwned\\u0007\" = 1\n[journal]\nenabled = true\n")
+        let r = try play(withConfig: "[desktop]\nnotifcations = false\n\"\\u001b]0;pwned\\u0007\" = 1\n[sharing]\nenabled = true\n")
         let file = dir.file("practice/config.toml")
         #expect(r.status == 0, "\(r)")
         #expect(r.stderr == """
             practice: warning: \(file): unknown setting 'desktop.\\u{1b}]0;pwned\\u{7}' (ignored)
             practice: warning: \(file): unknown setting 'desktop.notifcations' (ignored)
-            practice: warning: \(file): unknown setting 'journal' (ignored)
+            practice: warning: \(file): unknown setting 'sharing' (ignored)
 
             """, "\(r)")
     }

@@ -29,6 +29,19 @@ import PracticeEngine
             "sha256": "e4c7aa14c0a6e7d2f0a9bd4c3c7bb1b0c4f4a1d6f56ba0c3b1b8e0a7d2a0e9f1",
             "title": "Warm-up"
           },
+          "beats": {
+            "meter": 8,
+            "nextHint": "kept",
+            "one": 0.5,
+            "source": "aubio",
+            "tempo": 120.5,
+            "times": [
+              0.5,
+              1.002,
+              1.5
+            ],
+            "updatedAt": "2026-11-22T09:00:00.000Z"
+          },
           "format": "practice-markers",
           "futureList": [
             1.50,
@@ -101,7 +114,40 @@ import PracticeEngine
         #expect(s.audio?.chromaprint?.lengthSeconds == nil && s.audio?.chromaprint?.extra == ["futureHint": .string("kept")])
         #expect(s.extra["futureList"] == .array([.number("1.50"), .string("two"), .null, .bool(true), .object([:])]))
         #expect(s.settings == { var p = PracticeSettings(rate: 0.8, pitch: -2, position: 12.5); p.extra = ["metronome": .bool(false)]; return p }())
+        #expect(s.beats?.times == [0.5, 1.002, 1.5] && s.beats?.tempo == 120.5 && s.beats?.meter == 8 && s.beats?.extra == ["nextHint": .string("kept")])
         #expect(String(decoding: s.encoded(), as: UTF8.self) == Self.everyField)
+    }
+
+    /// A beat grid that is not one: one line naming the field.
+    @Test(arguments: [
+        (#"{"tempo": 500, "one": 0, "meter": 8}"#, "beats.tempo: expected beats a minute from 20 to 400"),
+        (#"{"tempo": 120, "one": 0, "meter": 20}"#, "beats.meter: expected beats to a count from 2 to 16 (8: eights; 4 or 3: bars), found 20"),
+        (#"{"tempo": 120, "one": 0, "meter": 8, "times": [1, 2, 1.5]}"#, "beats.times[2]: 1.5 s is not after the beat before it"),
+        (#"{"tempo": 120, "meter": 8}"#, "beats.one: missing"),
+    ])
+    func aBadBeatGridNamesItsField(beats: String, message: String) {
+        let text = #"{"format": "practice-markers", "version": 1, "beats": "# + beats + "}"
+        do {
+            _ = try Sidecar.decode(Data(text.utf8))
+            Issue.record("read: \(beats)")
+        } catch {
+            #expect("\(error.field): \(error.message)" == message, "\(error)")
+        }
+    }
+
+    /// Two grids: the newer wins whole, both ways round.
+    @Test func theNewerBeatGridWinsAMerge() {
+        var a = Sidecar(), b = Sidecar()
+        a.beats = BeatGrid(times: [0.5, 1], tempo: 120, one: 0.5, meter: 8, source: "aubio", updatedAt: "2026-11-20T10:00:00.000Z")
+        b.beats = BeatGrid(times: [0.25, 0.75], tempo: 120, one: 0.75, meter: 4, source: "aubio", updatedAt: "2026-11-21T10:00:00.000Z")
+        var ab = a, ba = b
+        let report = ab.merge(b)
+        _ = ba.merge(a)
+        #expect(ab.beats == b.beats && ba.beats == b.beats)
+        #expect(report.changes.contains("~ beats: 120 bpm, the one at 0:00.750"), "\(report.changes)")
+        var none = Sidecar()
+        _ = none.merge(a)
+        #expect(none.beats == a.beats)
     }
 
     @Test func writesSortedWithMillisecondsAndTombstonesLast() throws {

@@ -113,3 +113,31 @@ public struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+extension Signals {
+    /// Mono music at 44.1 kHz: at each beat a kick (a 60 Hz thump, louder on every `accentEvery`th
+    /// beat from `oneAt`), off-beat hats (noise, at `swing` of the way to the next beat), and a
+    /// quiet pad under it all.
+    public static func drums(beats: [Double], seconds: Double, accentEvery: Int = 4, oneAt: Int = 0, swing: Double = 0.5) -> [Float] {
+        let rate = 44_100.0
+        var out = [Float](repeating: 0, count: Int(seconds * rate))
+        var noise: UInt32 = 1
+        for (k, t) in beats.enumerated() {
+            let accent: Float = (k - oneAt) % accentEvery == 0 ? 1.0 : 0.45
+            let start = Int(t * rate)
+            for i in 0..<Int(0.12 * rate) where start + i < out.count {
+                let x = Double(i) / rate
+                out[start + i] += accent * 0.8 * Float(sin(2 * .pi * 60 * x) * exp(-x * 30))
+            }
+            if k + 1 < beats.count {
+                let hat = Int((t + (beats[k + 1] - t) * swing) * rate)
+                for i in 0..<Int(0.03 * rate) where hat + i < out.count {
+                    noise = noise &* 1_664_525 &+ 1_013_904_223
+                    out[hat + i] += 0.15 * (Float(noise >> 8) / Float(1 << 24) - 0.5) * Float(exp(-Double(i) / rate * 120))
+                }
+            }
+        }
+        for i in 0..<out.count { out[i] += 0.02 * Float(sin(2 * .pi * 220 * Double(i) / rate)) }
+        return out
+    }
+}

@@ -34,7 +34,16 @@ extension Sidecar {
         if audio == nil { audio = other.audio }
         let settingsMerge = Self.mergeSettings(settings, other.settings)
         settings = settingsMerge.result
+        // The beat grid is one thing: the newer wins whole (a tie: the one whose JSON sorts last).
+        if let theirs = other.beats {
+            if let ours = beats {
+                if theirs.updatedAt > ours.updatedAt || (theirs.updatedAt == ours.updatedAt && theirs.json.compact() > ours.json.compact()) { beats = theirs }
+            } else {
+                beats = theirs
+            }
+        }
         report.changes = Self.describeChanges(from: before, to: self) + settingsMerge.changes
+            + (beats != before.beats ? ["~ beats: \(beats.map { "\(JSONValue.formatMilliseconds($0.tempo)) bpm, the one at \(Timecode.format($0.one, decimals: 3))" } ?? "none")"] : [])
         report.decisions = Self.decisions(ours: before, theirs: other, merged: self, ancestor: ancestor) + settingsMerge.decisions
 
         // A loop that ends at a marker the other side removed keeps the marker's last time (its

@@ -15,6 +15,8 @@ public struct Sidecar: Sendable, Equatable {
     public var markers: [Marker] = []
     public var loops: [Loop] = []
     public var settings: PracticeSettings?
+    /// The beat grid (`practice beats`), when found.
+    public var beats: BeatGrid?
     public var extra: [String: JSONValue] = [:]
 
     public init() {}

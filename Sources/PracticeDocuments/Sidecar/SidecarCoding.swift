@@ -54,6 +54,7 @@ extension Sidecar {
             }
         }
         if let p = root.removeValue(forKey: "settings") { s.settings = try PracticeSettings(FieldReader(path: "settings", value: p)) }
+        if let b = root.removeValue(forKey: "beats") { s.beats = try BeatGrid(FieldReader(path: "beats", value: b)) }
         s.extra = root   // "$schema" and whatever a newer version added
         try s.checkIDs()
         return s
@@ -85,6 +86,7 @@ extension Sidecar {
         o["markers"] = .array(markers.map(\.json))
         o["loops"] = .array(loops.map(\.json))
         if let settings { o["settings"] = settings.json }
+        if let beats { o["beats"] = beats.json }
         return .object(o)
     }
 }
@@ -346,6 +348,44 @@ extension PracticeSettings {
         if let bpm { o["bpm"] = .double(bpm) }
         if let lyricsShift { o["lyricsShift"] = .double(lyricsShift) }
         if !updatedAt.isEmpty { o["updatedAt"] = .object(updatedAt.mapValues { .string($0) }) }
+        return .object(o)
+    }
+}
+
+extension BeatGrid {
+    init(_ r: FieldReader) throws(SidecarFormatError) {
+        var m = try Members(r)
+        guard let tempo = try m.number("tempo"), BeatGrid.tempoRange.contains(tempo) else {
+            throw m.fail("tempo", "expected beats a minute from 20 to 400")
+        }
+        guard let one = try m.seconds("one") else { throw m.fail("one", "missing") }
+        let meter = try m.int("meter")
+        guard (2...16).contains(meter) else { throw m.fail("meter", "expected beats to a count from 2 to 16 (8: eights; 4 or 3: bars), found \(meter)") }
+        var times: [Double] = []
+        if let list = m.take("times") {
+            let items = try FieldReader(path: "\(r.path).times", value: list).array()
+            for (k, v) in items.enumerated() {
+                guard let t = v.double, t.isFinite, t >= 0, t <= Members.longestSeconds else {
+                    throw FieldReader(path: "\(r.path).times[\(k)]", value: v).fail("expected a time in seconds, found \(v.kindName)")
+                }
+                if let last = times.last, t <= last {
+                    throw FieldReader(path: "\(r.path).times[\(k)]", value: v).fail("\(JSONValue.formatMilliseconds(t)) s is not after the beat before it")
+                }
+                times.append(Sidecar.milliseconds(t))
+            }
+        }
+        self.init(times: times, tempo: tempo, one: one, meter: meter, source: try m.string("source") ?? "", updatedAt: try m.string("updatedAt") ?? oldestEdit)
+        extra = m.rest
+    }
+
+    var json: JSONValue {
+        var o = extra
+        o["tempo"] = .double(tempo)
+        o["one"] = .seconds(one)
+        o["meter"] = .integer(meter)
+        o["times"] = .array(times.map { .seconds($0) })
+        if !source.isEmpty { o["source"] = .string(source) }
+        o["updatedAt"] = .string(updatedAt)
         return .object(o)
     }
 }

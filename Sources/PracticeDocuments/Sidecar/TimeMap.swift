@@ -180,6 +180,11 @@ extension Sidecar {
             out.loops[k].start = move(out.loops[k].start)
             out.loops[k].end = move(out.loops[k].end)
         }
+        if var b = out.beats {
+            b.times = b.times.map { map.place($0).time }
+            b.one = map.place(b.one).time
+            out.beats = b
+        }
         if var s = out.settings {
             if let p = s.position { s.position = map.place(p).time }
             let shift = Sidecar.milliseconds((s.lyricsShift ?? 0) + map.leadingOffset)
@@ -218,6 +223,15 @@ extension Sidecar {
             let l = out.loops[k], was = shownLoops[l.id], original = originalLoops[l.id]
             out.loops[k].start = back(l.start, was: was?.start, original: original?.start)
             out.loops[k].end = back(l.end, was: was?.end, original: original?.end)
+        }
+        // The grid: as read unless it was changed on this copy (then moved back).
+        if let b = out.beats {
+            if b == placed.beats { out.beats = beats } else {
+                var back = b
+                back.times = b.times.map { map.reference($0) }
+                back.one = map.reference(b.one)
+                out.beats = back
+            }
         }
         if var s = out.settings {
             let was = placed.settings, original = settings

@@ -1,0 +1,85 @@
+import FoundationEssentials
+
+/// A track's beat grid, as a sidecar keeps it (`beats`): where the beats are (allowing drift),
+/// the tempo, which beat is "1", and how many beats make a count: 8 for a dancer's eight-count,
+/// 4 or 3 for a musician's bar.
+public struct BeatGrid: Sendable, Equatable {
+    /// The beats, in seconds on the decoded timeline, rising, to the millisecond.
+    public var times: [Double]
+    /// Beats a minute (the median spacing of `times`, or as given).
+    public var tempo: Double
+    /// A beat that is "1" (one of `times`).
+    public var one: Double
+    /// Beats to a count: 8 (eights), 4 or 3 (bars).
+    public var meter: Int
+    /// How it was made: `aubio` (found), `steady` (a tempo from the one, as given with --bpm).
+    public var source: String
+    /// The last change, for merges (RFC 3339 UTC, as a marker's).
+    public var updatedAt: String
+    public var extra: [String: JSONValue] = [:]
+
+    public static let meters = [3, 4, 8]
+    public static let tempoRange = 20.0...400.0
+
+    public init(times: [Double], tempo: Double, one: Double, meter: Int, source: String, updatedAt: String = Sidecar.now()) {
+        self.times = times; self.tempo = tempo; self.one = one; self.meter = meter; self.source = source; self.updatedAt = updatedAt
+    }
+
+    /// The index of the beat nearest `t`.
+    public func nearest(_ t: Double) -> Int? {
+        guard !times.isEmpty else { return nil }
+        var lo = 0, hi = times.count - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if times[mid] < t { lo = mid + 1 } else { hi = mid }
+        }
+        if lo > 0, abs(times[lo - 1] - t) <= abs(times[lo] - t) { return lo - 1 }
+        return lo
+    }
+
+    /// The index of the "1".
+    public var oneIndex: Int { nearest(one) ?? 0 }
+
+    /// Beat `k`'s place: its count (1…meter) and which count-group it is in (1 from the one; 0 and
+    /// below before it).
+    public func count(ofBeat k: Int) -> (beat: Int, group: Int) {
+        let d = k - oneIndex
+        let group = d >= 0 ? d / meter + 1 : -((-d - 1) / meter)
+        return (((d % meter) + meter) % meter + 1, group)
+    }
+
+    /// The beat being heard at `t` (the last one at or before it), and its count; nil before the first.
+    public func beat(at t: Double) -> (index: Int, beat: Int, group: Int)? {
+        guard let k = times.lastIndex(where: { $0 <= t + 0.0005 }) else { return nil }
+        let c = count(ofBeat: k)
+        return (k, c.beat, c.group)
+    }
+
+    /// Where count-group `n` (an eight, or a bar) starts: the time of its "1"; nil off the grid.
+    public func start(ofGroup n: Int) -> Double? {
+        let k = oneIndex + (n - 1) * meter
+        return times.indices.contains(k) ? times[k] : nil
+    }
+
+    /// A steady grid at `tempo` through `one`, over 0…`duration`.
+    public static func steady(tempo: Double, one: Double, meter: Int, duration: Double, source: String = "steady") -> BeatGrid {
+        let period = 60 / tempo
+        var first = one
+        while first - period >= 0 { first -= period }
+        var times: [Double] = []
+        var t = first
+        while t < duration { times.append(Sidecar.milliseconds(t)); t += period }
+        return BeatGrid(times: times, tempo: tempo, one: Sidecar.milliseconds(one), meter: meter, source: source)
+    }
+
+    /// Beats a minute from the median spacing of `times`.
+    public static func tempo(of times: [Double]) -> Double? {
+        guard times.count >= 2 else { return nil }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        let median = gaps.count % 2 == 1 ? gaps[gaps.count / 2] : (gaps[gaps.count / 2 - 1] + gaps[gaps.count / 2]) / 2
+        return median > 0 ? 60 / median : nil
+    }
+
+    /// What a meter is called: `eights`, `bars of 4`, `bars of 3`.
+    public var countName: String { meter == 8 ? "eight" : "bar" }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// `practice beats` on generated drums with known beats: the grid found and kept in the sidecar,
+/// shown again without analysing, and corrected by --one, --meter and --bpm.
+@Suite struct BeatsCommandTests {
+    let dir = ScratchDirectory("beats-cli")
+
+    func practice(_ args: [String]) throws -> ProcessResult { try run(practiceBinary, args, environment: ["XDG_CACHE_HOME": dir.file("cache")], currentDirectory: dir.path) }
+
+    func grid(_ r: ProcessResult) throws -> (tempo: Double, one: Double, meter: Int, beats: [Double]) {
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        return (o["tempo"] as! Double, o["one"] as! Double, o["meter"] as! Int, o["beats"] as! [Double])
+    }
+
+    @Test func foundKeptShownAndCorrected() throws {
+        let known = (0..<40).map { 0.5 + Double($0) * 0.5 }   // 120 bpm, accents every 4 from 0.5 s
+        try Signals.write(Signals.drums(beats: known, seconds: 20.2), to: dir.file("song.wav"), channels: 1, tags: ["title": "Drill"])
+        var r = try practice(["beats", "song.wav", "--json"])
+        #expect(r.status == 0 && r.stderr == "practice: kept in song.wav.practice.json\n", "\(r)")
+        var g = try grid(r)
+        #expect(abs(g.tempo - 120) < 0.6 && g.meter == 8, "\(g)")
+        #expect(known.allSatisfy { t in g.beats.contains { abs($0 - t) <= 0.02 } } && g.beats.count == known.count, "\(g.beats)")
+        let k = Int(((g.one - 0.5) / 0.5).rounded())
+        #expect(abs(g.one - (0.5 + Double(k) * 0.5)) <= 0.02 && k % 4 == 0, "the one on an accented beat: \(g.one)")
+        let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
+        #expect(sidecar.contains("\"beats\": {") && sidecar.contains("\"source\": \"aubio\""), "\(sidecar)")
+
+        // Shown again from the sidecar: nothing analysed, nothing written.
+        r = try practice(["beats", "song.wav"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("Drill: 12") == true && lines.first?.contains(" bpm in eights, the one at 0:0") == true, "\(r.stdout)")
+        #expect(lines.count == 3 && lines[2].hasPrefix("eight 1 at ") && lines[2].contains(", eight 2 at "), "\(r.stdout)")
+
+        // Corrections: the one to the beat nearest 1.26 s (1.5), counted in bars of 4.
+        g = try grid(try practice(["beats", "song.wav", "--one", "1.26", "--meter", "4", "--json"]))
+        #expect(abs(g.one - 1.5) <= 0.02 && g.meter == 4 && g.beats.count == known.count)
+        // A steady grid at 100 bpm through that one.
+        g = try grid(try practice(["beats", "song.wav", "--bpm", "100", "--json"]))
+        #expect(g.tempo == 100 && g.meter == 4 && g.beats.contains(g.one) && zip(g.beats.dropFirst(), g.beats).allSatisfy { abs($0 - $1 - 0.6) < 0.0015 }, "\(g)")
+        #expect(g.beats.first! < 0.6 && g.beats.last! > 19.4)
+
+        for (args, message) in [
+            (["--meter", "5"], "practice: --meter 5: a count is 8 (eights), 4 or 3 (bars)\n"),
+            (["--bpm", "500"], "practice: --bpm 500: a tempo is 20 to 400 beats a minute\n"),
+            (["--one", "soon"], "practice: --one 'soon': not a time (12.34, 0:12.34)\n"),
+            (["--one", "99"], "practice: --one 1:39.000 is past the end of song.wav (0:20.200)\n"),
+        ] {
+            r = try practice(["beats", "song.wav"] + args)
+            #expect(r.status == 64 && r.stderr == message && r.stdout.isEmpty, "\(args): \(r)")
+        }
+    }
+}

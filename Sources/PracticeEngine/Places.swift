@@ -3,7 +3,8 @@ import Glibc
 import PracticeDocuments
 
 /// What people type for `--from`, `--to` and `--loop`: times, the names of markers and loops in
-/// the track's sidecar, or lyric lines (`line 5`, 1-based, of the synced lines in time order).
+/// the track's sidecar, lyric lines (`line 5`, 1-based, of the synced lines in time order), or
+/// counts of the beat grid (`eight 3`, `bar 12`: from its one).
 /// The sidecar is read only when a name is used, the lyrics only when a line is.
 public struct Places {
     public let track: Track
@@ -45,8 +46,12 @@ public struct Places {
             throw PracticeError(.usage, "\(option) '\(text)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
         }
         let s = try sidecar()
-        if let n = Self.lineNumber(text), !s.liveMarkers.contains(where: { $0.name.lowercased() == text.trimmingWhitespace().lowercased() }) {
+        let isMarker = s.liveMarkers.contains(where: { $0.name.lowercased() == text.trimmingWhitespace().lowercased() })
+        if let n = Self.lineNumber(text), !isMarker {
             return try lineTime(n, option: option, end: end)
+        }
+        if let (word, n) = Self.countNumber(text), !isMarker {
+            return try countTime(word, n, option: option, end: end, grid: s.beats)
         }
         do {
             return s.markers[try s.markerIndex(named: text)].time
@@ -60,6 +65,29 @@ public struct Places {
         let words = text.split(whereSeparator: \.isWhitespace)
         guard words.count == 2, words[0].lowercased() == "line", words[1].allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
         return Int(words[1]) ?? Int.max
+    }
+
+    /// `eight 3` or `bar 12` (any case): the kind of count and N; nil for anything else.
+    static func countNumber(_ text: String) -> (String, Int)? {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard words.count == 2, ["eight", "bar"].contains(words[0].lowercased()), words[1].allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
+        return (words[0].lowercased(), Int(words[1]) ?? Int.max)
+    }
+
+    /// Where eight (or bar) N starts, from the beat grid (`practice beats`): as an end, where it
+    /// ends (the next one's start, or the track's end after the last), so that it is heard whole.
+    /// An eight is always eight beats, a bar the grid's meter (4 when it counts in eights).
+    private func countTime(_ word: String, _ n: Int, option: String, end: Bool, grid: BeatGrid?) throws(PracticeError) -> Double {
+        guard let grid else {
+            throw PracticeError(.usage, "\(option) '\(word) \(n)': no beats known for \(Path.lastComponent(track.path)); find them with 'practice beats \(track.path)'")
+        }
+        var g = grid
+        g.meter = word == "eight" ? 8 : (grid.meter == 8 ? 4 : grid.meter)
+        let groups = (g.times.count - g.oneIndex + g.meter - 1) / g.meter
+        guard n >= 1, let start = g.start(ofGroup: n) else {
+            throw PracticeError(.usage, "\(option): no \(word) \(n) (the beats make \(max(groups, 0)) \(word)s from the one)")
+        }
+        return end ? (g.start(ofGroup: n + 1) ?? track.duration) : start
     }
 
     private mutating func lineTime(_ n: Int, option: String, end: Bool) throws(PracticeError) -> Double {
@@ -92,6 +120,10 @@ public struct Places {
                 throw PracticeError(.usage, "\(option) takes a loop's name, or a start and an end (got only '\(args[0])')")
             }
             let s = try sidecar()
+            // `--loop "eight 3"`: that eight, whole (unless a loop has that name).
+            if Self.countNumber(args[0]) != nil, (try? s.loopIndex(named: args[0])) == nil {
+                return LoopRange(start: try time(args[0], option: option), end: try time(args[0], option: option, end: true), passes: passes, name: args[0].lowercased())
+            }
             let loop: Loop
             do { loop = s.loops[try s.loopIndex(named: args[0])] } catch { throw PracticeError(.usage, "\(option): \(error.message)") }
             guard let a = s.time(of: loop.start), let b = s.time(of: loop.end) else {

@@ -137,16 +137,25 @@ extension Practice {
                     Examples:
                       practice markers add song.mp3 Chorus 0:45
                       practice markers add song.mp3 "Shine turn" 1:12.5 --note "spot left" --color "#ff8800"
+                      practice markers add song.mp3 Turn 1:12.4 --snap    # on the nearest beat
                     """)
             @OptionGroup var target: SidecarOptions
             @Argument(help: "The marker's name (not a time; unique, ignoring case).") var name: String
             @Argument(help: "Where: seconds, m:ss or h:mm:ss.") var time: TimeArgument
             @Option(help: "A note to keep with it.") var note: String?
             @Option(help: "A colour for views, as #rrggbb.") var color: String?
+            @Flag(help: "Put it on the nearest beat of the track's beat grid ('practice beats').") var snap = false
 
             func run() throws {
                 let (m, loaded) = try target.update { (s, track) throws(PracticeError) in
-                    try s.addMarker(name: name, time: time.seconds, note: note, color: color, duration: track.duration)
+                    var t = time.seconds
+                    if snap {
+                        guard let grid = s.beats, let k = grid.nearest(t) else {
+                            throw PracticeError(.usage, "--snap: no beats known for \(Path.lastComponent(track.path)); find them with 'practice beats \(track.path)'")
+                        }
+                        t = grid.times[k]
+                    }
+                    return try s.addMarker(name: name, time: t, note: note, color: color, duration: track.duration)
                 }
                 say("added marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
             }

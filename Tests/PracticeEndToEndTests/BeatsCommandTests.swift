@@ -9,6 +9,15 @@ import PracticeTestSupport
 
     func practice(_ args: [String]) throws -> ProcessResult { try run(practiceBinary, args, environment: ["XDG_CACHE_HOME": dir.file("cache")], currentDirectory: dir.path) }
 
+    /// A rendered file's length, from libsndfile's header (through `practice info --json`).
+    struct Track {
+        let seconds: Double
+        init(_ path: String) throws {
+            let r = try run(practiceBinary, ["info", path, "--json"])
+            seconds = ((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["duration"] as? Double) ?? -1
+        }
+    }
+
     func grid(_ r: ProcessResult) throws -> (tempo: Double, one: Double, meter: Int, beats: [Double]) {
         let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
         return (o["tempo"] as! Double, o["one"] as! Double, o["meter"] as! Int, o["beats"] as! [Double])
@@ -34,6 +43,19 @@ import PracticeTestSupport
         #expect(lines.first?.hasPrefix("Drill: 12") == true && lines.first?.contains(" bpm in eights, the one at 0:0") == true, "\(r.stdout)")
         #expect(lines.count == 3 && lines[2].hasPrefix("eight 1 at ") && lines[2].contains(", eight 2 at "), "\(r.stdout)")
 
+        // Places on the grid: eight 2 is the eight beats (4 s) from 4 s after the one; bar 3 (bars of
+        // 4 in eights) 2 s long from 4 s after it; a marker snapped to the nearest beat.
+        for (args, seconds) in [(["--from", "eight 2", "--to", "eight 2"], 4.0), (["--loop", "eight 2"], 4.0), (["--loop", "bar 3", "bar 3"], 2.0)] {
+            r = try practice(["render", "song.wav", "-o", "part.wav", "--force", "-q"] + args)
+            #expect(r.status == 0, "\(args): \(r)")
+            let length = try Track(dir.file("part.wav")).seconds
+            #expect(abs(length - seconds) < 0.03, "\(args): \(length) s")
+        }
+        r = try practice(["render", "song.wav", "-o", "part.wav", "--force", "-q", "--from", "eight 9"])
+        #expect(r.status == 64 && r.stderr.hasPrefix("practice: --from: no eight 9 (the beats make "), "\(r)")
+        r = try practice(["markers", "add", "song.wav", "Turn", "1.26", "--snap"])
+        #expect(r.status == 0 && r.stdout.hasPrefix("added marker 'Turn' at 0:01.5"), "\(r)")
+
         // Corrections: the one to the beat nearest 1.26 s (1.5), counted in bars of 4.
         g = try grid(try practice(["beats", "song.wav", "--one", "1.26", "--meter", "4", "--json"]))
         #expect(abs(g.one - 1.5) <= 0.02 && g.meter == 4 && g.beats.count == known.count)
@@ -41,6 +63,11 @@ import PracticeTestSupport
         g = try grid(try practice(["beats", "song.wav", "--bpm", "100", "--json"]))
         #expect(g.tempo == 100 && g.meter == 4 && g.beats.contains(g.one) && zip(g.beats.dropFirst(), g.beats).allSatisfy { abs($0 - $1 - 0.6) < 0.0015 }, "\(g)")
         #expect(g.beats.first! < 0.6 && g.beats.last! > 19.4)
+
+        // No grid: one line saying how to make one.
+        try Signals.write(Signals.sine(440, seconds: 2), to: dir.file("plain.wav"))
+        r = try practice(["markers", "add", "plain.wav", "A", "1", "--snap"])
+        #expect(r.status == 64 && r.stderr == "practice: --snap: no beats known for plain.wav; find them with 'practice beats plain.wav'\n", "\(r)")
 
         for (args, message) in [
             (["--meter", "5"], "practice: --meter 5: a count is 8 (eights), 4 or 3 (bars)\n"),

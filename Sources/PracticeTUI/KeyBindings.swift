@@ -20,6 +20,7 @@ public enum Action: String, CaseIterable, Sendable {
     case nudgeEarlierMore = "nudge-earlier-more", nudgeLaterMore = "nudge-later-more", switchEnd = "switch-end"
     case tapTempo = "tap-tempo", countIn = "count-in"
     case lyricsView = "lyrics", lyricsEarlier = "lyrics-earlier", lyricsLater = "lyrics-later"
+    case previousCount = "previous-eight", nextCount = "next-eight", loopCount = "loop-eight", growLoop = "loop-grow", shrinkLoop = "loop-shrink"
     case note = "note"
     case help = "help", quit = "quit", detach = "detach"
 
@@ -56,6 +57,8 @@ public struct KeyBindings: Sendable, Equatable {
         .down: .nudgeEarlier, .up: .nudgeLater, .shiftDown: .nudgeEarlierMore, .shiftUp: .nudgeLaterMore, .tab: .switchEnd,
         .character("t"): .tapTempo, .character("c"): .countIn,
         .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
+        .character("("): .previousCount, .character(")"): .nextCount, .character("e"): .loopCount,
+        .character("E"): .growLoop, .character("z"): .shrinkLoop,
         .character("n"): .note, .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
     ])
 

@@ -36,6 +36,8 @@ public struct ScreenState: Sendable, Equatable {
     public var sidecarProblem: String?
     /// The loops saved in the sidecar, listed under the markers.
     public var loops: [SidecarView.NamedLoop] = []
+    /// The beat grid: the count is shown while it plays.
+    public var beats: BeatGrid?
 
     public enum LoopEnd: Sendable, Equatable { case start, end }
 
@@ -153,6 +155,9 @@ public enum Screen {
         ([.lyricsView], "all the lyrics"),
         ([.lyricsEarlier, .lyricsLater], "lyrics −50 / +50 ms"),
         ([.countIn], "count-in (as --count-in)"),
+        ([.previousCount, .nextCount], "previous / next eight"),
+        ([.loopCount], "loop this eight"),
+        ([.growLoop, .shrinkLoop], "loop one more / fewer"),
         ([.note], "today's journal note"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
@@ -240,6 +245,7 @@ public enum Screen {
         add(spread("\(state)   \(heardPlace(p)) / \(Timecode.format(p.duration))", right, w))
         add(seekBar(s, width: w, color: color), .seekBar(cells: max(w - 2, 4), time: 0))
         add(loopLine(s))
+        if let count = countLine(s, color: color) { add(count) }
         for line in rehearsalLines(s) { add(line) }
         if s.lyricsView == nil { for line in lyricLines(s, color: color) { add(line) } }
         lines.append("")
@@ -339,6 +345,15 @@ public enum Screen {
         if let m = s.message { lines.append(fit(m.terminalSafe, w)) }
         if lines.count < height { lines.insert(fit(p.title.terminalSafe, w), at: 1) }
         return pad(Array(lines.prefix(height)), w, height)
+    }
+
+    /// `eight 3   1 2 3 4 ‹5› 6 7 8`: the count heard (from the beat grid), the beat marked.
+    static func countLine(_ s: ScreenState, color: Bool) -> String? {
+        guard let g = s.beats, let here = g.beat(at: s.player.position) else { return nil }
+        let beats = (1...g.meter).map { n -> String in
+            n == here.beat ? (color ? reverse(" \(n) ") : "‹\(n)›") : (color ? " \(n) " : " \(n) ")
+        }.joined()
+        return "\(g.countName.capitalized) \(here.group)  " + beats
     }
 
     static func loopLine(_ s: ScreenState) -> String {

@@ -55,6 +55,8 @@ public struct SidecarView: Equatable, Sendable {
     public var markers: [ScreenState.MarkerRow]
     public var loops: [NamedLoop]
     public var bpm: Double?
+    /// The beat grid (`practice beats`), for the count and the keys that move by eights.
+    public var beats: BeatGrid?
     /// Why the sidecar could not be read (its markers are not shown; the file is left as it is).
     public var problem: String?
     public struct NamedLoop: Equatable, Sendable {
@@ -63,8 +65,8 @@ public struct SidecarView: Equatable, Sendable {
         public var end: Double
         public init(name: String, start: Double, end: Double) { self.name = name; self.start = start; self.end = end }
     }
-    public init(markers: [ScreenState.MarkerRow] = [], loops: [NamedLoop] = [], bpm: Double? = nil, problem: String? = nil) {
-        self.markers = markers; self.loops = loops; self.bpm = bpm; self.problem = problem
+    public init(markers: [ScreenState.MarkerRow] = [], loops: [NamedLoop] = [], bpm: Double? = nil, beats: BeatGrid? = nil, problem: String? = nil) {
+        self.markers = markers; self.loops = loops; self.bpm = bpm; self.beats = beats; self.problem = problem
     }
 }
 
@@ -291,6 +293,8 @@ public struct SessionModel: Sendable {
         case .lyricsView: toggleLyricsView(s)
         case .lyricsEarlier: return shiftLyrics(by: -0.05)
         case .lyricsLater: return shiftLyrics(by: 0.05)
+        case .previousCount, .nextCount, .loopCount, .growLoop, .shrinkLoop:
+            return counts(action, s)
         case .note:
             promptPurpose = .note
             prompt = .init(label: "Today's note", text: "")
@@ -361,6 +365,47 @@ public struct SessionModel: Sendable {
     }
 
     /// The loop for the player, with this session's rehearsal; nothing waits any more.
+    /// The keys that move by the beat grid's counts (eights, or bars): to the previous or next
+    /// one's "1" (the previous one from less than a beat into a count is the one before), loop
+    /// the one heard, and make the loop a count longer or shorter at its end.
+    private mutating func counts(_ action: Action, _ s: PlayerState) -> [SessionAction] {
+        guard let g = sidecar.beats, !g.times.isEmpty else {
+            message = "no beats known: 'practice beats' finds them"
+            return []
+        }
+        let name = g.countName
+        let here = g.beat(at: s.position) ?? (index: 0, beat: 1, group: g.count(ofBeat: 0).group)
+        switch action {
+        case .previousCount:
+            let back = here.beat == 1 && s.position - g.times[here.index] < 0.25 * 60 / g.tempo ? 1 : 0
+            guard let t = g.start(ofGroup: here.group - back) ?? g.times.first else { return [] }
+            message = "\(name) \(here.group - back)"
+            return [.jump(t)]
+        case .nextCount:
+            guard let t = g.start(ofGroup: here.group + 1) else { message = "no \(name) after here"; return [] }
+            message = "\(name) \(here.group + 1)"
+            return [.jump(t)]
+        case .loopCount:
+            guard let a = g.start(ofGroup: here.group) ?? g.times.first else { return [] }
+            let b = g.start(ofGroup: here.group + 1) ?? s.duration
+            message = "looping \(name) \(here.group)"
+            return [loopAction(start: a, end: b, name: "\(name) \(here.group)", on: true)]
+        default:
+            guard let l = s.loop, let end = g.nearest(l.end), let start = g.nearest(l.start) else {
+                message = "set a loop first (\(bindings.label(.loopCount)) loops this \(name))"
+                return []
+            }
+            let k = action == .growLoop ? end + g.meter : end - g.meter
+            guard k > start, k < g.times.count || (action == .growLoop && end + g.meter == g.times.count) else {
+                message = action == .growLoop ? "the loop ends with the track" : "the loop is one \(name) already"
+                return []
+            }
+            let b = k < g.times.count ? g.times[k] : s.duration
+            message = "the loop is \((k - start + g.meter - 1) / g.meter) \(name)\((k - start + g.meter - 1) / g.meter == 1 ? "" : "s") long"
+            return [loopAction(start: l.start, end: b, name: nil, on: l.isOn, keepingCount: true)]
+        }
+    }
+
     private mutating func loopAction(start a: Double, end b: Double, name: String? = nil, on: Bool, keepingCount: Bool = false) -> SessionAction {
         pendingStart = nil
         pendingEnd = nil
@@ -675,6 +720,7 @@ public struct SessionModel: Sendable {
         st.bindings = bindings
         st.sidecarProblem = sidecar.problem
         st.loops = sidecar.loops
+        st.beats = sidecar.beats
         st.lyrics = lyrics
         if var v = lyricsView, let lyrics, v.following, lyrics.isSynced {
             v.selected = lyrics.lineIndex(at: player.position) ?? 0

@@ -21,6 +21,28 @@ import PracticeEngine
         #expect(m.handle(.character("l"), player: looping, now: 0) == [.looping(true)])
     }
 
+    /// With a beat grid (120 bpm from 0.5 s, the one at 2.5 s, eights): `(` `)` go to the previous
+    /// and next eight's one, `e` loops the eight heard, `E` and `z` make it an eight longer or
+    /// shorter; the screen shows the count.
+    @Test func eightsFromTheBeatGrid() {
+        var m = SessionModel()
+        let grid = BeatGrid(times: (0..<60).map { 0.5 + Double($0) * 0.5 }, tempo: 120, one: 2.5, meter: 8, source: "aubio")
+        #expect(m.handle(.character(")"), player: Self.state(at: 3), now: 0) == [] && m.message == "no beats known: 'practice beats' finds them")
+        _ = m.reload(SidecarView(beats: grid))
+        // 7.2 s is beat 2 of eight 2 (which starts at 6.5): next is eight 3 at 10.5, previous eight 2.
+        #expect(m.handle(.character(")"), player: Self.state(at: 7.2), now: 0) == [.jump(10.5)] && m.message == "eight 3")
+        #expect(m.handle(.character("("), player: Self.state(at: 7.2), now: 0) == [.jump(6.5)])
+        #expect(m.handle(.character("("), player: Self.state(at: 6.55), now: 0) == [.jump(2.5)], "just after a one: the eight before")
+        #expect(m.handle(.character("e"), player: Self.state(at: 7.2), now: 0)
+                == [.loop(LoopRange(start: 6.5, end: 10.5, name: "eight 2"), keepingCount: false, on: true)])
+        let looping = Self.state(at: 7.2, loop: LoopState(start: 6.5, end: 10.5, name: "eight 2", pass: 1, passes: nil))
+        #expect(m.handle(.character("E"), player: looping, now: 0) == [.loop(LoopRange(start: 6.5, end: 14.5), keepingCount: true, on: true)])
+        #expect(m.message == "the loop is 2 eights long")
+        #expect(m.handle(.character("z"), player: looping, now: 0) == [] && m.message == "the loop is one eight already")
+        let screen = Screen.render(m.screen(Self.state(at: 7.2)), width: 80, height: 24).joined(separator: "\n")
+        #expect(screen.contains("Eight 2   1 ‹2› 3  4  5  6  7  8 "), "\(screen)")
+    }
+
     /// `n`: a prompt for today's note; Enter hands the text on, an empty one is no note.
     @Test func todaysNote() {
         var m = SessionModel()

@@ -67,6 +67,7 @@ extension Rehearsal {
     public var json: JSONValue {
         var r: [String: JSONValue] = ["gap": .double(gap), "countIn": .integer(countIn), "countInEvery": .bool(countInEvery), "preRoll": .double(preRoll)]
         if let bpm { r["bpm"] = .double(bpm) }
+        if voice { r["voice"] = .bool(true) }
         if let t = trainer { r["trainer"] = .object(["from": .double(t.from), "to": .double(t.to), "step": .double(t.step), "every": .integer(t.every)]) }
         return .object(r)
     }
@@ -81,6 +82,6 @@ extension Rehearsal {
             trainer = Trainer(from: from, to: to, step: step, every: max(t["every"]?.int ?? 1, 1))
         }
         self.init(gap: max(finite("gap") ?? 0, 0), countIn: max(r["countIn"]?.int ?? 0, 0), countInEvery: r["countInEvery"]?.bool ?? false,
-                  bpm: finite("bpm"), preRoll: max(finite("preRoll") ?? 0, 0), trainer: trainer)
+                  bpm: finite("bpm"), preRoll: max(finite("preRoll") ?? 0, 0), trainer: trainer, voice: r["voice"]?.bool ?? false)
     }
 }

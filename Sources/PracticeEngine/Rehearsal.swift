@@ -17,10 +17,20 @@ public struct Rehearsal: Sendable, Equatable {
     /// Seconds before A that each pass starts.
     public var preRoll: Double = 0
     public var trainer: Trainer?
+    /// The count-in spoken ("five, six, seven, eight": the last beats of an eight, so the first
+    /// step lands on one) instead of clicked.
+    public var voice = false
 
-    public init(gap: Double = 0, countIn: Int = 0, countInEvery: Bool = false, bpm: Double? = nil, preRoll: Double = 0, trainer: Trainer? = nil) {
+    public init(gap: Double = 0, countIn: Int = 0, countInEvery: Bool = false, bpm: Double? = nil, preRoll: Double = 0, trainer: Trainer? = nil,
+                voice: Bool = false) {
         self.gap = gap; self.countIn = countIn; self.countInEvery = countInEvery; self.bpm = bpm
-        self.preRoll = preRoll; self.trainer = trainer
+        self.preRoll = preRoll; self.trainer = trainer; self.voice = voice
+    }
+
+    /// The words of a spoken count-in of `n` beats: the last `n` counts of an eight.
+    public static func countWords(_ n: Int) -> [String] {
+        let names = ["one", "two", "three", "four", "five", "six", "seven", "eight"]
+        return (0..<n).map { k in names[(((8 - n + k) % 8) + 8) % 8] }
     }
 
     /// Nothing added: the loop is seamless (crossfaded at the seam).
@@ -91,6 +101,8 @@ final class Program {
     private var scratch: [Float] = []
     private let click: [Float]
     private let accent: [Float]
+    /// A spoken count-in's words at the output's rate (empty: clicks).
+    private var words: [[Float]] = []
 
     init(pipeline: Pipeline) {
         self.pipeline = pipeline
@@ -135,6 +147,15 @@ final class Program {
         }
         passStart = frame
         inPass = false
+        // Spoken: made now (espeak-ng, once a process), peak 0.5 as the clicks; clicks if it cannot speak.
+        words = []
+        if rehearsal.voice, rehearsal.countIn > 0,
+           let spoken = try? Rehearsal.countWords(rehearsal.countIn).map({ w throws(SpeechError) in try Speech.word(w, sampleRate: pipeline.outputRate) }) {
+            words = spoken.map { w in
+                let peak = w.map(abs).max() ?? 1
+                return w.map { $0 * 0.5 / max(peak, 1e-6) }
+            }
+        }
         beginInsert(clicks: rehearsal.countIn, gap: 0, before: loop.firstPass)
         if insertLeft == 0 { try beginPass() }
     }
@@ -211,8 +232,8 @@ final class Program {
                 let t = insertDone + i
                 guard t >= 0, clickSpacing > 0 else { continue }
                 let k = t / clickSpacing, offset = t % clickSpacing
-                let wave = k == 0 ? accent : click
-                if k < rehearsal.countIn, offset < wave.count { for c in 0..<ch { scratch[i * ch + c] = wave[offset] } }
+                let wave = k < words.count ? words[k] : k == 0 ? accent : click
+                if k < rehearsal.countIn, offset < min(wave.count, clickSpacing) { for c in 0..<ch { scratch[i * ch + c] = wave[offset] } }
             }
             try scratch.withUnsafeBufferPointer { try body($0.baseAddress!, n) }
             outputFrames += n

@@ -34,6 +34,9 @@ struct PlaceOptions: ParsableArguments {
     @Flag(help: "Count in before every pass, not just the first.")
     var countInEvery = false
 
+    @Option(help: ArgumentHelp("The count-in: 'click', or 'voice' (\"five, six, seven, eight\": the last beats of an eight, spoken by espeak-ng).", valueName: "click|voice"))
+    var countInSound = "click"
+
     @Option(help: "The song's tempo in beats a minute, for the count-in (clicks follow the playback speed); default: the sidecar's, tapped with 't' on the practice screen.")
     var bpm: Double?
 
@@ -106,8 +109,11 @@ struct PlaceOptions: ParsableArguments {
                 throw PracticeError(.usage, "'--count-in' needs the song's tempo: give '--bpm N', or tap it with 't' on the practice screen to keep it in the sidecar")
             }
         }
+        guard ["click", "voice"].contains(countInSound) else {
+            throw PracticeError(.usage, "--count-in-sound '\(countInSound.terminalSafe)': 'click' or 'voice'")
+        }
         l?.rehearsal = Rehearsal(gap: gap, countIn: countIn, countInEvery: countInEvery, bpm: tempo, preRoll: preRoll,
-                                 trainer: trainer.flatMap(Trainer.init))
+                                 trainer: trainer.flatMap(Trainer.init), voice: countInSound == "voice")
         warn(places.warnings)
         note(places.notices)
         return (f, t, l)

@@ -138,7 +138,7 @@ extension Practice {
             if let resumed { resume(from: resumed, into: &options, file: file) }
             let player = try Player(path: file, options: options)
             if let loop = resumed?.loop, options.loop == nil, place.loop.isEmpty {
-                try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: Rehearsal(bpm: place.bpm)), on: loop.isOn)
+                try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")), on: loop.isOn)
             }
             // The journal records the session as it goes (a view of the player, on its own queue).
             let recorder = noJournal || !config.journal ? nil : Self.record(player, sidecar: place.sidecar, say: !detached)
@@ -149,7 +149,7 @@ extension Practice {
             let settings = PlayerServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
             if screen {
                 // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-                let (signal, services, detach, last) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm), bindings: bindings,
+                let (signal, services, detach, last) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice"), bindings: bindings,
                                                                 notice: notice, services: settings)
                 remember(player, in: &store)
                 if detach {

@@ -79,4 +79,27 @@ import PracticeTestSupport
             #expect(r.status == 64 && r.stderr == message && r.stdout.isEmpty, "\(args): \(r)")
         }
     }
+
+    /// A spoken count-in: "five, six, seven, eight", each word's first sound on its beat (120 bpm:
+    /// every 0.5 s from the start of the render), then the loop.
+    @Test func aSpokenCountInLandsOnTheBeats() throws {
+        try Signals.write(Signals.sine(220, seconds: 6, amplitude: 0.3), to: dir.file("tone.wav"))
+        let r = try practice(["render", "tone.wav", "-o", "counted.wav", "-q", "--loop", "2", "4", "--times", "1",
+                              "--count-in", "4", "--bpm", "120", "--count-in-sound", "voice"])
+        #expect(r.status == 0, "\(r)")
+        let (samples, info) = try Signals.read(dir.file("counted.wav"))
+        let left = stride(from: 0, to: samples.count, by: info.channels).map { Double(samples[$0]) }
+        let rate = Double(info.sampleRate)
+        #expect(abs(Double(left.count) / rate - 4.0) < 0.01, "2 s of count-in and the 2 s loop")
+        for k in 0..<4 {
+            let from = Int((Double(k) * 0.5 - 0.01) * rate)
+            let onset = Analysis.onset(Array(left[max(from, 0)..<Int((Double(k) * 0.5 + 0.2) * rate)]), threshold: 0.01).map { Double(max(from, 0) + $0) / rate }
+            #expect(onset.map { abs($0 - Double(k) * 0.5) < 0.02 } == true, "word \(k + 1) at \(String(describing: onset)) s")
+            // A word, not a click: still sounding 60 ms on (a click is gone in 30 ms).
+            let later = left[Int((Double(k) * 0.5 + 0.06) * rate)..<Int((Double(k) * 0.5 + 0.09) * rate)].map(abs).max() ?? 0
+            #expect(later > 0.01, "word \(k + 1) goes on: \(later)")
+        }
+        let bad = try practice(["render", "tone.wav", "-o", "x.wav", "--loop", "2", "4", "--count-in", "4", "--bpm", "120", "--count-in-sound", "drum"])
+        #expect(bad.status == 64 && bad.stderr == "practice: --count-in-sound 'drum': 'click' or 'voice'\n", "\(bad)")
+    }
 }

@@ -116,8 +116,11 @@ struct Onsets {
         guard i0 <= i1 else { return nil }
         var best = i0
         for i in i0...i1 where rise[i] > rise[best] { best = i }
-        // The rise of a four-step window is whole three steps after the onset.
-        return (Double(max(best - 3, 0)) * seconds, rise[best])
+        // The onset is where the rise began in earnest (half its peak: a slow attack peaks late),
+        // and a four-step window's rise is whole three steps after it.
+        var first = best
+        while first > max(i0 - 3, 4), rise[first - 1] >= 0.5 * rise[best] { first -= 1 }
+        return (Double(max(first - 3, 0)) * seconds, rise[best])
     }
 
     /// Beats as a tracker predicted them, each moved onto its onset, runs on the off-beats moved

@@ -107,9 +107,10 @@ public struct Places {
         return end ? l.endOfLine(n - 1, duration: track.duration) : l.lines[n - 1].time
     }
 
-    /// The song's tempo kept in the sidecar's settings (tapped on the practice screen), if any.
+    /// The song's tempo kept in the sidecar: tapped on the practice screen, else its beat grid's.
     public mutating func tempo() throws(PracticeError) -> Double? {
-        try sidecar().settings?.bpm
+        let s = try sidecar()
+        return s.settings?.bpm ?? s.beats?.tempo
     }
 
     /// `--loop NAME` (a loop in the sidecar) or `--loop A B` (markers or times).

@@ -238,7 +238,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             guard let a = s.time(of: l.start), let b = s.time(of: l.end) else { return nil }
             return .init(name: l.name, start: a, end: b)
         }
-        let follow = model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id, notInThisCopy: missing.contains($0.id)) }, loops: loops, bpm: s.settings?.bpm, beats: s.beats),
+        let follow = model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id, notInThisCopy: missing.contains($0.id)) }, loops: loops, bpm: s.settings?.bpm ?? s.beats?.tempo, beats: s.beats),
                                   player: player.state)
         if !follow.isEmpty { _ = carryOut(follow) }
     }

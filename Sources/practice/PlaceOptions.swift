@@ -106,7 +106,7 @@ struct PlaceOptions: ParsableArguments {
         if countIn > 0, tempo == nil {
             tempo = try places.tempo()
             guard tempo != nil else {
-                throw PracticeError(.usage, "'--count-in' needs the song's tempo: give '--bpm N', or tap it with 't' on the practice screen to keep it in the sidecar")
+                throw PracticeError(.usage, "'--count-in' needs the song's tempo: give '--bpm N', find it with 'practice beats', or tap it with 't' on the practice screen")
             }
         }
         guard ["click", "voice"].contains(countInSound) else {

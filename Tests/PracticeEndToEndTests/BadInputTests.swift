@@ -33,7 +33,7 @@ import PracticeTestSupport
         (["tone.wav", "--loop", "1", "2", "--to", "5"], 64, "practice: '--to' does not go with '--loop' (the loop's end is where it turns) (see 'practice --help')"),
         (["render", "tone.wav", "-o", "x.wav", "--loop", "1", "2", "--from", "3"], 64, "practice: --from must be before the loop's end (0:02.000)"),
         (["tone.wav", "--gap", "1"], 64, "practice: '--gap' goes with '--loop' (see 'practice --help')"),
-        (["tone.wav", "--loop", "1", "2", "--count-in", "4"], 64, "practice: '--count-in' needs the song's tempo: give '--bpm N', or tap it with 't' on the practice screen to keep it in the sidecar"),
+        (["tone.wav", "--loop", "1", "2", "--count-in", "4"], 64, "practice: '--count-in' needs the song's tempo: give '--bpm N', find it with 'practice beats', or tap it with 't' on the practice screen"),
         (["tone.wav", "--control", "tcp"], 64, "practice: '--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got 'tcp') (see 'practice --help')"),
         (["tone.wav", "--loop", "1", "2", "--trainer", "0.6-1.0"], 64, "practice: '--trainer' is FROM:TO:STEP or FROM:TO:STEP/EVERY, such as 0.6:1.0:0.05/2 (got '0.6-1.0') (see 'practice --help')"),
         (["tone.wav", "--loop", "1", "2", "--trainer", "0.1:1:0.1"], 64, "practice: '--trainer' rates must be from 0.25 to 3.0 with a step from 0.01 to 2.75 (got '0.1:1:0.1') (see 'practice --help')"),

@@ -54,7 +54,9 @@ import PracticeTestSupport
         r = try practice(["render", "song.wav", "-o", "part.wav", "--force", "-q", "--from", "eight 9"])
         #expect(r.status == 64 && r.stderr.hasPrefix("practice: --from: no eight 9 (the beats make "), "\(r)")
         r = try practice(["markers", "add", "song.wav", "Turn", "1.26", "--snap"])
-        #expect(r.status == 0 && r.stdout.hasPrefix("added marker 'Turn' at 0:01.5"), "\(r)")
+        #expect(r.status == 0 && r.stdout.hasPrefix("added marker 'Turn' at 0:01."), "\(r)")
+        let turn = (try JSONSerialization.jsonObject(with: Data(try practice(["markers", "song.wav", "--json"]).stdout.utf8)) as? [String: Any])?["markers"] as? [[String: Any]]
+        #expect(turn?.first.flatMap { $0["time"] as? Double }.map { abs($0 - 1.5) <= 0.02 } == true, "snapped to the beat at 1.5 s: \(String(describing: turn))")
 
         // Corrections: the one to the beat nearest 1.26 s (1.5), counted in bars of 4.
         g = try grid(try practice(["beats", "song.wav", "--one", "1.26", "--meter", "4", "--json"]))

@@ -132,7 +132,7 @@ import Synchronization
         try FileManager.default.removeItem(atPath: w.dir.file("tone.wav.practice.json"))
         r = try w.run(["render", "tone.wav", "-o", "drill2.wav", "--loop", "2.5", "3.5", "--count-in", "2"])
         #expect(r.status == 64)
-        #expect(r.stderr == "practice: '--count-in' needs the song's tempo: give '--bpm N', or tap it with 't' on the practice screen to keep it in the sidecar\n")
+        #expect(r.stderr == "practice: '--count-in' needs the song's tempo: give '--bpm N', find it with 'practice beats', or tap it with 't' on the practice screen\n")
     }
 
     @Test func aBrokenSidecarIsNamedAndNeverOverwritten() throws {

@@ -70,7 +70,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             draw()
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
-            // Playing: ten redraws a second, plus one at each lyric line or word. Paused: only when something happens.
+            // Playing: ten redraws a second, plus one at each lyric line or word and each beat. Paused: only when something happens.
             let s0 = player.state
             _ = poll(&fds, 3, s0.isPlaying && !s0.isFinished ? msUntilNextLyric(s0) : 2_000)
             if fds[1].revents != 0 { wake.drain() }
@@ -256,18 +256,24 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     /// While playing: how long until the next line or word is heard (at most 100 ms), so the
     /// screen shows it within a few ms of its time.
+    /// Milliseconds until the next thing the screen shows changes: a lyric line or word, a beat
+    /// of the count; at most 100.
     private func msUntilNextLyric(_ s: PlayerState) -> Int32 {
-        guard let lyrics = model.lyrics, lyrics.isSynced, s.rate > 0 else { return 100 }
+        guard s.rate > 0 else { return 100 }
         let t = s.position
         var next = Double.infinity
-        let i = lyrics.lineIndex(at: t)
-        let n = (i ?? -1) + 1
-        if n < lyrics.lines.count { next = lyrics.lines[n].time }
-        if let i, let w = lyrics.wordIndex(inLine: i, at: t), w + 1 < lyrics.lines[i].words.count {
-            next = min(next, lyrics.lines[i].words[w + 1].time)
-        } else if let i, lyrics.lines[i].words.first.map({ $0.time > t }) == true {
-            next = min(next, lyrics.lines[i].words[0].time)
+        if let g = model.beats, let k = g.times.firstIndex(where: { $0 > t + 0.0005 }) { next = g.times[k] }
+        if let lyrics = model.lyrics, lyrics.isSynced {
+            let i = lyrics.lineIndex(at: t)
+            let n = (i ?? -1) + 1
+            if n < lyrics.lines.count { next = min(next, lyrics.lines[n].time) }
+            if let i, let w = lyrics.wordIndex(inLine: i, at: t), w + 1 < lyrics.lines[i].words.count {
+                next = min(next, lyrics.lines[i].words[w + 1].time)
+            } else if let i, lyrics.lines[i].words.first.map({ $0.time > t }) == true {
+                next = min(next, lyrics.lines[i].words[0].time)
+            }
         }
+        guard next.isFinite else { return 100 }
         let ms = (next - t) / s.rate * 1000
         return Int32(min(max(ms.rounded(.up) + 1, 1), 100))
     }

@@ -107,6 +107,8 @@ public struct SessionModel: Sendable {
     /// The lyrics as shown (the file's, moved by the sidecar's shift) and the full view when open.
     public private(set) var lyrics: Lyrics?
     public private(set) var lyricsView: LyricsView?
+    /// The beat grid, when the sidecar has one (the screen is drawn again at each beat).
+    public var beats: BeatGrid? { sidecar.beats }
     private var seekModeDefault = true
     /// Tap-tempo presses (monotonic nanoseconds).
     private var taps: [UInt64] = []

@@ -209,6 +209,16 @@ public struct SessionModel: Sendable {
             if let l = p.loop { return [loopAction(start: l.start, end: l.end, name: name, on: l.isOn, keepingCount: true)] }
         case .bpmSaved(let bpm):
             message = "tempo \(StatusLine.formatNumber(bpm)) bpm from \(taps.count) taps (saved)"
+            // With a beat grid: the taps confirm it, or override it for count-ins.
+            if let grid = sidecar.beats {
+                let ratio = bpm / grid.tempo
+                if abs(ratio - 1) <= 0.03 {
+                    message! += "; the beat grid agrees (\(StatusLine.formatNumber(grid.tempo)) bpm)"
+                } else {
+                    let hint = abs(ratio - 2) <= 0.06 ? " (twice it)" : abs(ratio - 0.5) <= 0.03 ? " (half of it)" : ""
+                    message! += "; count-ins follow it, not the beat grid's \(StatusLine.formatNumber(grid.tempo))\(hint) ('practice beats --bpm \(StatusLine.formatNumber(bpm))' remakes the grid)"
+                }
+            }
         case .lyricsShifted(let total):
             message = "lyrics \(total >= 0 ? "+" : "−")\(Int((abs(total) * 1000).rounded())) ms (saved)"
         case .noted:

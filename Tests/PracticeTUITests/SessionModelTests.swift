@@ -43,6 +43,20 @@ import PracticeEngine
         #expect(screen.contains("Eight 2   1 ‹2› 3  4  5  6  7  8 "), "\(screen)")
     }
 
+    /// Taps with a beat grid: the same tempo confirms it; twice it overrides it for count-ins.
+    @Test func tapsConfirmOrOverrideTheGrid() {
+        var m = SessionModel()
+        _ = m.reload(SidecarView(beats: BeatGrid(times: [0.5, 1, 1.5], tempo: 120, one: 0.5, meter: 8, source: "aubio")))
+        let s = Self.state(at: 1)
+        _ = m.handle(.character("t"), player: s, now: 1_000_000_000)
+        #expect(m.handle(.character("t"), player: s, now: 1_500_000_000) == [.edit(.setBPM(120))])
+        _ = m.finished(.bpmSaved(120), player: s)
+        #expect(m.message == "tempo 120 bpm from 2 taps (saved); the beat grid agrees (120 bpm)")
+        _ = m.handle(.character("t"), player: s, now: 1_750_000_000)
+        _ = m.finished(.bpmSaved(240), player: s)
+        #expect(m.message == "tempo 240 bpm from 3 taps (saved); count-ins follow it, not the beat grid's 120 (twice it) ('practice beats --bpm 240' remakes the grid)", "\(m.message ?? "")")
+    }
+
     /// `n`: a prompt for today's note; Enter hands the text on, an empty one is no note.
     @Test func todaysNote() {
         var m = SessionModel()

@@ -245,7 +245,7 @@ public enum Screen {
         add(spread("\(state)   \(heardPlace(p)) / \(Timecode.format(p.duration))", right, w))
         add(seekBar(s, width: w, color: color), .seekBar(cells: max(w - 2, 4), time: 0))
         add(loopLine(s))
-        if let count = countLine(s, color: color) { add(count) }
+        for line in countLines(s, color: color, large: height >= 24) { add(line) }
         for line in rehearsalLines(s) { add(line) }
         if s.lyricsView == nil { for line in lyricLines(s, color: color) { add(line) } }
         lines.append("")
@@ -347,14 +347,25 @@ public enum Screen {
         return pad(Array(lines.prefix(height)), w, height)
     }
 
-    /// `eight 3   1 2 3 4 ‹5› 6 7 8`: the count heard (from the beat grid), the beat marked.
-    static func countLine(_ s: ScreenState, color: Bool) -> String? {
-        guard let g = s.beats, let here = g.beat(at: s.player.position) else { return nil }
+    /// `Eight 3   1  2 ‹3› 4 …`: the count heard (from the beat grid), the beat marked; with
+    /// `large`, the beat's number three rows tall beside it, to be read from across a room.
+    static func countLines(_ s: ScreenState, color: Bool, large: Bool) -> [String] {
+        guard let g = s.beats, let here = g.beat(at: s.player.position) else { return [] }
         let beats = (1...g.meter).map { n -> String in
-            n == here.beat ? (color ? reverse(" \(n) ") : "‹\(n)›") : (color ? " \(n) " : " \(n) ")
+            n == here.beat ? (color ? reverse(" \(n) ") : "‹\(n)›") : " \(n) "
         }.joined()
-        return "\(g.countName.capitalized) \(here.group)  " + beats
+        let line = "\(g.countName.capitalized) \(here.group)  " + beats
+        guard large, let glyph = bigDigits[here.beat] else { return [line] }
+        let pad = String(repeating: " ", count: max(Table.width(of: withoutStyle(line)), 0))
+        return [line + "   " + glyph[0], pad + "   " + glyph[1], pad + "   " + glyph[2]]
     }
+
+    /// 1 to 9, three rows tall, in half blocks.
+    static let bigDigits: [Int: [String]] = [
+        1: ["▄█ ", " █ ", "▄█▄"], 2: ["▀▀█", "█▀▀", "▀▀▀"], 3: ["▀▀█", " ▀█", "▀▀▀"],
+        4: ["█ █", "▀▀█", "  ▀"], 5: ["█▀▀", "▀▀█", "▀▀▀"], 6: ["█▀▀", "█▀█", "▀▀▀"],
+        7: ["▀▀█", "  █", "  ▀"], 8: ["█▀█", "█▀█", "▀▀▀"], 9: ["█▀█", "▀▀█", "▀▀▀"],
+    ]
 
     static func loopLine(_ s: ScreenState) -> String {
         guard s.loopStart != nil || s.loopEnd != nil || s.player.loop != nil else { return "Loop: none (\(s.bindings.label(.loopStart)) and \(s.bindings.label(.loopEnd)) set its ends)" }

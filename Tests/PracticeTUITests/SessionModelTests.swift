@@ -24,7 +24,7 @@ import PracticeEngine
     /// With a beat grid (120 bpm from 0.5 s, the one at 2.5 s, eights): `(` `)` go to the previous
     /// and next eight's one, `e` loops the eight heard, `E` and `z` make it an eight longer or
     /// shorter; the screen shows the count.
-    @Test func eightsFromTheBeatGrid() {
+    @Test func eightsFromTheBeatGrid() throws {
         var m = SessionModel()
         let grid = BeatGrid(times: (0..<60).map { 0.5 + Double($0) * 0.5 }, tempo: 120, one: 2.5, meter: 8, source: "aubio")
         #expect(m.handle(.character(")"), player: Self.state(at: 3), now: 0) == [] && m.message == "no beats known: 'practice beats' finds them")
@@ -40,7 +40,12 @@ import PracticeEngine
         #expect(m.message == "the loop is 2 eights long")
         #expect(m.handle(.character("z"), player: looping, now: 0) == [] && m.message == "the loop is one eight already")
         let screen = Screen.render(m.screen(Self.state(at: 7.2)), width: 80, height: 24).joined(separator: "\n")
-        #expect(screen.contains("Eight 2   1 ‹2› 3  4  5  6  7  8 "), "\(screen)")
+        #expect(screen.contains("Eight 2   1 ‹2› 3  4  5  6  7  8    ▀▀█"), "\(screen)")
+        // The beat three rows tall beside it (a 2), on a screen tall enough.
+        let rows = screen.split(separator: "\n").map(String.init)
+        let at = try #require(rows.firstIndex { $0.hasPrefix("Eight 2") })
+        #expect(rows[at].hasSuffix("▀▀█") && rows[at + 1].hasSuffix("█▀▀") && rows[at + 2].hasSuffix("▀▀▀"), "\(rows[at...(at + 2)])")
+        #expect(!Screen.render(m.screen(Self.state(at: 7.2)), width: 80, height: 16).joined(separator: "\n").contains("▀▀█"), "one line on a small screen")
     }
 
     /// Taps with a beat grid: the same tempo confirms it; twice it overrides it for count-ins.

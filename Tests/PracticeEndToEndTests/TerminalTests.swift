@@ -22,11 +22,11 @@ import PracticeAudio
 
     /// Starts the rig's recorder, then in tmux plays a short warm-up clip (a fresh server's first
     /// stream loses its head: audio-testing.md) and opens `song.wav` of `dir` on the practice screen.
-    func startRecordedScreen(_ session: String, in dir: ScratchDirectory, rig: PulseRig, environment: String = "") throws -> String {
+    func startRecordedScreen(_ session: String, in dir: ScratchDirectory, rig: PulseRig, environment: String = "", arguments: String = "") throws -> String {
         try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
         try rig.startRecording()
         return try startShell(session, running: "\(environment) XDG_CACHE_HOME=\(dir.path)/cache bash -c '\(practiceBinary) warm.wav --no-tui --device pulse >/dev/null; "
-                                + "exec \(practiceBinary) song.wav --device pulse'", in: dir.path, rig: rig)
+                                + "exec \(practiceBinary) song.wav --device pulse \(arguments)'", in: dir.path, rig: rig)
     }
 
     /// Waits until the pane shows `text`; returns the screen.

@@ -68,6 +68,8 @@ import PracticeTestSupport
 
         // No grid: one line saying how to make one.
         try Signals.write(Signals.sine(440, seconds: 2), to: dir.file("plain.wav"))
+        r = try practice(["beats", "plain.wav"])
+        #expect(r.status == 65 && r.stderr == "practice: plain.wav: no steady beat found\n" && !FileManager.default.fileExists(atPath: dir.file("plain.wav.practice.json")), "\(r)")
         r = try practice(["markers", "add", "plain.wav", "A", "1", "--snap"])
         #expect(r.status == 64 && r.stderr == "practice: --snap: no beats known for plain.wav; find them with 'practice beats plain.wav'\n", "\(r)")
 

@@ -3,10 +3,11 @@ import PracticeAudio
 import PracticeDocuments
 
 /// Finding a track's beat grid. aubio's tracker follows the beat through tempo changes, but it
-/// predicts beats on an 11.6 ms grid from a period it rounds to that grid, and it can slip onto
-/// the off-beats. So each of its beats is moved onto the onset it stands for (the sharpest rise
-/// of energy within 70 ms, on a 2.9 ms grid), a run of beats that sits on the off-beats is moved
-/// onto the beats, and beats closer than 60 % of the spacing merge. The tempo is the median
+/// predicts beats on an 11.6 ms grid from a period it rounds to that grid, it can slip onto the
+/// off-beats, and it listens a while before its first beat. So each of its beats is moved onto
+/// the onset it stands for (where the energy starts to rise, on a 2.9 ms grid), runs on the
+/// off-beats are moved onto the beat, the beats are then followed one by one (none skipped, none
+/// doubled), and those before the first are filled in (`Onsets.refine`). The tempo is the median
 /// spacing; the "1" comes from the accents: of the `meter` phases the beats can be counted in,
 /// the one whose beats are loudest.
 public enum BeatAnalysis {
@@ -16,7 +17,7 @@ public enum BeatAnalysis {
     /// The grid of `track`, counted in `meter` (8: eights; 4 or 3: bars).
     public static func analyse(_ track: Track, meter: Int = 8) throws(PracticeError) -> BeatGrid {
         let rate = track.info.sampleRate, channels = track.info.channels
-        let found: (beats: [Double], energy: [Float], fine: [Float], bpm: Double)
+        let found: (beats: [Double], energy: [Float], fine: [Float], bpm: Double, hop: Int)
         do {
             let file = try SoundFile(path: track.path)
             let tracker = try BeatTracker(sampleRate: rate)
@@ -44,7 +45,7 @@ public enum BeatAnalysis {
                 }
                 mono.withUnsafeBufferPointer { tracker.feed($0) }
             }
-            found = (tracker.beats, energy, fine, tracker.bpm)
+            found = (tracker.beats, energy, fine, tracker.bpm, hop)
         } catch let error as AubioError {
             throw PracticeError(.unavailable, "\(track.path): cannot find its beats: \(error.message)")
         } catch {
@@ -55,7 +56,7 @@ public enum BeatAnalysis {
         guard beats.count >= 2, let tempo = BeatGrid.tempo(of: beats) ?? (found.bpm > 0 ? found.bpm : nil) else {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }
-        let hopSeconds = 512.0 / Double(rate)
+        let hopSeconds = Double(found.hop) / Double(rate)
         // A beat's accent: the loudest hop from 20 ms before it to 80 ms after.
         let accents = beats.map { t -> Double in
             let a = max(Int((t - 0.02) / hopSeconds), 0), b = min(Int((t + 0.08) / hopSeconds), found.energy.count - 1)

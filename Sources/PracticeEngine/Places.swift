@@ -56,6 +56,12 @@ public struct Places {
         do {
             return s.markers[try s.markerIndex(named: text)].time
         } catch {
+            // Not a marker: a number a time cannot be (1e308, nan, inf, 0x10), or nothing at all, says so.
+            let trimmed = text.trimmingWhitespace()
+            if trimmed.isEmpty { throw PracticeError(.usage, "\(option) is empty: give a time (83.5, 1:23.5) or a marker's name") }
+            if Double(trimmed) != nil {
+                throw PracticeError(.usage, "\(option) '\(text.terminalSafe)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
+            }
             throw PracticeError(.usage, "\(option): \(error.message)")
         }
     }

@@ -70,6 +70,16 @@ struct Practice: AsyncParsableCommand {
     /// `markers move FILE NAME -0.25`: a nudge back reads as an option to the parser, so it goes
     /// after a `--` (where positional arguments go on), as a user would otherwise have to write.
     static func argumentsAllowingNudges(_ arguments: [String]) -> [String] {
+        // `--from -1` (a time that cannot be): the value kept with its option, so that it is
+        // refused as a time rather than taken for an option of its own.
+        var arguments = arguments
+        var k = 0
+        while k + 1 < arguments.count, arguments[k] != "--" {
+            if ["--from", "--to", "--one"].contains(arguments[k]), isNudgeBack(arguments[k + 1]) || arguments[k + 1] == "-0" {
+                arguments[k] += "=" + arguments.remove(at: k + 1)
+            }
+            k += 1
+        }
         guard arguments.starts(with: ["markers", "move"]), !arguments.contains("--"),
               let k = arguments.indices.dropFirst(2).first(where: { isNudgeBack(arguments[$0]) }) else { return arguments }
         var out = arguments

@@ -39,6 +39,8 @@ import PracticeTestSupport
         (["tone.wav", "--from", "99:99"], 64, "practice: --from '99:99' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
         (["tone.wav", "--from", "1:60"], 64, "practice: --from '1:60' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
         (["tone.wav", "--from", " "], 64, "practice: --from is empty: give a time (83.5, 1:23.5) or a marker's name"),
+        (["tone.wav", "--from", "-1"], 64, "practice: --from '-1' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
+        (["tone.wav", "--to", "-0"], 64, "practice: --to '-0' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
         (["tone.wav", "--loop", "1", "2", "--count-in", "4"], 64, "practice: '--count-in' needs the song's tempo: give '--bpm N', find it with 'practice beats', or tap it with 't' on the practice screen"),
         (["tone.wav", "--control", "tcp"], 64, "practice: '--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got 'tcp') (see 'practice --help')"),
         (["tone.wav", "--loop", "1", "2", "--trainer", "0.6-1.0"], 64, "practice: '--trainer' is FROM:TO:STEP or FROM:TO:STEP/EVERY, such as 0.6:1.0:0.05/2 (got '0.6-1.0') (see 'practice --help')"),

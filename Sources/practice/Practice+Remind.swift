@@ -42,7 +42,13 @@ extension Practice {
         }
 
         struct At: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remind me every day at TIME (24-hour, 19:00) if I have not practised.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remind me every day at TIME (24-hour, 19:00) if I have not practised.",
+                discussion: """
+                    Examples:
+                      practice remind at 19:00
+                      practice remind at 7:30 --no-enable    # only write the units
+                    """)
             @Argument(help: "The time of day, HH:MM.")
             var time: String
             @Flag(help: "Write the units without asking systemd to start the timer (to look at them, or for a machine set up later).")
@@ -123,7 +129,12 @@ extension Practice {
         }
 
         struct Off: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "No more reminders: the timer stopped and its units removed.")
+            static let configuration = CommandConfiguration(
+                abstract: "No more reminders: the timer stopped and its units removed.",
+                discussion: """
+                    Example:
+                      practice remind off       # the timer stopped, its units gone
+                    """)
 
             func run() throws {
                 let paths = [Remind.timerName, Remind.serviceName].map { Remind.unitFolder + "/" + $0 }
@@ -145,7 +156,12 @@ extension Practice {
         struct Check: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Notify when nothing was practised today (what the reminder's timer runs).",
-                discussion: "Silent when the journal has practice today. The notification names today's pick.")
+                discussion: """
+                    Silent when the journal has practice today. The notification names today's pick.
+
+                    Example:
+                      practice remind check     # what the timer runs each day
+                    """)
 
             func run() throws {
                 let journal = try Journal()

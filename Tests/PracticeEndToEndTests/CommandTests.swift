@@ -74,7 +74,9 @@ import PracticeTestSupport
     @Test(arguments: [["play"], ["render"], ["info"], ["markers"], ["markers", "list"], ["markers", "add"], ["markers", "rm"],
                       ["markers", "rename"], ["markers", "move"], ["markers", "import"], ["markers", "export"],
                       ["markers", "merge"], ["markers", "merge-driver"], ["loops"], ["loops", "list"], ["loops", "add"], ["loops", "rm"],
-                      ["open"], ["lyrics"], ["library"], ["library", "scan"], ["library", "list"], ["library", "search"], ["pick"]])
+                      ["open"], ["lyrics"], ["library"], ["library", "scan"], ["library", "list"], ["library", "search"], ["pick"],
+                      ["journal"], ["journal", "note"], ["remind"], ["remind", "at"], ["remind", "off"], ["remind", "check"],
+                      ["preview"], ["beats"]])
     func everyCommandHasHelpWithAnExample(command: [String]) throws {
         let r = try practice(command + ["--help"], in: fx.dir)
         let name = command.joined(separator: " ")

@@ -10,7 +10,6 @@ typedef struct {
     void (*tempo_do)(aubio_tempo_t *, const fvec_t *, fvec_t *);
     smpl_t (*tempo_get_last_s)(aubio_tempo_t *);
     smpl_t (*tempo_get_bpm)(aubio_tempo_t *);
-    smpl_t (*tempo_get_confidence)(aubio_tempo_t *);
     void (*del_tempo)(aubio_tempo_t *);
     fvec_t *(*new_fvec)(uint_t);
     void (*del_fvec)(fvec_t *);
@@ -26,7 +25,6 @@ static inline const char *practice_aubio_load(practice_aubio_api *api) {
     PRACTICE_AUBIO_SYMBOL(tempo_do, "aubio_tempo_do")
     PRACTICE_AUBIO_SYMBOL(tempo_get_last_s, "aubio_tempo_get_last_s")
     PRACTICE_AUBIO_SYMBOL(tempo_get_bpm, "aubio_tempo_get_bpm")
-    PRACTICE_AUBIO_SYMBOL(tempo_get_confidence, "aubio_tempo_get_confidence")
     PRACTICE_AUBIO_SYMBOL(del_tempo, "del_aubio_tempo")
     PRACTICE_AUBIO_SYMBOL(new_fvec, "new_fvec")
     PRACTICE_AUBIO_SYMBOL(del_fvec, "del_fvec")

@@ -47,9 +47,8 @@ public final class BeatTracker {
         if output.pointee.data[0] != 0 { beats.append(Double(api.pointee.tempo_get_last_s(tempo))) }
     }
 
-    /// aubio's own estimate of the tempo (beats a minute) and its confidence (0 to 1).
+    /// aubio's own estimate of the tempo (beats a minute).
     public var bpm: Double { Double(api.pointee.tempo_get_bpm(tempo)) }
-    public var confidence: Double { Double(api.pointee.tempo_get_confidence(tempo)) }
 }
 
 /// aubio's functions, opened once.

@@ -611,9 +611,8 @@ public final class Player: Sendable {
     /// `events` gives them; but on the thread that made the change (a controller's, or the
     /// ticker's; never the audio thread) and under the player's lock, so `handler` must only hand
     /// the work on (to its own queue) and never call the player. For a view that must not wait for
-    /// Swift concurrency's threads (a journal, whose writes keep time). `unsubscribe` ends it.
-    @discardableResult
-    public func subscribe(ticks: @escaping @Sendable () -> Bool = { false }, _ handler: @escaping @Sendable (PlayerEvent) -> Void) -> UUID {
+    /// Swift concurrency's threads (a journal, whose writes keep time). It lasts until the player stops.
+    public func subscribe(ticks: @escaping @Sendable () -> Bool = { false }, _ handler: @escaping @Sendable (PlayerEvent) -> Void) {
         let id = UUID()
         engine.withLock { c in
             handler(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence, clock: clockSeconds))
@@ -621,10 +620,7 @@ public final class Player: Sendable {
             subscribers.withLock { $0[id] = Subscriber(deliver: handler, finish: {}, wantsTicks: ticks) }
             tickWake.signal()
         }
-        return id
     }
-
-    public func unsubscribe(_ id: UUID) { _ = subscribers.withLock { $0.removeValue(forKey: id) } }
 
     /// Waits until the range has played to its end, the device failed or the player stopped.
     public func waitUntilFinished() async {

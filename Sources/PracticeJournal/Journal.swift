@@ -235,9 +235,6 @@ public struct JournalSession: Sendable, Equatable {
         let title = self.title ?? Path.deletingExtension(Path.lastComponent(path))
         return artist.map { "\($0) — \(title)" } ?? title
     }
-
-    /// What makes two sessions the same song: the decoded audio, else the path.
-    public var songKey: String { audio ?? path }
 }
 
 /// A loop played, or a section (the span from one marker to the next) heard, in one session.

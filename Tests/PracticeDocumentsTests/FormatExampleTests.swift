@@ -52,6 +52,8 @@ import PracticeEngine
         let shine = try #require(s.liveMarkers.first { $0.name == "Shine turn" })
         #expect(s.liveLoops.map { "\($0.name)|\(s.time(of: $0.start) ?? -1)|\(s.time(of: $0.end) ?? -1)" } == ["turn drill|72.25|80.0"])
         #expect(s.liveLoops.first?.start == .marker(shine.id), "the loop starts at the marker, and moves with it")
+        #expect(s.beats == BeatGrid(times: [0.5, 1.1, 1.7, 2.3, 2.9], tempo: 100, one: 0.5, meter: 8, source: "", updatedAt: "1970-01-01T00:00:00.000Z"),
+                "a beat grid written by hand: \(String(describing: s.beats))")
         #expect(Set(s.liveMarkers.map(\.id)).count == 3 && s.liveMarkers.allSatisfy { !$0.id.isEmpty })
     }
 
@@ -61,5 +63,7 @@ import PracticeEngine
         let bad = dir.file("bad.json")
         try #"{"format": "practice-markers", "version": 1, "markers": [{"name": "x", "time": -1}]}"#.write(toFile: bad, atomically: true, encoding: .utf8)
         #expect(try Self.validate(bad) != "")
+        try #"{"format": "practice-markers", "version": 1, "beats": {"tempo": 500, "one": 0, "meter": 8}}"#.write(toFile: bad, atomically: true, encoding: .utf8)
+        #expect(try Self.validate(bad) != "", "a tempo of 500")
     }
 }

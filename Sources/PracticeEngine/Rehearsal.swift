@@ -33,6 +33,17 @@ public struct Rehearsal: Sendable, Equatable {
         return (0..<n).map { k in names[(((8 - n + k) % 8) + 8) % 8] }
     }
 
+    /// A spoken count-in of `n` beats at `sampleRate`, each word at a peak of 0.5 (as the clicks);
+    /// made once a process (espeak-ng), so a host can make it before playing and the decoder
+    /// thread only finds it.
+    public static func spokenCount(_ n: Int, sampleRate: Int) throws(SpeechError) -> [[Float]] {
+        try countWords(n).map { w throws(SpeechError) in
+            let word = try Speech.word(w, sampleRate: sampleRate)
+            let peak = max(word.map(abs).max() ?? 1, 1e-6)
+            return word.map { $0 * 0.5 / peak }
+        }
+    }
+
     /// Nothing added: the loop is seamless (crossfaded at the seam).
     public var isPlain: Bool { gap == 0 && countIn == 0 && preRoll == 0 && trainer == nil }
 }
@@ -147,15 +158,8 @@ final class Program {
         }
         passStart = frame
         inPass = false
-        // Spoken: made now (espeak-ng, once a process), peak 0.5 as the clicks; clicks if it cannot speak.
-        words = []
-        if rehearsal.voice, rehearsal.countIn > 0,
-           let spoken = try? Rehearsal.countWords(rehearsal.countIn).map({ w throws(SpeechError) in try Speech.word(w, sampleRate: pipeline.outputRate) }) {
-            words = spoken.map { w in
-                let peak = w.map(abs).max() ?? 1
-                return w.map { $0 * 0.5 / max(peak, 1e-6) }
-            }
-        }
+        // Spoken (made before playing by the host, else now); clicks if it cannot speak.
+        words = rehearsal.voice && rehearsal.countIn > 0 ? (try? Rehearsal.spokenCount(rehearsal.countIn, sampleRate: pipeline.outputRate)) ?? [] : []
         beginInsert(clicks: rehearsal.countIn, gap: 0, before: loop.firstPass)
         if insertLeft == 0 { try beginPass() }
     }

@@ -143,6 +143,10 @@ extension Practice {
             // The journal records the session as it goes (a view of the player, on its own queue).
             let recorder = noJournal || !config.journal ? nil : Self.record(player, sidecar: place.sidecar, say: !detached)
             defer { Self.finishRecording(recorder, say: !detached) }
+            // A spoken count-in is made before the first note, not on the decoder's thread as it starts.
+            if place.countInSound == "voice" {
+                _ = try? Rehearsal.spokenCount(max(options.loop?.rehearsal.countIn ?? 0, 4), sampleRate: player.outputFormat.sampleRate)
+            }
             if !paused { player.play() }
             let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }

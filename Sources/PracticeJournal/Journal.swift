@@ -74,20 +74,16 @@ public final class Journal: Sendable {
     func writing<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
         guard !isReadOnly else { throw PracticeError(.cannotCreate, warning ?? path) }
         do { return try db.write(body) } catch {
-            throw PracticeError(.ioError, "\(path): cannot write the practice journal (\(Self.describe(error)))")
+            throw PracticeError(.ioError, "\(path): cannot write the practice journal (\(SQLiteFile.describe(error)))")
         }
     }
 
     func reading<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
         do { return try db.read(body) } catch {
-            throw PracticeError(.ioError, "\(path): cannot read the practice journal (\(Self.describe(error)))")
+            throw PracticeError(.ioError, "\(path): cannot read the practice journal (\(SQLiteFile.describe(error)))")
         }
     }
 
-    static func describe(_ error: any Error) -> String {
-        if let e = error as? DatabaseError { return e.message ?? "SQLite error \(e.resultCode.rawValue)" }
-        return "\(error)"
-    }
 
     // MARK: Sessions
 

@@ -34,7 +34,7 @@ public enum SQLiteFile {
         } catch let error as DatabaseError where isBusy(error) {
             throw PracticeError(.tempFailure, "\(path): \(kind.name) is busy (another practice is making it); try again")
         } catch let error as DatabaseError {
-            throw PracticeError(.dataError, "\(path): not \(kind.notOne) (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); \(kind.remedy)")
+            throw PracticeError(.dataError, "\(path): not \(kind.notOne) (\(describe(error))); \(kind.remedy)")
         } catch {
             throw PracticeError(.dataError, "\(path): cannot open \(kind.name) (\(error))")
         }
@@ -64,6 +64,12 @@ public enum SQLiteFile {
                 usleep(50_000)
             }
         }
+    }
+
+    /// What went wrong, in SQLite's words.
+    public static func describe(_ error: any Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "SQLite error \(e.resultCode.rawValue)" }
+        return "\(error)"
     }
 
     /// Whether `error` is SQLite saying another connection holds the file.

@@ -218,12 +218,8 @@ public final class LibraryIndex: Sendable {
 
     func reading<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
         do { return try db.read(body) } catch {
-            throw PracticeError(.ioError, "\(path): cannot read the library's index (\(Self.describe(error)))")
+            throw PracticeError(.ioError, "\(path): cannot read the library's index (\(SQLiteFile.describe(error)))")
         }
     }
 
-    static func describe(_ error: any Error) -> String {
-        if let e = error as? DatabaseError { return e.message ?? "SQLite error \(e.resultCode.rawValue)" }
-        return "\(error)"
-    }
 }

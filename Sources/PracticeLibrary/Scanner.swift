@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GRDB
+import PracticeJournal
 import Glibc
 import PracticeAudio
 import PracticeDocuments
@@ -80,7 +81,7 @@ extension LibraryIndex {
                 return out
             }
         } catch {
-            throw PracticeError(.ioError, "\(path): cannot read the library's index (\(Self.describe(error)))")
+            throw PracticeError(.ioError, "\(path): cannot read the library's index (\(SQLiteFile.describe(error)))")
         }
         var seen = Set<[UInt8]>()
         var batch: [Indexed] = []
@@ -89,7 +90,7 @@ extension LibraryIndex {
             let items = batch
             batch.removeAll(keepingCapacity: true)
             do { try db.write { db in for item in items { try Self.store(item, in: db) } } } catch {
-                throw PracticeError(.ioError, "\(path): cannot write the library's index (\(Self.describe(error)))")
+                throw PracticeError(.ioError, "\(path): cannot write the library's index (\(SQLiteFile.describe(error)))")
             }
         }
         for (k, f) in found.enumerated() {
@@ -128,7 +129,7 @@ extension LibraryIndex {
                     }
                 }
             } catch {
-                throw PracticeError(.ioError, "\(path): cannot write the library's index (\(Self.describe(error)))")
+                throw PracticeError(.ioError, "\(path): cannot write the library's index (\(SQLiteFile.describe(error)))")
             }
             report.removed = gone.count
         }

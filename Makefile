@@ -20,7 +20,7 @@ endef
 
 DEMO_OUT := demo-0.8x.flac
 
-.PHONY: demo test check-threads check-install build release man install uninstall bench deps clean
+.PHONY: fuzz demo test check-threads check-install build release man install uninstall bench deps clean
 
 # Where `make install` puts things (DESTDIR is prepended, for packaging and for the test).
 PREFIX ?= /usr/local
@@ -62,6 +62,13 @@ check-threads:
 build:
 	$(call install,$(BUILD_DEPS))
 	$(SWIFT) build
+
+# The parsers' libFuzzer targets (Tests/Fuzz): built with -sanitize=fuzzer,address in their own
+# folder, then each run for FUZZ_SECONDS (default 60) or FUZZ_RUNS inputs; see Tests/Fuzz/run.sh.
+fuzz:
+	$(call install,$(BUILD_DEPS))
+	PRACTICE_FUZZ=1 $(SWIFT) build -c release --product practice-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address
+	Tests/Fuzz/run.sh
 
 # The Swift runtime linked in (only the parts used, no libFoundation.so and ICU to map), and no
 # table of exported symbols (nothing loads symbols from the program): 36 → 20 MB resident while

@@ -81,10 +81,22 @@ let package = Package(
         .testTarget(name: "PracticeJournalTests", dependencies: ["PracticeJournal", "PracticeEngine", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"],
                     exclude: ["make-library.py"]),
+        // The parsers' libFuzzer targets (Tests/Fuzz): the functions here, their seeds and every crash
+        // found are replayed by PracticeFuzzTests; `make fuzz` builds the fuzzer itself (below).
+        .target(name: "PracticeFuzzTargets", dependencies: ["PracticeAudio", "PracticeControl", "PracticeDocuments", "PracticeEngine", "PracticeSongs", "PracticeTUI"],
+                path: "Tests/Fuzz/Targets"),
+        .testTarget(name: "PracticeFuzzTests", dependencies: ["PracticeFuzzTargets", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` only (PRACTICE_FUZZ=1, its own build folder, -sanitize=fuzzer,address): the executable
+// whose main is libFuzzer's, which no other build could link.
+if Context.environment["PRACTICE_FUZZ"] == "1" {
+    package.products.append(.executable(name: "practice-fuzz", targets: ["practice-fuzz"]))
+    package.targets.append(.executableTarget(name: "practice-fuzz", dependencies: ["PracticeFuzzTargets"], path: "Tests/Fuzz/Main"))
+}
 
 // Members only from modules a file imports itself: swift-crypto imports all of Foundation, and
 // without this its String extensions (`contains`, `range(of:)`) would quietly win over the

@@ -73,6 +73,9 @@ public struct Places {
         return Int(words[1]) ?? Int.max
     }
 
+    /// N as an error shows it: a number too large for an Int (read as Int.max) as "9223372036854775807 or more".
+    static func shown(_ n: Int) -> String { n == .max ? "\(n) or more" : "\(n)" }
+
     /// `eight 3` or `bar 12` (any case): the kind of count and N; nil for anything else.
     static func countNumber(_ text: String) -> (String, Int)? {
         let words = text.split(whereSeparator: \.isWhitespace)
@@ -91,7 +94,7 @@ public struct Places {
         g.meter = word == "eight" ? 8 : (grid.meter == 8 ? 4 : grid.meter)
         let groups = (g.times.count - g.oneIndex + g.meter - 1) / g.meter
         guard n >= 1, let start = g.start(ofGroup: n) else {
-            throw PracticeError(.usage, "\(option): no \(word) \(n) (the beats make \(max(groups, 0)) \(word)s from the one)")
+            throw PracticeError(.usage, "\(option): no \(word) \(Self.shown(n)) (the beats make \(max(groups, 0)) \(word)s from the one)")
         }
         return end ? (g.start(ofGroup: n + 1) ?? track.duration) : start
     }
@@ -108,7 +111,7 @@ public struct Places {
         let (l, path) = lyrics!
         guard l.isSynced else { throw PracticeError(.usage, "\(option): \(path) has no time stamps (unsynced lyrics)") }
         guard n >= 1, n <= l.lines.count else {
-            throw PracticeError(.usage, "\(option): no line \(n) (\(path) has \(l.lines.count) line\(l.lines.count == 1 ? "" : "s"))")
+            throw PracticeError(.usage, "\(option): no line \(Self.shown(n)) (\(path) has \(l.lines.count) line\(l.lines.count == 1 ? "" : "s"))")
         }
         return end ? l.endOfLine(n - 1, duration: track.duration) : l.lines[n - 1].time
     }

@@ -507,6 +507,15 @@ import PracticeTestSupport
                             InterchangeEntry(name: "Chorus", start: 44.6)])
         #expect(notes == [#"line 6: skipped "stray" (no time stamp)"#, "left out 1 line without text"])
         #expect(throws: error(nil, "no time stamps (unsynced lyrics)")) { try read("[ti:x]\nJust words\n", .lrc) }
+        // Header tags alone are what an export of no markers writes: no markers, not an error (found by fuzzing).
+        let headerOnly = try read("[ti:x]\n[ar:y]\n\n", .lrc)
+        #expect(headerOnly.entries.isEmpty && headerOnly.notes == ["no markers in the file"])
+        #expect(try read(write([], .lrc).text, .lrc).entries.isEmpty)
+        // A name that reads as a time stamp stays one marker's name (found by fuzzing: it came back as two).
+        let stamped = [InterchangeEntry(name: "[00:12.50]Five, six", start: 1), InterchangeEntry(name: " [1:02]x", start: 2)]
+        let written = write(stamped, .lrc).text
+        #expect(written == "[00:01.00]<00:01.00>[00:12.50]Five, six\n[00:02.00]<00:02.00> [1:02]x\n")
+        #expect(try read(written, .lrc).entries == [stamped[0], InterchangeEntry(name: "[1:02]x", start: 2)])
     }
 
     // MARK: WAV

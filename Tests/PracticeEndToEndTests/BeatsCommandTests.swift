@@ -53,6 +53,11 @@ import PracticeTestSupport
         }
         r = try practice(["render", "song.wav", "-o", "part.wav", "--force", "-q", "--from", "eight 9"])
         #expect(r.status == 64 && r.stderr.hasPrefix("practice: --from: no eight 9 (the beats make "), "\(r)")
+        // Counts no grid has (found by the beat-grid fuzz target: an overflow once crashed here).
+        for count in ["eight 9223372036854775807", "bar 99999999999999999999", "eight 1152921504606846976"] {
+            r = try practice(["render", "song.wav", "-o", "part.wav", "--force", "-q", "--loop", count])
+            #expect(r.status == 64 && r.stderr.hasPrefix("practice: --loop: no \(count.split(separator: " ")[0]) ") && r.stderr.hasSuffix("from the one)\n"), "\(r)")
+        }
         r = try practice(["markers", "add", "song.wav", "Turn", "1.26", "--snap"])
         #expect(r.status == 0 && r.stdout.hasPrefix("added marker 'Turn' at 0:01."), "\(r)")
         let turn = (try JSONSerialization.jsonObject(with: Data(try practice(["markers", "song.wav", "--json"]).stdout.utf8)) as? [String: Any])?["markers"] as? [[String: Any]]

@@ -8,6 +8,8 @@ extension Interchange {
         /// breaks some files mark) are left out; a file without stamps is an error.
         static func read(_ lines: [TextLine]) throws(InterchangeError) -> Reading {
             let (lyrics, warnings) = LRC.read(lines)
+            // Header tags alone (what an export of no markers writes) hold no markers; text without stamps is an error.
+            if !lyrics.isSynced, lyrics.plain.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) { return Reading() }
             guard lyrics.isSynced else { throw InterchangeError(line: nil, message: "no time stamps (unsynced lyrics)") }
             var reading = Reading()
             var empty = 0

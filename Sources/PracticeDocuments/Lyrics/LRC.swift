@@ -27,6 +27,9 @@ public enum LRC {
             for line in lyrics.lines {
                 out += "[\(stamp(line.time))]"
                 if line.words.isEmpty {
+                    // Text that would read as another time stamp (`[00:12.50]…`) goes behind a word
+                    // stamp at the line's own time, so that it reads back as this one line's text.
+                    if startsWithStamp(line.text) { out += "<\(stamp(line.time))>" }
                     out += oneLine(line.text)
                 } else {
                     for word in line.words { out += "<\(stamp(word.time))>\(oneLine(word.text))" }
@@ -51,6 +54,13 @@ public enum LRC {
     static func tagOrder(_ keys: Dictionary<String, String>.Keys) -> [String] {
         let known = ["ti", "ar", "al", "au", "length", "by", "re", "ve"]
         return known.filter(keys.contains) + keys.filter { !known.contains($0) }.sorted()
+    }
+
+    /// Whether `text` begins (after spaces) with what the reader takes for a line's time stamp.
+    static func startsWithStamp(_ text: String) -> Bool {
+        let t = text.drop { $0 == " " || $0 == "\t" }
+        guard t.first == "[", let close = t.firstIndex(of: "]") else { return false }
+        return milliseconds(t[t.index(after: t.startIndex)..<close]) != nil
     }
 
     private static func oneLine(_ text: String) -> String {

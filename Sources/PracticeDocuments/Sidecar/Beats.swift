@@ -57,6 +57,8 @@ public struct BeatGrid: Sendable, Equatable {
 
     /// Where count-group `n` (an eight, or a bar) starts: the time of its "1"; nil off the grid.
     public func start(ofGroup n: Int) -> Double? {
+        // Any n (a count typed on the command line can be huge): off the grid rather than overflow.
+        guard n > Int.min / 2, n < Int.max / 16 else { return nil }
         let k = oneIndex + (n - 1) * meter
         return times.indices.contains(k) ? times[k] : nil
     }

@@ -1,0 +1,177 @@
+import FoundationEssentials
+import Glibc
+import PracticeAudio
+import PracticeControl
+import PracticeDocuments
+import PracticeEngine
+import PracticeSongs
+import PracticeTUI
+
+/// One libFuzzer target per parser (`make fuzz`, README "Reliability"): each takes any bytes,
+/// must not crash, and checks what must hold for whatever it reads (a document written back
+/// reads back the same, terminal-safe text steers nothing). A broken promise is a crash too, so
+/// the fuzzer finds it. The same functions replay the seed corpora and every crash found, as
+/// tests (`FuzzCorpusTests`).
+public enum FuzzTargets {
+    /// Reads one input; true when it was read as what the parser reads (the seeds must be).
+    public typealias Target = @Sendable ([UInt8]) -> Bool
+
+    public static let all: [String: Target] = [
+        "json": json, "sidecar": sidecar, "beats": beats,
+        "lrc": lrc, "cue": interchange(.cue), "audacity": interchange(.audacity), "ffmetadata": interchange(.ffmetadata),
+        "webvtt": interchange(.webvtt), "wav": interchange(.wav),
+        "song": song, "keys-conf": keysConf, "terminal-keys": terminalKeys, "control": control, "config": config,
+        "tags": tags, "times": times, "terminal-safe": terminalSafe,
+    ]
+
+    /// Stops the run with what broke (the fuzzer saves the input).
+    static func broken(_ what: String, _ input: [UInt8]) -> Never {
+        fatalError("\(what) (\(input.count) bytes)")
+    }
+
+    static func text(_ input: [UInt8]) -> String { String(decoding: input, as: UTF8.self) }
+
+    // Our JSON reader and writer: what is read is written back compact and pretty, and reads back equal.
+    static let json: Target = { input in
+        guard let value = try? JSONValue.parse(Data(input)) else { return false }
+        for written in [value.compact(), value.pretty()] {
+            guard let again = try? JSONValue.parse(written) else { broken("written JSON does not read back", input) }
+            if again != value { broken("written JSON reads back different", input) }
+        }
+        return true
+    }
+
+    // A sidecar: written and read again it is the same document, written the same way; merging
+    // it with itself changes nothing.
+    static let sidecar: Target = { input in
+        guard let s = try? Sidecar.decode(Data(input)) else { return false }
+        checkSidecar(s, input)
+        return true
+    }
+
+    static func checkSidecar(_ s: Sidecar, _ input: [UInt8]) {
+        let written = s.encoded()
+        guard let again = try? Sidecar.decode(written) else { broken("a written sidecar does not read back", input) }
+        if again.encoded() != written { broken("a sidecar written twice differs", input) }
+        var merged = again
+        let report = merged.merge(again)
+        if merged.encoded() != written { broken("merging a sidecar with itself changed it: \(report)", input) }
+        _ = s.liveMarkers.map { $0.name.terminalSafe }
+    }
+
+    // A beat grid inside a sidecar, and the counts worked out from it.
+    static let beats: Target = { input in
+        var data = Data(#"{"format":"practice-markers","version":1,"beats":"#.utf8)
+        data.append(contentsOf: input)
+        data.append(contentsOf: Array("}".utf8))
+        guard let s = try? Sidecar.decode(data) else { return false }
+        checkSidecar(s, input)
+        guard let grid = s.beats else { return false }
+        for t in [-1, 0, grid.one, grid.times.first ?? 0, (grid.times.last ?? 0) + 1, .nan, .infinity] {
+            if let k = grid.nearest(t) {
+                guard grid.times.indices.contains(k) else { broken("nearest beat out of range", input) }
+                let c = grid.count(ofBeat: k)
+                if c.beat < 1 || c.beat > grid.meter { broken("beat \(c.beat) of \(grid.meter)", input) }
+            }
+            _ = grid.beat(at: t)
+        }
+        for n in [-1, 0, 1, 2, 1_000_000, Int.max] { _ = grid.start(ofGroup: n) }
+        _ = BeatGrid.tempo(of: grid.times)
+        return true
+    }
+
+    static let lrc: Target = { input in
+        let (lyrics, _) = LRC.parse(text(input))
+        _ = lyrics.lines.map { $0.text.terminalSafe }
+        return interchange(.lrc)(input) && !lyrics.lines.isEmpty
+    }
+
+    // Other programs' marker files: whatever is read is written back (text formats) and reads back.
+    static func interchange(_ format: InterchangeFormat) -> Target {
+        { input in
+            guard let (entries, _) = try? Interchange.read(Data(input), format: format) else { return false }
+            for e in entries where !e.start.isFinite || e.start < 0 || (e.end.map { !$0.isFinite || $0 < e.start } ?? false) {
+                broken("\(format) read a time that is not one: \(e)", input)
+            }
+            guard format != .wav else { return !entries.isEmpty }
+            let duration = (entries.map { $0.end ?? $0.start }.max() ?? 0) + 1
+            let (data, _) = Interchange.write(entries, format: format, audioFileName: "song.flac", duration: duration, title: "Title")
+            guard let back = try? Interchange.read(data, format: format) else { broken("written \(format) does not read back", input) }
+            if back.entries.count > entries.count { broken("written \(format) reads back more entries", input) }
+            return !entries.isEmpty
+        }
+    }
+
+    static let song: Target = { input in
+        (try? SongDocument.parse(Data(input), name: "song.json")) != nil
+    }
+
+    static let keysConf: Target = { input in
+        var b = KeyBindings.defaults
+        return (try? b.apply(text(input), file: "keys.conf")) != nil && b != KeyBindings.defaults
+    }
+
+    // The terminal's input bytes as keys, fed in two pieces (a sequence split between reads).
+    static let terminalKeys: Target = { input in
+        var d = KeyDecoder()
+        let half = input.count / 2
+        let keys = d.feed(Array(input[..<half])) + d.feed(Array(input[half...])) + d.flush()
+        return !keys.isEmpty
+    }
+
+    // Lines of the control protocol, as the player reads commands and an attached screen reads state.
+    static let control: Target = { input in
+        var read = false
+        for line in text(input).split(separator: "\n", omittingEmptySubsequences: false) {
+            if (try? PlayerCommand.parse(String(line))) != nil { read = true }
+            if PlayerState.full(String(line)) != nil { read = true }
+        }
+        return read
+    }
+
+    // config.toml: toml++ turns it into JSON, which must then read (it is our JSON reader's input).
+    static let config: Target = { input in
+        let t = text(input)
+        _ = try? TOML.valueRange(of: "library.folders", in: t)
+        guard let json = try? TOML.json(from: t) else { return false }
+        guard let value = try? JSONValue.parse(json) else { broken("toml++'s JSON does not read", input) }
+        return (try? Config(json: value, file: "config.toml")) != nil
+    }
+
+    // Tags and covers through TagLib, from a file whose kind (by extension) the first byte picks.
+    static let tags: Target = { input in
+        guard let kind = input.first else { return false }
+        let extensions = ["mp3", "flac", "ogg", "opus", "m4a", "wav", "aiff", "oga"]
+        let path = "/dev/shm/practice-fuzz-\(getpid()).\(extensions[Int(kind) % extensions.count])"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { return false }
+        input.dropFirst().withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        defer { unlink(path) }
+        guard let t = try? TrackTags.read(path) else { return false }
+        for s in [t.title, t.artist, t.album].compactMap({ $0 }) where s.terminalSafe.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\u{1B}" }) {
+            broken("a tag is not terminal-safe", input)
+        }
+        return t.title != nil
+    }
+
+    // Times as typed on the command line and in the practice screen's prompts.
+    static let times: Target = { input in
+        guard let t = Timecode.parse(text(input)) else { return false }
+        if !t.isFinite || t < 0 || t.sign == .minus { broken("Timecode read \(t)", input) }
+        _ = Timecode.format(t, decimals: 3)
+        return true
+    }
+
+    // Nothing that steers a terminal survives `terminalSafe`.
+    static let terminalSafe: Target = { input in
+        let safe = text(input).terminalSafe
+        for u in safe.unicodeScalars {
+            switch u.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: broken("terminalSafe kept U+\(String(u.value, radix: 16))", input)
+            default: continue
+            }
+        }
+        return safe != text(input)
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (Tests/Fuzz/Targets, built by `make fuzz` into .build-fuzz with
+# -sanitize=fuzzer,address) for FUZZ_SECONDS each (default 60), or for FUZZ_RUNS inputs each
+# when that is set; FUZZ_TARGETS picks some (default: all). The corpus each grows stays in
+# .build-fuzz/corpus/TARGET (the seeds in Tests/Fuzz/corpus/TARGET are read, never written); the
+# inputs run are added up per target in .build-fuzz/runs/TARGET across runs. An input that
+# crashes, leaks or hangs (> 10 s) is copied to Tests/Fuzz/crashes/TARGET/, where the tests
+# replay it (FuzzCorpusTests) once fixed; the run then exits 1.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+fuzzer=.build-fuzz/release/practice-fuzz
+[ -x "$fuzzer" ] || { echo "run 'make fuzz' (it builds $fuzzer)" >&2; exit 66; }
+targets=${FUZZ_TARGETS:-$(ls Tests/Fuzz/corpus)}
+if [ -n "${FUZZ_RUNS:-}" ]; then limit=(-runs="$FUZZ_RUNS"); else limit=(-max_total_time="${FUZZ_SECONDS:-60}"); fi
+mkdir -p .build-fuzz/runs .build-fuzz/logs
+failed=0
+printf '%-14s %12s %8s %10s %14s  %s\n' target runs seconds exec/s "runs in all" result
+for t in $targets; do
+    mkdir -p ".build-fuzz/corpus/$t" ".build-fuzz/crashes"
+    log=".build-fuzz/logs/$t.log"
+    start=$(date +%s)
+    PRACTICE_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=abort_on_error=1:symbolize=1 \
+        "$fuzzer" "${limit[@]}" -timeout=10 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix=".build-fuzz/crashes/$t-" ".build-fuzz/corpus/$t" "Tests/Fuzz/corpus/$t" >"$log" 2>&1
+    status=$?
+    seconds=$(( $(date +%s) - start ))
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    runs=${runs:-0}
+    total=$(( $(cat ".build-fuzz/runs/$t" 2>/dev/null || echo 0) + runs ))
+    result=ok
+    if [ $status -ne 0 ]; then
+        result="FAILED (exit $status, see $log)"
+        failed=1
+        for a in .build-fuzz/crashes/"$t"-*; do
+            [ -e "$a" ] || continue
+            mkdir -p "Tests/Fuzz/crashes/$t"
+            mv "$a" "Tests/Fuzz/crashes/$t/$(basename "$a" | sed "s/^$t-//")"
+            result="$result; input kept in Tests/Fuzz/crashes/$t/"
+        done
+    else
+        echo "$total" > ".build-fuzz/runs/$t"
+    fi
+    printf '%-14s %12d %8d %10d %14d  %s\n' "$t" "$runs" "$seconds" $(( runs / (seconds > 0 ? seconds : 1) )) "$total" "$result"
+done
+exit $failed

@@ -4,25 +4,37 @@ import Glibc
 /// Plays interleaved float frames through an ALSA PCM (`default` reaches PipeWire or PulseAudio).
 ///
 /// A `final class` because the audio thread shares it with the control thread that opened it.
-/// `@unchecked Sendable`: after `init` returns, only the audio thread calls into the PCM.
+/// `@unchecked Sendable`: after `init` returns, only the audio thread calls into the PCM, except
+/// `reopen`, which runs while the audio thread waits after a failure (the failure's atomic orders them).
 public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// The sample formats we can feed, in order of preference (float needs no conversion).
     enum SampleFormat { case float, s32, s16 }
 
-    private let pcm: OpaquePointer
+    private var pcm: OpaquePointer
     public let device: String
     public var name: String { device }
     public let format: OutputFormat
     /// Frames per period and in the whole device buffer, as negotiated.
-    public let periodFrames: Int
-    public let bufferFrames: Int
-    let sampleFormat: SampleFormat
-    /// Room for the device's poll descriptors and the wake-up eventfd, allocated once.
-    private let pollFDs: UnsafeMutablePointer<pollfd>
-    private let pollCount: Int
+    public private(set) var periodFrames: Int
+    public private(set) var bufferFrames: Int
+    private(set) var sampleFormat: SampleFormat
+    /// Room for the device's poll descriptors and the wake-up eventfd (made again by `reopen` only).
+    private var pollFDs: UnsafeMutablePointer<pollfd>
+    private var pollCount: Int
     /// Conversion buffer for integer devices, allocated once (`maxChunkFrames` frames).
     private let convert: UnsafeMutableRawPointer
     public let maxChunkFrames: Int
+    /// What `init` asked for, to ask for it again in `reopen`.
+    private let periodMicroseconds: UInt32, bufferMicroseconds: UInt32
+
+    /// An opened and configured PCM.
+    private struct Opened {
+        var pcm: OpaquePointer
+        var sampleFormat: SampleFormat
+        var rate: Int
+        var periodFrames: Int
+        var bufferFrames: Int
+    }
 
     /// Opens `device` for playback near `sampleRate`, with ALSA's own resampling off (we resample with
     /// soxr when the device's rate differs). The corresponding C function is `snd_pcm_open`.
@@ -36,6 +48,26 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     public init(device: String, sampleRate: Int, channels: Int,
                 periodMicroseconds: UInt32 = 40_000, bufferMicroseconds: UInt32 = 120_000) throws(ALSAError) {
         CALSA_silenceLibraryErrors()
+        let o = try Self.open(device: device, sampleRate: sampleRate, channels: channels,
+                              periodMicroseconds: periodMicroseconds, bufferMicroseconds: bufferMicroseconds)
+        pcm = o.pcm
+        sampleFormat = o.sampleFormat
+        periodFrames = o.periodFrames
+        bufferFrames = o.bufferFrames
+        format = OutputFormat(sampleRate: o.rate, channels: channels)
+        self.device = device
+        self.periodMicroseconds = periodMicroseconds
+        self.bufferMicroseconds = bufferMicroseconds
+        maxChunkFrames = max(o.bufferFrames, 4096)
+        convert = .allocate(byteCount: maxChunkFrames * channels * 4, alignment: 16)
+        // The device's poll descriptors plus one slot for the audio thread's wake-up eventfd.
+        pollCount = max(Int(snd_pcm_poll_descriptors_count(o.pcm)), 0)
+        pollFDs = .allocate(capacity: pollCount + 1)
+        pollFDs.initialize(repeating: pollfd(), count: pollCount + 1)
+    }
+
+    private static func open(device: String, sampleRate: Int, channels: Int,
+                             periodMicroseconds: UInt32, bufferMicroseconds: UInt32) throws(ALSAError) -> Opened {
         var handle: OpaquePointer?
         try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }
@@ -53,7 +85,6 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
                 throw ALSAError(code: -EINVAL, function: "snd_pcm_hw_params_set_format", device: device)
             }
             try alsa("snd_pcm_hw_params_set_format", device: device) { snd_pcm_hw_params_set_format(pcm, hw, chosen.1) }
-            sampleFormat = chosen.0
             try alsa("snd_pcm_hw_params_set_channels", device: device) {
                 snd_pcm_hw_params_set_channels(pcm, hw, UInt32(channels))
             }
@@ -74,9 +105,6 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             snd_pcm_hw_params_get_period_size(hw, &period, &dir)
             snd_pcm_hw_params_get_buffer_size(hw, &buffer)
             let periodFrames = Int(period), bufferFrames = Int(buffer)
-            self.periodFrames = periodFrames
-            self.bufferFrames = bufferFrames
-            format = OutputFormat(sampleRate: Int(rate), channels: channels)
 
             var sw: OpaquePointer?
             try alsa("snd_pcm_sw_params_malloc", device: device) { snd_pcm_sw_params_malloc(&sw) }
@@ -90,18 +118,42 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
                 snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(periodFrames))
             }
             try alsa("snd_pcm_sw_params", device: device) { snd_pcm_sw_params(pcm, sw) }
+            return Opened(pcm: pcm, sampleFormat: chosen.0, rate: Int(rate), periodFrames: periodFrames, bufferFrames: bufferFrames)
         } catch {
             snd_pcm_close(pcm)
             throw error
         }
-        self.pcm = pcm
-        self.device = device
-        maxChunkFrames = max(bufferFrames, 4096)
-        convert = .allocate(byteCount: maxChunkFrames * channels * 4, alignment: 16)
-        // The device's poll descriptors plus one slot for the audio thread's wake-up eventfd.
-        pollCount = max(Int(snd_pcm_poll_descriptors_count(pcm)), 0)
-        pollFDs = .allocate(capacity: pollCount + 1)
-        pollFDs.initialize(repeating: pollfd(), count: pollCount + 1)
+    }
+
+    /// Opens the device again after a failure, as `init` did (the sound server came back). The
+    /// audio thread must not touch the device meanwhile (it waits after a failure until the player
+    /// says the device is back). 0, or a negative error code while the device is still gone or now
+    /// plays another rate. The corresponding C function is `snd_pcm_open`.
+    public func reopen() -> Int32 {
+        let o: Opened
+        do {
+            o = try Self.open(device: device, sampleRate: format.sampleRate, channels: format.channels,
+                              periodMicroseconds: periodMicroseconds, bufferMicroseconds: bufferMicroseconds)
+        } catch {
+            return error.code
+        }
+        guard o.rate == format.sampleRate, o.bufferFrames <= maxChunkFrames else {
+            snd_pcm_close(o.pcm)
+            return -EINVAL
+        }
+        snd_pcm_close(pcm)
+        pcm = o.pcm
+        sampleFormat = o.sampleFormat
+        periodFrames = o.periodFrames
+        bufferFrames = o.bufferFrames
+        let count = max(Int(snd_pcm_poll_descriptors_count(o.pcm)), 0)
+        if count > pollCount {
+            pollFDs.deallocate()
+            pollFDs = .allocate(capacity: count + 1)
+            pollFDs.initialize(repeating: pollfd(), count: count + 1)
+        }
+        pollCount = count
+        return 0
     }
 
     deinit {

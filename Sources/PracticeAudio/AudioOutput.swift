@@ -55,4 +55,7 @@ public protocol AudioOutput: AnyObject, Sendable {
     func drop()
     /// What a failure code returned by `write` means, in words, after "audio device 'NAME' " (any thread).
     func describe(failure code: Int32) -> String
+    /// After a failure, while the audio thread leaves the device alone: opens it again with the
+    /// same format (the sound server came back). 0, or a negative error code (still gone).
+    func reopen() -> Int32
 }

@@ -31,6 +31,8 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     private let clockFrames = Atomic<Int>(0)
     /// Once unplugged, the device swallows everything at once (as `null` does).
     private let unplugged = Atomic<Bool>(false)
+    /// Broken down (`breakDown`): writes fail, nothing more is heard, and `reopen` fails until `repair`.
+    private let broken = Atomic<Bool>(false)
     /// Readable when the consumer took frames (wakes a full writer) and when the writer wrote.
     private let consumedFD: Int32
     private let writtenFD: Int32
@@ -75,6 +77,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         heard.reserveCapacity(frames * ch)
         var idleSince = monotonicNanoseconds()
         while heard.count < frames * ch {
+            if broken.load(ordering: .acquiring) { break }   // a device that is gone plays nothing
             var p = played.load(ordering: .relaxed)
             let w = written.load(ordering: .acquiring)
             let skipTo = discardedTo.load(ordering: .acquiring)
@@ -105,6 +108,16 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         signal(consumedFD)
     }
 
+    /// The device goes away, as a sound server that is killed: what it holds is never heard, the
+    /// next write fails (-EIO), and it cannot be opened again until `repair()`.
+    public func breakDown() {
+        broken.store(true, ordering: .releasing)
+        signal(consumedFD)
+    }
+
+    /// The device can be opened again (the sound server is back): the player's next `reopen` works.
+    public func repair() { broken.store(false, ordering: .releasing) }
+
     private func publish(played p: Int, clock: Int) {
         let s = sequence.load(ordering: .relaxed)
         sequence.store(s &+ 1, ordering: .relaxed)
@@ -130,7 +143,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     // MARK: AudioOutput (the audio thread's side)
 
     public func writableFrames() -> Int {
-        if unplugged.load(ordering: .acquiring) { return bufferFrames }
+        if unplugged.load(ordering: .acquiring) || broken.load(ordering: .acquiring) { return bufferFrames }   // broken: the write says so
         return bufferFrames - (written.load(ordering: .relaxed) - played.load(ordering: .acquiring))
     }
 
@@ -147,6 +160,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         let ch = format.channels
         var done = 0
         while done < count {
+            if broken.load(ordering: .acquiring) { return .failed(code: -EIO) }
             if unplugged.load(ordering: .acquiring) { return .written(underruns: 0) }
             let w = written.load(ordering: .relaxed)
             let n = min(count - done, bufferFrames - (w - played.load(ordering: .acquiring)))
@@ -183,6 +197,15 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     }
 
     public func describe(failure code: Int32) -> String { "failed (virtual device error \(code))" }
+
+    /// Works once repaired: what the device held before it broke down is gone (the audio thread,
+    /// waiting after its failed write, writes nothing meanwhile).
+    public func reopen() -> Int32 {
+        guard !broken.load(ordering: .acquiring) else { return -EIO }
+        discardedTo.store(written.load(ordering: .acquiring), ordering: .releasing)
+        signal(writtenFD)
+        return 0
+    }
 
     // MARK: eventfds
 

@@ -206,6 +206,7 @@ extension PlayerState {
             "duration": .seconds(duration), "rate": .double(rate), "pitch": .double(pitch),
             "playing": .bool(isPlaying), "finished": .bool(isFinished), "underruns": .integer(underruns),
         ]
+        if let deviceLost { object["deviceLost"] = .string(deviceLost) }
         if let loop, loop.isOn {
             var l: [String: JSONValue] = ["start": .seconds(loop.start), "end": .seconds(loop.end), "pass": .integer(loop.pass)]
             if let n = loop.passes { l["times"] = .integer(n) }

@@ -16,6 +16,7 @@ extension PlayerState {
         ]
         if let earlyEnd { object["earlyEnd"] = .string(earlyEnd) }
         if let failure { object["failure"] = .string(failure) }
+        if let deviceLost { object["deviceLost"] = .string(deviceLost) }
         if let loop {
             var l: [String: JSONValue] = ["start": .double(loop.start), "end": .double(loop.end), "pass": .integer(loop.pass),
                                           "on": .bool(loop.isOn), "rehearsal": loop.rehearsal.json]
@@ -38,6 +39,7 @@ extension PlayerState {
                             isFinished: o["finished"]?.bool ?? false, underruns: o["underruns"]?.int ?? 0,
                             earlyEnd: o["earlyEnd"]?.string, failure: o["failure"]?.string)
         s.isRealTime = o["realTime"]?.bool ?? true
+        s.deviceLost = o["deviceLost"]?.string
         if let l = o["loop"]?.object, let a = l["start"]?.double, let b = l["end"]?.double {
             var loop = LoopState(start: a, end: b, name: l["name"]?.string, pass: l["pass"]?.int ?? 1, passes: l["times"]?.int,
                                  isOn: l["on"]?.bool ?? true, rehearsal: Rehearsal(json: l["rehearsal"]))

@@ -41,6 +41,11 @@ public struct PlayerOptions: Sendable {
     public var sidecar: String?
     /// Tags shown instead of the file's own (title, artist, album): a song document's.
     public var tags: [String: String] = [:]
+    /// When the device goes away (the sound server stopped), wait for it and play on from the
+    /// heard position when it is back, instead of failing (`--reconnect`).
+    public var reconnect = false
+    /// How often a player waiting for its device tries to open it again.
+    public var reconnectInterval = Duration.milliseconds(500)
     public init() {}
 }
 
@@ -102,6 +107,9 @@ public struct PlayerState: Sendable, Equatable {
     public var earlyEnd: String?
     /// The output device failed for good: what happened, in words, naming the device.
     public var failure: String?
+    /// The output device went away and the player waits for it to come back (`--reconnect`):
+    /// what happened, in words, naming the device. Nothing is heard meanwhile; the position holds.
+    public var deviceLost: String?
     public var loop: LoopState?
     /// Whether the audio thread got real-time priority (SCHED_FIFO); without it a busy machine may make it skip.
     public var isRealTime = true
@@ -133,6 +141,10 @@ public struct PlayerEvent: Sendable, Equatable {
         case finished
         /// The device failed for good (`state.failure`).
         case failed
+        /// The device went away; the player waits for it (`state.deviceLost`, `--reconnect`).
+        case deviceLost
+        /// The device is back: playing on (if it was) from where it was heard.
+        case deviceBack
         /// The player stopped; nothing follows.
         case stopped
     }
@@ -193,6 +205,8 @@ public final class Player: Sendable {
         let wantsTicks: @Sendable () -> Bool
     }
     private let tickInterval: Duration
+    /// Seconds between tries to open a device that went away; nil: a failure is for good.
+    private let reconnect: Double?
     /// Signalled by commands so the ticker notices a change of transport at once.
     private let tickWake = DispatchSemaphore(value: 0)
 
@@ -225,6 +239,7 @@ public final class Player: Sendable {
     public init(path: String, options: PlayerOptions) throws(PracticeError) {
         sidecar = options.sidecar
         tickInterval = options.tickInterval
+        reconnect = options.reconnect ? Double(options.reconnectInterval.components.seconds) + Double(options.reconnectInterval.components.attoseconds) / 1e18 : nil
         let opened = try Track.open(path)
         let track = opened.track
         self.track = track
@@ -535,10 +550,13 @@ public final class Player: Sendable {
             earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {
                 "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
             },
-            failure: failure == 0 ? nil : "audio device '\(deviceName)' \(audio.audioOutput.describe(failure: failure)); your markers and loops are saved",
+            failure: failure == 0 || reconnect != nil ? nil : "audio device '\(deviceName)' \(audio.audioOutput.describe(failure: failure)); your markers and loops are saved",
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
+        if failure != 0, reconnect != nil {
+            s.deviceLost = "waiting for audio device '\(deviceName)' to come back: it \(audio.audioOutput.describe(failure: failure))"
+        }
         if s.isPlaying, c.activeLoop != nil, let segment = decoder.segment(forGeneration: c.generation),
            let click = segment.countIn(atRing: heardRingFrame(from: segment.ringFrame)) {
             s.loop?.countIn = .init(beat: click.beat, of: click.of)
@@ -568,6 +586,10 @@ public final class Player: Sendable {
     }
 
     private func publish(_ c: inout Engine, _ kind: PlayerEvent.Kind, _ state: PlayerState) {
+        // A device that failed or went away since the last event is news of its own, whoever
+        // publishes first (a command may come before the ticker looks).
+        if kind != .failed, state.failure != nil, c.published?.failure == nil { publish(&c, .failed, state) }
+        if kind != .deviceLost, state.deviceLost != nil, c.published?.deviceLost == nil { publish(&c, .deviceLost, state) }
         c.sequence += 1
         c.published = state
         let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence, clock: clockSeconds)
@@ -643,6 +665,7 @@ public final class Player: Sendable {
                         let before = c.published
                         let kind: PlayerEvent.Kind =
                             s.failure != nil && before?.failure == nil ? .failed
+                            : s.deviceLost != nil && before?.deviceLost == nil ? .deviceLost
                             : s.isFinished && before?.isFinished != true ? .finished
                             : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
                             : .tick
@@ -652,6 +675,7 @@ public final class Player: Sendable {
                     }
                 }()
                 guard let step else { return }
+                self?.tryReopeningTheDevice()
                 _ = step.wake.wait(timeout: .now() + step.wait)
                 while step.wake.wait(timeout: .now()) == .success {}   // many commands are one change to look at
             }
@@ -660,11 +684,27 @@ public final class Player: Sendable {
 }
 
 extension Player {
+    /// With `--reconnect`, while the device is gone (ticker only): opens it again (outside the
+    /// player's lock: it may take a while), then, on the serial path, restarts the stream from
+    /// the heard position (where the failure left it, or where a command put it meanwhile) before
+    /// the audio thread goes on, so nothing older is heard.
+    fileprivate func tryReopeningTheDevice() {
+        guard reconnect != nil, audio.failureCode != 0, audio.reopenDevice() == 0 else { return }
+        engine.withLock { c in
+            guard !c.stopped else { return }
+            restart(&c, at: heardFrame(c), settings: c.settings, playing: c.playing)
+            send(&c)                  // the new generation is the one wanted before the thread looks
+            audio.deviceReopened()
+            publish(&c, .deviceBack)
+        }
+    }
+
     /// Seconds until the ticker looks again: `ticking` while playing for subscribers that take
     /// ticks; for none, when the heard position is due at the loop's or the range's end (a new
     /// pass, the end, which take no tick to publish; at least 20 ms, as the position stands still
     /// during a count-in or a gap; at most a second, for a device that failed); paused, a second.
     fileprivate func nextLook(_ s: PlayerState, ticking: Double) -> Double {
+        if s.deviceLost != nil, let reconnect { return reconnect }
         guard s.isPlaying, s.rate > 0 else { return 1 }
         if ticksWanted { return ticking }
         let end = s.loop.flatMap { $0.isOn ? $0.end : nil } ?? Double(decoder.range.upperBound) / Double(track.info.sampleRate)

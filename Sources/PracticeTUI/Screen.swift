@@ -238,7 +238,7 @@ public enum Screen {
             return (pad(lines, w, height), [:])
         }
         lines.append("")
-        let state = p.isFinished ? "■ Stopped" : p.isPlaying ? "▶ Playing" : "⏸ Paused"
+        let state = p.deviceLost != nil ? "⏸ No sound" : p.isFinished ? "■ Stopped" : p.isPlaying ? "▶ Playing" : "⏸ Paused"
         var right = "speed \(StatusLine.formatRate(p.rate))"
         if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch)) st" }
         if let bpm = s.bpm { right += "  \(StatusLine.formatNumber(bpm)) bpm" }

@@ -46,6 +46,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// Wakes the key loop when the player's state changes (any controller's command), the
     /// terminal is resized, or a quit is asked for; so a paused session sleeps.
     private let wake = WakePipe()
+    /// The device's absence last seen (`PlayerState.deviceLost`), to say when it changes.
+    private var deviceLost: String?
 
     /// Runs until `q`, Ctrl-C or `requestQuit()` (a loop's last pass leaves it paused at A);
     /// restores the terminal.
@@ -83,6 +85,12 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             for key in keys where handle(key) == false { return }
             let s = player.state
             if s.failure != nil { return }
+            if s.deviceLost != deviceLost {   // --reconnect: the device went away, or is back
+                if let lost = s.deviceLost { model.say(lost) } else if deviceLost != nil {
+                    model.say("the audio device is back: \(s.isPlaying ? "playing on" : "paused") at \(Timecode.format(s.position, decimals: 1))")
+                }
+                deviceLost = s.deviceLost
+            }
             if s.isFinished, let l = s.loop, l.isOn, let passes = l.passes {
                 // The passes ran out: back to A, paused, ready to drill them again.
                 player.rewindLoop()

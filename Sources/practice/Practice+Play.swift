@@ -64,6 +64,9 @@ extension Practice {
         @Flag(help: "Show one status line instead of the practice screen.")
         var noTui = false
 
+        @Flag(help: "When the sound server stops (or the device goes away), wait for it and play on from where you were when it is back, instead of ending.")
+        var reconnect = false
+
         @Flag(name: .shortAndLong, help: "Say how playback runs: the device, and whether the audio thread got real-time priority.")
         var verbose = false
 
@@ -111,6 +114,7 @@ extension Practice {
             var options = PlayerOptions()
             options.tags = tags
             options.device = device
+            options.reconnect = reconnect
             options.settings = sound.settings
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
@@ -190,6 +194,10 @@ extension Practice {
             for await event in player.events(keepingNewest: 64, ticks: { ticks }) {
                 let state = event.state
                 if controlled && state != last && event.kind != .stopped { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
+                if let line = Self.deviceNews(event) {
+                    if showStatus { Terminal.writeRaw("\r\u{1B}[K", to: STDOUT_FILENO) }   // the status line gives way
+                    Terminal.write("practice: \(line)\n", to: STDERR_FILENO)
+                }
                 if showStatus { Terminal.writeRaw(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
                 last = state
                 if state.isFinished && detached && state.failure == nil {
@@ -271,6 +279,15 @@ extension Practice.PlayOptions {
     }
 
     /// The command line of the detached player that takes over from a screen left with `d`.
+    /// The line a player without a screen writes to stderr when its device goes away or comes back (`--reconnect`).
+    static func deviceNews(_ event: PlayerEvent) -> String? {
+        switch event.kind {
+        case .deviceLost: event.state.deviceLost
+        case .deviceBack: "the audio device is back: \(event.state.isPlaying ? "playing on" : "paused") at \(Timecode.format(event.state.position, decimals: 1))"
+        default: nil
+        }
+    }
+
     func detachedArguments(_ file: String, paused: Bool) -> [String] {
         var args = ["play", file, "--device", device]
         if let sidecar = place.sidecar { args += ["--markers", sidecar] }
@@ -279,6 +296,7 @@ extension Practice.PlayOptions {
         if quiet { args.append("--quiet") }
         if noMpris { args.append("--no-mpris") }
         if noJournal { args.append("--no-journal") }
+        if reconnect { args.append("--reconnect") }
         if paused { args.append("--paused") }
         return args
     }

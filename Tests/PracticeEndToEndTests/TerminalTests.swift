@@ -367,6 +367,87 @@ import PracticeAudio
         #expect(try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8).contains("\"name\": \"Marker 1\""))
     }
 
+    /// `--reconnect`: the sound server dies mid-play and the screen stays, says so in one line and
+    /// holds the position; a marker dropped meanwhile is saved; when the server is back, playing
+    /// goes on from the heard position, measured in the sound (a chirp: its pitch tells the time).
+    @Test func withReconnectPlayingGoesOnWhenTheSoundServerIsBack() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("server-back")
+        let rate = 44_100.0
+        // 300 Hz rising 40 Hz a second: the frequency heard says where in the track it is.
+        let chirp = (0..<Int(20 * rate)).flatMap { i -> [Float] in
+            let t = Double(i) / rate
+            let v = Float(0.5 * sin(2 * Double.pi * (300 * t + 20 * t * t)))
+            return [v, v]
+        }
+        try Signals.write(chirp, to: dir.file("song.wav"))
+        let session = try startShell("practice-back-\(getpid())", running: "XDG_CACHE_HOME=\(dir.path)/cache \(practiceBinary) song.wav --device pulse --reconnect",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        _ = try waitFor("▶ Playing   0:03", in: session)
+        rig.killServer()
+        var screen = try waitFor("⏸ No sound", in: session)
+        #expect(screen.contains("waiting for audio device 'pulse' to come back: it went away (the sound server s"), "screen:\n\(screen)")
+        func shown(_ screen: String) -> Double? {
+            guard let line = screen.split(separator: "\n").first(where: { $0.hasPrefix("⏸ No sound   ") }) else { return nil }
+            let parts = line.dropFirst("⏸ No sound   ".count).prefix { $0 != " " }.split(separator: ":")
+            guard parts.count == 2, let m = Double(parts[0]), let sec = Double(parts[1]) else { return nil }
+            return m * 60 + sec
+        }
+        let lost = try #require(shown(screen), "screen:\n\(screen)")
+        #expect(lost >= 3 && lost < 5)
+        _ = try tmux(["send-keys", "-t", session, "m"])
+        _ = try waitFor("Marker 1", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        screen = try waitFor("added marker 'Marker 1'", in: session)
+        let shownLost = String(format: "%d:%04.1f", Int(lost) / 60, lost.truncatingRemainder(dividingBy: 60))
+        #expect(screen.contains("added marker 'Marker 1' at \(shownLost)"), "at the held position:\n\(screen)")
+        usleep(1_000_000)
+        screen = try tmux(["capture-pane", "-p", "-t", session])
+        #expect(shown(screen) == lost, "the position holds while the server is gone:\n\(screen)")
+
+        try rig.restartServer()
+        try rig.startRecording()
+        screen = try waitFor("the audio device is back: playing on at ", in: session)
+        #expect(screen.contains("the audio device is back: playing on at \(shownLost)"), "screen:\n\(screen)")
+        _ = try waitFor("▶ Playing   0:0\(Int(lost) + 1)", in: session)
+        let (samples, _) = rig.stopRecording()
+        let left = Signals.channel(samples, 0, of: 2)
+        let onset = try #require(Analysis.onset(left, threshold: 0.1), "sound after the server came back")
+        #expect(left.count - onset > 8_192)
+        let f = Analysis.dominantFrequency(Array(left[onset..<(onset + 8_192)]), sampleRate: 44_100)
+        let heardAt = (f - 300) / 40 - 4_096 / rate   // the window's start
+        #expect(abs(heardAt - lost) < 0.25, "went on at \(heardAt) s (\(f) Hz), lost at \(lost) s")
+        _ = try tmux(["send-keys", "-t", session, "q"])
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+        let sidecar = try String(contentsOfFile: dir.file("song.wav.practice.json"), encoding: .utf8)
+        #expect(sidecar.contains("\"name\": \"Marker 1\""))
+    }
+
+    /// `--reconnect` without the screen: one line on stderr when the device goes, one when it is back.
+    @Test func withReconnectAPlainPlayerSaysWhenTheDeviceGoesAndComesBack() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("server-back-plain")
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"))
+        let session = try startShell("practice-back-plain-\(getpid())", running: "\(practiceBinary) song.wav --device pulse --reconnect --no-tui",
+                                     in: dir.path, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        _ = try waitFor("▶ song.wav  0:02", in: session)
+        rig.killServer()
+        _ = try waitFor("practice: waiting for audio device 'pulse' to come back", in: session)
+        var screen = try tmux(["capture-pane", "-p", "-J", "-t", session])   // -J: the wrapped line joined
+        #expect(screen.contains("practice: waiting for audio device 'pulse' to come back: it went away (the sound server stopped or the card was unplugged; ALSA: "), "screen:\n\(screen)")
+        #expect(screen.contains("⏸ song.wav  0:02"), "the status line holds:\n\(screen)")
+        try rig.restartServer()
+        screen = try waitFor("practice: the audio device is back: playing on at 0:02", in: session)
+        #expect(screen.contains("practice: the audio device is back: playing on at 0:02"), "screen:\n\(screen)")
+        screen = try waitFor("▶ song.wav  0:0", in: session)
+        _ = try tmux(["send-keys", "-t", session, "C-c"])
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=130"), "screen:\n\(screen)")
+    }
+
     /// `practice song.wav` comes back where it was left: position, speed and the loop (kept in
     /// `$XDG_STATE_HOME/practice/resume.json`, not in the shared sidecar), and says so; `--fresh`
     /// starts at the beginning at 1.0×.

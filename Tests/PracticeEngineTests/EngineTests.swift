@@ -43,6 +43,60 @@ import PracticeControl
         #expect(VirtualRig.firstCounterFrame(rig.play(100)) == 15_876, "resumes at the frame it paused on")
     }
 
+    /// `--reconnect`: the device goes away mid-play (what it held is lost); the player says so,
+    /// holds the heard position and keeps taking commands; when the device is back it plays on
+    /// from the very frame that was last heard.
+    @Test func aDeviceThatGoesAwayIsWaitedForAndPlaysOnFromTheHeardFrame() throws {
+        var o = PlayerOptions()
+        o.reconnect = true
+        o.reconnectInterval = .milliseconds(20)
+        let rig = try VirtualRig(try counterTrack(), o)
+        defer { rig.stop() }
+        let kinds = Mutex<[PlayerEvent.Kind]>([])
+        rig.player.subscribe { e in kinds.withLock { $0.append(e.kind) } }
+        #expect(VirtualRig.firstCounterFrame(rig.play(11_025)) == 0)
+        rig.output.breakDown()
+        func waitFor(_ what: (PlayerState) -> Bool) -> PlayerState {
+            let deadline = Date().addingTimeInterval(3)
+            while !what(rig.player.state) && Date() < deadline { usleep(1_000) }
+            return rig.player.state
+        }
+        var s = waitFor { $0.deviceLost != nil }
+        #expect(s.deviceLost == "waiting for audio device 'virtual' to come back: it failed (virtual device error -5)")
+        #expect(s.failure == nil && !s.isPlaying)
+        #expect(rig.positionFrame == 11_025, "the position holds where it was heard")
+        usleep(100_000)   // tries to reopen it meanwhile fail
+        #expect(rig.positionFrame == 11_025 && rig.player.state.deviceLost != nil)
+        rig.player.setRate(0.5)   // commands go on while it is gone
+        rig.player.setRate(1)
+        rig.output.repair()
+        s = waitFor { $0.deviceLost == nil && $0.isPlaying }
+        #expect(s.deviceLost == nil && s.isPlaying)
+        let heard = rig.play(2_205)
+        #expect(VirtualRig.firstCounterFrame(heard) == 11_025, "plays on from the frame last heard")
+        #expect((0..<2_205).allSatisfy { Signals.counterFrame(left: heard[2 * $0], right: heard[2 * $0 + 1]) == 11_025 + $0 })
+        #expect(rig.positionFrame == 13_230)
+        let seen = kinds.withLock { $0 }
+        #expect(seen.filter { $0 == .deviceLost }.count == 1 && seen.filter { $0 == .deviceBack }.count == 1)
+        #expect(seen.firstIndex(of: .deviceLost)! < seen.firstIndex(of: .deviceBack)!)
+        #expect(!seen.contains(.failed))
+    }
+
+    /// Without `--reconnect` a device that goes away ends playing for good: `failure` says so.
+    @Test func withoutReconnectADeviceThatGoesAwayIsAFailure() async throws {
+        let rig = try VirtualRig(try counterTrack())
+        defer { rig.stop() }
+        rig.play(4_410)
+        rig.output.breakDown()
+        await rig.player.waitUntilFinished()
+        let s = rig.player.state
+        #expect(s.failure == "audio device 'virtual' failed (virtual device error -5); your markers and loops are saved")
+        #expect(s.deviceLost == nil && !s.isPlaying)
+        rig.output.repair()
+        usleep(100_000)
+        #expect(rig.player.state.failure != nil, "not opened again")
+    }
+
     /// `jump` (the control command) lands on the marker's frame and plays, from a paused player.
     @Test func aJumpLandsOnTheMarkersFrameAndPlays() throws {
         let path = try counterTrack()

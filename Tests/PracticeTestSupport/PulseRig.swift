@@ -8,7 +8,7 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
     public let runtimeDir: ScratchDirectory
     public let server: String
     public let sampleRate = 44_100
-    private let daemon: Spawned
+    private var daemon: Spawned
     private var recorder: Spawned?
     private var reader: Thread?
     /// (arrival time in CLOCK_MONOTONIC ns, total bytes received after it)
@@ -19,23 +19,29 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         runtimeDir = ScratchDirectory("pulse")
         server = "unix:\(runtimeDir.path)/pulse/native"
         try FileManager.default.createDirectory(atPath: runtimeDir.path + "/pulse", withIntermediateDirectories: true)
-        daemon = try Spawned("/usr/bin/pulseaudio", [
+        daemon = try Self.startDaemon(runtimeDir: runtimeDir.path, server: server)
+    }
+
+    private static func startDaemon(runtimeDir: String, server: String) throws -> Spawned {
+        let daemon = try Spawned("/usr/bin/pulseaudio", [
             "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no",
             // memfd transport: the daemon aborted once in memblock_replace_import (a PulseAudio 16 bug).
             "--enable-memfd=no",
-            "--log-target=file:\(runtimeDir.path)/pulse.log",
+            "--log-target=file:\(runtimeDir)/pulse.log",
             // norewinds=1: whenever no client asks for low latency (at load, and for a moment in every
             // drop + prepare, which reconnects the pulse stream), PulseAudio 16's null sink renders 2 s
             // ahead and can take back only 3 × 40 ms of it, so the next stream waited 1.88 s in silence.
             "-L", "module-null-sink sink_name=practice_sink format=float32le rate=44100 channels=2 norewinds=1",
-            "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(runtimeDir.path)/pulse/native",
-        ], environment: Self.environment(runtimeDir: runtimeDir.path, server: server))
+            "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(runtimeDir)/pulse/native",
+        ], environment: Self.environment(runtimeDir: runtimeDir, server: server))
+        let environment = Self.environment(runtimeDir: runtimeDir, server: server)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let r = try? run("/usr/bin/pactl", ["info"], environment: environment), r.status == 0 { break }
             usleep(20_000)
         }
         _ = try run("/usr/bin/pactl", ["set-default-sink", "practice_sink"], environment: environment)
+        return daemon
     }
 
     /// What a client of this server needs in its environment.
@@ -54,6 +60,8 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         let p = try Spawned("/usr/bin/parec", ["-d", "practice_sink.monitor", "--format=float32le", "--rate=44100",
                                                "--channels=2", "--latency-msec=5"], environment: environment, captureStdout: true)
         recorder = p
+        captured.withLock { $0 = Data() }   // a recording after a restarted server starts afresh
+        chunks.withLock { $0 = [] }
         let fd = p.stdout!
         let t = Thread { [self] in
             var total = 0
@@ -100,10 +108,17 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
         })
     }
 
-    /// Kills the sound server at once (SIGKILL), as a crash or a logout does.
+    /// Kills the sound server at once (SIGKILL), as a crash or a logout does. A recording stops with it.
     public func killServer() {
         kill(daemon.pid, SIGKILL)
         _ = daemon.wait()
+        recorder?.terminate()
+        recorder = nil
+    }
+
+    /// Starts the sound server again on the same socket (after `killServer`), as a desktop restarts it.
+    public func restartServer() throws {
+        daemon = try Self.startDaemon(runtimeDir: runtimeDir.path, server: server)
     }
 
     deinit {

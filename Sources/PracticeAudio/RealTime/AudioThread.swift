@@ -32,7 +32,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     public let underruns = Atomic<Int>(0)
     /// The last generation whose stream played to its end (0: none).
     public let endedGeneration = Atomic<UInt64>(0)
-    /// A negative C error code if the device failed for good (the thread has then stopped).
+    /// A negative C error code if the device failed (the thread then waits until it is cleared).
     public let failure = Atomic<Int32>(0)
     private let quit = Atomic<Bool>(false)
     private let wakeFD: Int32
@@ -182,8 +182,15 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
             case .written(let recovered):
                 if recovered > 0 { underruns.add(recovered, ordering: .relaxed) }
             case .failed(let code):
+                // What was heard stops where it stood (what the device held is lost with it); then
+                // the thread leaves the device alone until the player has opened it again
+                // (`deviceReopened`), or for good.
+                let now = output.nowNanoseconds
+                clock.publish(heardFrame: Int(clock.heardFrame(at: now, sampleRate: output.format.sampleRate)), at: now, running: false)
+                holding = false
                 failure.store(code, ordering: .releasing)
-                return
+                while failure.load(ordering: .acquiring) != 0 && !quit.load(ordering: .acquiring) { sleep(timeoutMs: 1_000) }
+                continue
             }
             holding = true
             // Queued-but-unstarted frames also count as delay; the start threshold is 20 ms, so
@@ -213,8 +220,13 @@ public protocol AudioThreadControl: AnyObject, Sendable {
     var underrunCount: Int { get }
     /// The last generation whose stream played to its end (0: none).
     var lastEndedGeneration: UInt64 { get }
-    /// A negative C error code if the device failed for good, else 0.
+    /// A negative C error code if the device failed (and has not been opened again), else 0.
     var failureCode: Int32 { get }
+    /// After a failure: opens the device again (`AudioOutput.reopen`); 0 or a negative error code.
+    /// The audio thread still waits: `deviceReopened` lets it go on.
+    func reopenDevice() -> Int32
+    /// The device works again: the failure is cleared and the audio thread goes on.
+    func deviceReopened()
 }
 
 extension AudioThread: AudioThreadControl {
@@ -227,6 +239,14 @@ extension AudioThread: AudioThreadControl {
     public var underrunCount: Int { underruns.load(ordering: .relaxed) }
     public var lastEndedGeneration: UInt64 { endedGeneration.load(ordering: .acquiring) }
     public var failureCode: Int32 { failure.load(ordering: .acquiring) }
+    public func reopenDevice() -> Int32 {
+        guard failure.load(ordering: .acquiring) != 0 else { return 0 }
+        return output.reopen()
+    }
+    public func deviceReopened() {
+        failure.store(0, ordering: .releasing)
+        wake()
+    }
 }
 
 /// Names the calling thread for `top -H`, `perf` and debuggers (at most 15 bytes).

@@ -93,6 +93,11 @@ public enum Renderer {
         let url = URL(fileURLWithPath: job.output)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
+        // What a render killed part-way left (`.NAME.partial-PID` of a process that is gone) goes now.
+        let partial = ".\(url.lastPathComponent).partial-"
+        AtomicFile.removeAbandoned(in: url.deletingLastPathComponent().path) { name in
+            name.hasPrefix(partial) ? Int32(name.dropFirst(partial.count)) : nil
+        }
         var writer: SoundFileWriter
         do {
             var tags = track.tags
@@ -128,7 +133,9 @@ public enum Renderer {
             }
         } catch let e as SndFileError {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw PracticeError(.ioError, "\(job.output): write failed: \(e.message)")
+            // libsndfile's encoders say what they could not do, not why: a full disk is the usual why.
+            let full = Self.isFull(url.deletingLastPathComponent().path)
+            throw PracticeError(.ioError, "\(job.output): write failed: \(full ? "\(String(cString: strerror(ENOSPC))) (the disk is full)" : e.message); nothing was written")
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.software, "\(job.input): processing failed: \(error)")
@@ -142,6 +149,9 @@ public enum Renderer {
             throw PracticeError(.usage, "--from \(at) is past the end of \(job.input)\(end)")
         }
         progress(1)
+        // On disk before it takes the final name: a crash never leaves a part under it.
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
         if rename(temporary, job.output) != 0 {
             let reason = systemMessage()
             try? FileManager.default.removeItem(atPath: temporary)
@@ -149,6 +159,13 @@ public enum Renderer {
         }
         let early = program.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
         return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
+    }
+
+    /// Whether the file system holding `folder` has (next to) no room left.
+    static func isFull(_ folder: String) -> Bool {
+        var st = statvfs()
+        guard statvfs(folder.isEmpty ? "." : folder, &st) == 0 else { return false }
+        return UInt64(st.f_bavail) * UInt64(st.f_frsize) < 64 * 1024
     }
 
     /// Source-timeline entries as they fall in the output: a point at every output frame that plays

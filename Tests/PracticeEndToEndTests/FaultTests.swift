@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// What a real machine does to practice: a full disk, a read-only folder, a track deleted or
+/// rewritten while it plays, and processes killed at any moment (README, "Reliability"). Whatever
+/// happens, one line says what, and nothing that was saved is lost. The disks are small tmpfs
+/// mounts (as root, which CI is; a read-only one refuses even root).
+@Suite(.serialized) struct FaultTests {
+    let dir = ScratchDirectory("faults")
+
+    /// A tmpfs of `kilobytes` at `dir/name`, unmounted by the returned closure.
+    func tmpfs(_ name: String, kilobytes: Int) throws -> (path: String, unmount: () -> Void) {
+        let path = dir.file(name)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let r = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", path])
+        try #require(r.status == 0, "mount: \(r.stderr)")
+        return (path, { _ = try? run("/bin/umount", ["-l", path]) })
+    }
+
+    /// Fills the file system holding `folder` to the last byte.
+    func fill(_ folder: String) throws {
+        _ = try run("/bin/dd", ["if=/dev/zero", "of=\(folder)/filler", "bs=4k"])
+    }
+
+    func names(_ folder: String) throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder).sorted() }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskKeepsTheOldSidecarWhole() throws {
+        let disk = try tmpfs("full-sidecar", kilobytes: 512)
+        defer { disk.unmount() }
+        let song = disk.path + "/song.wav"
+        try Signals.write(Signals.sine(440, seconds: 1), to: song)
+        #expect(try practice(["markers", "add", song, "One", "0.5"], in: dir).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: song + ".practice.json"))
+        try fill(disk.path)
+        let r = try practice(["markers", "add", song, "Two", "0.7"], in: dir)
+        #expect(r.status == 74)
+        #expect(r.stderr == "practice: \(song).practice.json: writing failed: No space left on device; the file is unchanged\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: song + ".practice.json")) == before, "the old sidecar, byte for byte")
+        #expect(try names(disk.path) == ["filler", "song.wav", "song.wav.practice.json"], "no temporary file left")
+        // Room again: the edit goes through.
+        try FileManager.default.removeItem(atPath: disk.path + "/filler")
+        #expect(try practice(["markers", "add", song, "Two", "0.7"], in: dir).status == 0)
+        #expect(try String(contentsOfFile: song + ".practice.json", encoding: .utf8).contains("\"name\": \"Two\""))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"), arguments: ["out.wav", "out.flac"])
+    func aFullDiskDuringARenderLeavesNothing(output: String) throws {
+        let disk = try tmpfs("full-render-\(output)", kilobytes: 256)
+        defer { disk.unmount() }
+        let song = dir.file("song-\(output).wav")
+        // 3 s of noise: 517 kB as WAV, about as much as FLAC: more than the disk holds.
+        var generator = SystemRandomNumberGenerator()
+        try Signals.write((0..<(3 * 44_100 * 2)).map { _ in Float.random(in: -0.5...0.5, using: &generator) }, to: song)
+        _ = try run("/bin/dd", ["if=/dev/zero", "of=\(disk.path)/filler", "bs=4k", "count=40"])   // 160 kB taken
+        let out = disk.path + "/" + output
+        let r = try practice(["render", song, "-o", out], in: dir)
+        #expect(r.status == 74)
+        #expect(r.stderr == "practice: \(out): write failed: No space left on device (the disk is full); nothing was written\n")
+        #expect(try names(disk.path) == ["filler"], "neither the output nor a part of it")
+    }
+
+    /// A folder that cannot be written (here a read-only mount, which refuses even root): the
+    /// markers go to `$XDG_DATA_HOME`, as the README says; when that cannot be written either,
+    /// the edit is refused in one line and nothing else changes.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aReadOnlyFolderKeepsMarkersElsewhereOrRefusesInOneLine() throws {
+        let music = try tmpfs("read-only-music", kilobytes: 1024)
+        defer { music.unmount() }
+        let song = music.path + "/song.wav"
+        try Signals.write(Signals.sine(440, seconds: 1), to: song)
+        #expect(try run("/bin/mount", ["-o", "remount,ro", music.path]).status == 0)
+        let data = dir.file("data")
+        var r = try practice(["markers", "add", song, "Verse", "0.5"], in: dir, environment: ["XDG_DATA_HOME": data])
+        #expect(r.status == 0, "\(r)")
+        let kept = try names(data + "/practice/sidecars")
+        #expect(kept.count == 1 && kept[0].hasPrefix("song.wav.") && kept[0].hasSuffix(".practice.json"), "\(kept)")
+        #expect(r.stdout == "added marker 'Verse' at 0:00.500 (\(data)/practice/sidecars/\(kept[0]))\n")
+
+        let readOnlyData = try tmpfs("read-only-data", kilobytes: 64)
+        defer { readOnlyData.unmount() }
+        #expect(try run("/bin/mount", ["-o", "remount,ro", readOnlyData.path]).status == 0)
+        r = try practice(["markers", "add", song, "Chorus", "0.7"], in: dir, environment: ["XDG_DATA_HOME": readOnlyData.path])
+        #expect(r.status == 73)
+        #expect(r.stderr.split(separator: "\n").last == "practice: \(readOnlyData.path)/practice/sidecars: cannot create the folder for markers of songs in read-only folders: Read-only file system")
+        #expect(try names(music.path) == ["song.wav"])
+    }
+
+    /// A track deleted while it plays plays on (the open file is still there); one rewritten in
+    /// place, shorter, ends where its audio does, with one warning; edits still save.
+    @Test func aTrackDeletedOrRewrittenWhilePlayingEndsCleanly() throws {
+        let song = dir.file("playing.wav")
+        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        func playWhile(_ change: @escaping @Sendable () -> Void) throws -> ProcessResult {
+            let t = Thread { usleep(700_000); change() }
+            t.start()
+            return try practice([song, "--device", "null", "--no-tui", "--no-journal", "--fresh"], in: dir)
+        }
+        var r = try playWhile { unlink(song) }
+        #expect(r.status == 0 && r.stderr == "", "played to its end, no early end: \(r)")
+        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        let short = dir.file("short.wav")
+        try Signals.write(Signals.sine(220, seconds: 0.5), to: short)
+        r = try playWhile {
+            // In place (same inode, as `cp` does): the player now reads another, shorter file.
+            let bytes = try! Data(contentsOf: URL(fileURLWithPath: short))
+            let fd = open(song, O_WRONLY | O_TRUNC)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.hasPrefix("practice: warning: \(song): the file ends early at ") && r.stderr.hasSuffix(" of 0:03.000; played what was there\n"), "\(r.stderr)")
+        #expect(try practice(["markers", "add", song, "After", "0.25"], in: dir).status == 0)
+    }
+
+    /// SIGKILL at random moments: two processes editing one sidecar at once, each killed, and
+    /// renders killed. Every sidecar read in between is whole and valid and holds every marker
+    /// whose edit finished; the next write clears what killed writers left; no render leaves a
+    /// part under its final name, and the next render clears the parts. PRACTICE_KILLS sets how
+    /// many (default 1,000: 800 during edits, 200 during renders).
+    @Test func killsAtAnyMomentLoseNothing() throws {
+        let total = Int(ProcessInfo.processInfo.environment["PRACTICE_KILLS"] ?? "") ?? 1_000
+        let song = dir.file("kills.wav")
+        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        let sidecar = song + ".practice.json"
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = dir.file("cache")
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        #expect(try practice(["markers", "add", song, "first", "0.1"], in: dir, environment: environment).status == 0)
+        let whole = try practice(["markers", "add", song, "second", "0.2"], in: dir, environment: environment).seconds
+        var generator = SystemRandomNumberGenerator()
+        func delay(_ window: Double) -> useconds_t { useconds_t.random(in: 0..<useconds_t(max(window, 0.01) * 1e6), using: &generator) }
+
+        // Edits: rounds of two writers, each killed at its own random moment.
+        var confirmed: Set<String> = ["first", "second"]
+        var attempted = confirmed
+        var outcomes = (finished: 0, killed: 0)
+        let editKills = total * 4 / 5 / 2
+        for i in 0..<editKills {
+            let names = ["a\(i)", "b\(i)"]
+            attempted.formUnion(names)
+            let writers = try names.enumerated().map { k, name in
+                try Spawned(practiceBinary, ["markers", "add", song, name, String(format: "%.3f", 0.3 + Double(2 * i + k) / 1000)], environment: environment)
+            }
+            let delays = [delay(whole * 1.3), delay(whole * 1.3)]
+            var slept: useconds_t = 0
+            for k in delays.indices.sorted(by: { delays[$0] < delays[$1] }) {
+                usleep(delays[k] - slept)
+                slept = delays[k]
+                kill(writers[k].pid, SIGKILL)
+            }
+            for (k, w) in writers.enumerated() {
+                if w.wait() == 0 { confirmed.insert(names[k]); outcomes.finished += 1 } else { outcomes.killed += 1 }
+            }
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecar))) as? [String: Any],
+                                   "round \(i): the sidecar is not a JSON object")
+            #expect(doc["format"] as? String == "practice-markers")
+            let present = Set((doc["markers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+            #expect(confirmed.isSubset(of: present), "round \(i): lost \(confirmed.subtracting(present))")
+            #expect(present.isSubset(of: attempted), "round \(i): \(present.subtracting(attempted))")
+            if i % 50 == 49 {   // and practice itself reads it
+                #expect(try practice(["markers", song, "--json"], in: dir, environment: environment).status == 0)
+            }
+        }
+        #expect(try practice(["markers", "add", song, "last", "2.9"], in: dir, environment: environment).status == 0)
+        #expect(try names(dir.path).filter { $0.contains(".tmp-") } == [], "the next write cleared what killed writers left")
+        #expect(outcomes.finished > 0 && outcomes.killed > 0, "kills landed on both sides of the write: \(outcomes)")
+
+        // Renders, killed part-way.
+        let out = dir.file("kills.flac")
+        let render = try practice(["render", song, "-o", out, "--force"], in: dir, environment: environment).seconds
+        var renders = (finished: 0, killed: 0)
+        for i in 0..<(total - 2 * editKills) {
+            let p = try Spawned(practiceBinary, ["render", song, "-o", out, "--force", "-q"], environment: environment)
+            usleep(delay(render * 1.3))
+            kill(p.pid, SIGKILL)
+            if p.wait() == 0 { renders.finished += 1 } else { renders.killed += 1 }
+            let (samples, info) = try Signals.read(out)
+            #expect(info.frames == 3 * 44_100 && samples.count == 3 * 44_100 * 2, "round \(i): \(out) is \(info.frames) frames")
+        }
+        #expect(try practice(["render", song, "-o", out, "--force", "-q"], in: dir, environment: environment).status == 0)
+        #expect(try names(dir.path).filter { $0.contains(".partial-") } == [], "the next render cleared the parts")
+        #expect(renders.finished > 0 && renders.killed > 0, "kills landed before and after the end: \(renders)")
+    }
+}

@@ -127,10 +127,10 @@ check-install:
 
 bench: release
 	$(call install,$(BENCH_DEPS))
-	bench/render/run.sh && bench/quality/run.sh && bench/realtime/run.sh && bench/markers/run.sh && bench/align/run.sh && bench/session/run.sh && bench/memory/run.sh && bench/mpris/run.sh
+	bench/render/run.sh && bench/quality/run.sh && bench/realtime/run.sh && bench/markers/run.sh && bench/align/run.sh && bench/session/run.sh && bench/memory/run.sh && bench/mpris/run.sh && bench/library/run.sh && bench/journal/run.sh && bench/beats/run.sh && bench/soak/run.sh --minutes 5
 
 deps:
 	$(call install,$(BENCH_DEPS))
 
 clean:
-	rm -rf .build .build-tsan $(DEMO_OUT)
+	rm -rf .build .build-tsan .build-fuzz $(DEMO_OUT)

@@ -35,21 +35,28 @@ public struct TimeStretcher: ~Copyable {
 
     private let handle: CSoundTouchHandle
     public let channels: Int
+    /// SoundTouch takes rates up to 192 kHz: a faster file (352.8 or 384 kHz) is declared at
+    /// 1/`scale` of its rate, with every length in ms `scale` times longer, so that its sequences,
+    /// seek window and crossfades last as long as at any other rate.
+    private let scale: Int
+    public static let highestRate = 192_000
 
     /// Creates a stretcher. The corresponding C function is `soundtouch_createInstance`.
     public init(channels: Int, sampleRate: Int, profile: Profile = .music) throws(SoundTouchError) {
         guard let h = soundtouch_createInstance() else { throw SoundTouchError(function: "soundtouch_createInstance") }
+        let scale = max(1, (sampleRate + Self.highestRate - 1) / Self.highestRate)
         do throws(SoundTouchError) {
-            try Self.configure(h, channels: channels, sampleRate: sampleRate, profile: profile)
+            try Self.configure(h, channels: channels, sampleRate: sampleRate / scale, scale: Int32(scale), profile: profile)
         } catch {
             soundtouch_destroyInstance(h)
             throw error
         }
         handle = h
         self.channels = channels
+        self.scale = scale
     }
 
-    private static func configure(_ h: CSoundTouchHandle, channels: Int, sampleRate: Int, profile: Profile) throws(SoundTouchError) {
+    private static func configure(_ h: CSoundTouchHandle, channels: Int, sampleRate: Int, scale: Int32, profile: Profile) throws(SoundTouchError) {
         // Rate and channels first: the other settings are computed from them.
         try soundTouch("soundtouch_setSampleRate") { soundtouch_setSampleRate(h, UInt32(sampleRate)) }
         try soundTouch("soundtouch_setChannels") { soundtouch_setChannels(h, UInt32(channels)) }
@@ -57,13 +64,13 @@ public struct TimeStretcher: ~Copyable {
             soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_USE_QUICKSEEK), profile.quickSeek ? 1 : 0)
         }
         try soundTouch("soundtouch_setSetting(SEQUENCE_MS)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS), profile.sequenceMs)
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS), profile.sequenceMs * scale)
         }
         try soundTouch("soundtouch_setSetting(SEEKWINDOW_MS)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS), profile.seekWindowMs)
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS), profile.seekWindowMs * scale)
         }
         try soundTouch("soundtouch_setSetting(OVERLAP_MS)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_OVERLAP_MS), profile.overlapMs)
+            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_OVERLAP_MS), profile.overlapMs * scale)
         }
     }
 
@@ -81,10 +88,10 @@ public struct TimeStretcher: ~Copyable {
 
     /// The length of one WSOLA sequence in ms, as SoundTouch uses it now (it picks one from the
     /// tempo when the profile says 0). The corresponding C function is `soundtouch_getSetting`.
-    public var sequenceMs: Int { Int(soundtouch_getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS))) }
+    public var sequenceMs: Int { Int(soundtouch_getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS))) / scale }
 
     /// The seek window in ms, as SoundTouch uses it now. The corresponding C function is `soundtouch_getSetting`.
-    public var seekWindowMs: Int { Int(soundtouch_getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS))) }
+    public var seekWindowMs: Int { Int(soundtouch_getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS))) / scale }
 
     /// Feeds interleaved frames. The corresponding C function is `soundtouch_putSamples`.
     public func put(_ samples: UnsafePointer<Float>, frames: Int) throws(SoundTouchError) {

@@ -291,7 +291,7 @@ public enum Screen {
             let text = !prompt.isSuggestion ? before.terminalSafe + "█" + after.terminalSafe : (color ? reverse(safe) : "‹\(safe)›") + "█"
             add("\(prompt.label.terminalSafe): \(text)")
         }
-        add((s.message ?? "").terminalSafe)
+        add(fitMessage((s.message ?? "").terminalSafe, w))
         let hintLine = s.lyricsView.map { $0.seekMode ? lyricsHintSeek : lyricsHintClose }
             ?? (s.markerList != nil ? markerListHint(s.bindings) : hint(s.bindings))
         add(color ? dim(hintLine) : hintLine)
@@ -342,7 +342,7 @@ public enum Screen {
             let (before, after) = prompt.split
             lines.append(fit("\(prompt.isSuggestion ? "‹\(prompt.text.terminalSafe)›" : before.terminalSafe)█\(prompt.isSuggestion ? "" : after.terminalSafe)", w))
         }
-        if let m = s.message { lines.append(fit(m.terminalSafe, w)) }
+        if let m = s.message { lines.append(fitMessage(m.terminalSafe, w)) }
         if lines.count < height { lines.insert(fit(p.title.terminalSafe, w), at: 1) }
         return pad(Array(lines.prefix(height)), w, height)
     }
@@ -433,6 +433,26 @@ public enum Screen {
 
     /// Cuts a line to `width` columns (escape sequences take none and are never cut into), ending
     /// in "…" when cut.
+    /// A message (plain text) in `width` columns: one too long keeps its start and its end, where
+    /// the reason is ("…: Read-only file system"), with "…" for what is left out between.
+    static func fitMessage(_ text: String, _ width: Int) -> String {
+        guard width > 8, columns(of: text) > width else { return fit(text, width) }
+        let headRoom = (width - 1) * 2 / 5
+        var head = "", used = 0
+        for ch in text {
+            let w = Table.width(of: String(ch))
+            if used + w > headRoom { break }
+            head.append(ch); used += w
+        }
+        var tail: [Character] = [], tailUsed = 0
+        for ch in text.reversed() {
+            let w = Table.width(of: String(ch))
+            if used + 1 + tailUsed + w > width { break }
+            tail.append(ch); tailUsed += w
+        }
+        return head + "…" + String(tail.reversed())
+    }
+
     static func fit(_ line: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
         guard columns(of: line) > width else { return line }

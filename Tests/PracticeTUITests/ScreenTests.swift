@@ -156,6 +156,18 @@ import PracticeControl
         #expect(Screen.columns(of: Screen.fit(line, width)) <= width)
     }
 
+    /// A message too long for its line keeps its start and its end (where the reason is).
+    @Test(arguments: [
+        ("/home/someone/music/sidecars: cannot create the folder: Read-only file system", 40, "/home/someone/m…r: Read-only file system"),
+        ("short enough", 40, "short enough"),
+        ("大神大神大神大神大神大神", 11, "大神…神大神"),
+        ("abcdefghij", 6, "abcde…"),
+    ])
+    func longMessagesKeepTheirEnd(message: String, width: Int, fitted: String) {
+        #expect(Screen.fitMessage(message, width) == fitted, "\(Screen.fitMessage(message, width).debugDescription)")
+        #expect(Screen.columns(of: Screen.fitMessage(message, width)) <= width)
+    }
+
     /// What a click touches: a place on the seek bar (its ends are the track's ends), a marker's
     /// row, a saved loop's row; nothing elsewhere.
     @Test func clicksFindTheSeekBarMarkersAndLoops() {
@@ -193,7 +205,7 @@ import PracticeControl
         p.pitch = 0
         p.loop = LoopState(start: 60, end: 68, name: nil, pass: 2, passes: 5)
         var s = ScreenState(player: p, markers: Self.markers, message: "loop 'Chorus' → 'Chorus end'")
-        #expect(Screen.render(s, width: 20, height: 5) == ["▶ 1:01.2 0.80×", "Practice Demo", "loop 2/5 1:00.0–1:0…", "loop 'Chorus' → 'Ch…", ""])
+        #expect(Screen.render(s, width: 20, height: 5) == ["▶ 1:01.2 0.80×", "Practice Demo", "loop 2/5 1:00.0–1:0…", "loop 'C…'Chorus end'", ""])
         s.player.loop?.countIn = .init(beat: 3, of: 4)
         #expect(Screen.render(s, width: 20, height: 5)[0] == "▶ count-in 3 of 4 0…")
         #expect(Screen.render(s, width: 80, height: 24)[3].hasPrefix("▶ Playing   count-in 3 of 4 / "))

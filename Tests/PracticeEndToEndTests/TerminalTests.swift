@@ -41,6 +41,14 @@ import PracticeAudio
         return screen
     }
 
+    /// `m` then Enter (the suggested name, "Marker 1"); returns the screen once it shows `text`.
+    func dropMarker(in session: String, then text: String) throws -> String {
+        _ = try tmux(["send-keys", "-t", session, "m"])
+        _ = try waitFor("Marker 1", in: session)
+        _ = try tmux(["send-keys", "-t", session, "Enter"])
+        return try waitFor(text, in: session)
+    }
+
     @Test func theScreenDropsAMarkerChangesSpeedJumpsAndQuits() throws {
         let rig = try PulseRig()
         let dir = ScratchDirectory("tui")
@@ -353,10 +361,7 @@ import PracticeAudio
                                      in: dir.path, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         _ = try waitFor("▶ Playing   0:01", in: session)
-        _ = try tmux(["send-keys", "-t", session, "m"])
-        _ = try waitFor("Marker 1", in: session)
-        _ = try tmux(["send-keys", "-t", session, "Enter"])
-        _ = try waitFor("added marker 'Marker 1'", in: session)
+        _ = try dropMarker(in: session, then: "added marker 'Marker 1'")
         rig.killServer()
         _ = try waitFor("EXIT=", in: session)
         let screen = try tmux(["capture-pane", "-p", "-J", "-t", session])   // -J: wrapped lines joined
@@ -397,10 +402,7 @@ import PracticeAudio
         }
         let lost = try #require(shown(screen), "screen:\n\(screen)")
         #expect(lost >= 3 && lost < 5)
-        _ = try tmux(["send-keys", "-t", session, "m"])
-        _ = try waitFor("Marker 1", in: session)
-        _ = try tmux(["send-keys", "-t", session, "Enter"])
-        screen = try waitFor("added marker 'Marker 1'", in: session)
+        screen = try dropMarker(in: session, then: "added marker 'Marker 1'")
         let shownLost = String(format: "%d:%04.1f", Int(lost) / 60, lost.truncatingRemainder(dividingBy: 60))
         #expect(screen.contains("added marker 'Marker 1' at \(shownLost)"), "at the held position:\n\(screen)")
         usleep(1_000_000)
@@ -446,10 +448,7 @@ import PracticeAudio
                                      in: dir.path, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         _ = try waitFor("▶ Playing   0:01", in: session)
-        _ = try tmux(["send-keys", "-t", session, "m"])
-        _ = try waitFor("Marker 1", in: session)
-        _ = try tmux(["send-keys", "-t", session, "Enter"])
-        var screen = try waitFor("Read-only file system", in: session)
+        var screen = try dropMarker(in: session, then: "Read-only file system")
         #expect(screen.contains("Read-only file system"), "screen:\n\(screen)")
         usleep(1_200_000)
         screen = try tmux(["capture-pane", "-p", "-t", session])

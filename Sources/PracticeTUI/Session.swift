@@ -86,7 +86,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             let s = player.state
             if s.failure != nil { return }
             if s.deviceLost != deviceLost {   // --reconnect: the device went away, or is back
-                if let lost = s.deviceLost { model.say(lost) } else if deviceLost != nil {
+                // The screen's line says what is going on; why (the device's own words) is for plain output.
+                if let lost = s.deviceLost { model.say(lost.components(separatedBy: ": it ").first ?? lost) } else if deviceLost != nil {
                     model.say("the audio device is back: \(s.isPlaying ? "playing on" : "paused") at \(Timecode.format(s.position, decimals: 1))")
                 }
                 deviceLost = s.deviceLost

@@ -33,7 +33,8 @@ for t in $targets; do
         "$fuzzer" "${limit[@]}" -timeout=10 -rss_limit_mb=3072 -max_len=$max_len -print_final_stats=1 \
         -artifact_prefix=".build-fuzz/crashes/$t-" ".build-fuzz/corpus/$t" "Tests/Fuzz/corpus/$t" >"$log" 2>&1 &
     child=$!
-    # Stopped (Ctrl-C, TERM): the fuzzer stops too, and the inputs it ran still count.
+    # Stopped (Ctrl-C; TERM for a run in the background, where INT is ignored): the fuzzer stops
+    # too, and the inputs it ran still count.
     trap 'kill -INT $child 2>/dev/null; wait $child; interrupted=1' INT TERM
     interrupted=0
     wait $child

@@ -239,7 +239,7 @@ public final class Player: Sendable {
     public init(path: String, options: PlayerOptions) throws(PracticeError) {
         sidecar = options.sidecar
         tickInterval = options.tickInterval
-        reconnect = options.reconnect ? Double(options.reconnectInterval.components.seconds) + Double(options.reconnectInterval.components.attoseconds) / 1e18 : nil
+        reconnect = options.reconnect ? options.reconnectInterval.seconds : nil
         let opened = try Track.open(path)
         let track = opened.track
         self.track = track
@@ -652,7 +652,7 @@ public final class Player: Sendable {
     /// The ticker: while playing, publishes the position every `tickInterval`, and whatever changed
     /// without a command (a new pass, the end, a failed device); while paused it sleeps.
     private func startTicker() {
-        let interval = Double(tickInterval.components.seconds) + Double(tickInterval.components.attoseconds) / 1e18
+        let interval = tickInterval.seconds
         _ = ControlThread(name: "practice-tick") { [weak self] in
             while true {
                 // No strong reference across the wait: a player nobody holds goes away.
@@ -710,6 +710,11 @@ extension Player {
         let end = s.loop.flatMap { $0.isOn ? $0.end : nil } ?? Double(decoder.range.upperBound) / Double(track.info.sampleRate)
         return min(max((end - s.position) / s.rate + 0.005, 0.02), 1)
     }
+}
+
+extension Duration {
+    /// In seconds, as a Double.
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 extension ResumePoint {

@@ -91,7 +91,8 @@ import PracticeTestSupport
     /// place, shorter, ends where its audio does, with one warning; edits still save.
     @Test func aTrackDeletedOrRewrittenWhilePlayingEndsCleanly() throws {
         let song = dir.file("playing.wav")
-        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        // 10 s, which ALSA's null device takes about 5 s to play: deleted at 0.7 s, well within.
+        try Signals.write(Signals.sine(440, seconds: 10), to: song)
         func playWhile(_ change: @escaping @Sendable () -> Void) throws -> ProcessResult {
             let t = Thread { usleep(700_000); change() }
             t.start()
@@ -99,6 +100,7 @@ import PracticeTestSupport
         }
         var r = try playWhile { unlink(song) }
         #expect(r.status == 0 && r.stderr == "", "played to its end, no early end: \(r)")
+        #expect(r.seconds > 1.5, "still playing well after the file was deleted: \(r.seconds) s")
         try Signals.write(Signals.sine(440, seconds: 3), to: song)
         let short = dir.file("short.wav")
         try Signals.write(Signals.sine(220, seconds: 0.5), to: short)

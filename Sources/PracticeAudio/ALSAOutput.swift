@@ -10,7 +10,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// The sample formats we can feed, in order of preference (float needs no conversion).
     enum SampleFormat { case float, s32, s16 }
 
-    private var pcm: OpaquePointer
+    /// nil only after a failed `reopen`, while the audio thread leaves the device alone.
+    private var pcm: OpaquePointer?
     public let device: String
     public var name: String { device }
     public let format: OutputFormat
@@ -127,9 +128,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     /// Opens the device again after a failure, as `init` did (the sound server came back). The
     /// audio thread must not touch the device meanwhile (it waits after a failure until the player
-    /// says the device is back). 0, or a negative error code while the device is still gone or now
-    /// plays another rate. The corresponding C function is `snd_pcm_open`.
+    /// says the device is back). 0, or a negative error code while the device is still gone, or
+    /// -EINVAL when it came back playing another rate or wanting a larger buffer. The dead handle
+    /// is closed first: a card holds its place while a handle is open, so one plugged in again
+    /// would otherwise come back under another number, or be busy. The corresponding C function
+    /// is `snd_pcm_open`.
     public func reopen() -> Int32 {
+        if let dead = pcm {
+            snd_pcm_close(dead)
+            pcm = nil
+        }
         let o: Opened
         do {
             o = try Self.open(device: device, sampleRate: format.sampleRate, channels: format.channels,
@@ -141,7 +149,6 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             snd_pcm_close(o.pcm)
             return -EINVAL
         }
-        snd_pcm_close(pcm)
         pcm = o.pcm
         sampleFormat = o.sampleFormat
         periodFrames = o.periodFrames
@@ -157,7 +164,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 
     deinit {
-        snd_pcm_close(pcm)
+        if let pcm { snd_pcm_close(pcm) }
         convert.deallocate()
         pollFDs.deallocate()
     }
@@ -247,11 +254,15 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// unplugged; ALSA: Input/output error, -5)`. The corresponding C function is `snd_strerror`.
     public func describe(failure code: Int32) -> String {
         let alsa = "ALSA: \(String(cString: snd_strerror(code))), \(code)"
+        return isGone(failure: code) ? "went away (the sound server stopped or the card was unplugged; \(alsa))" : "failed (\(alsa))"
+    }
+
+    /// A write's codes when the server or the card goes, and an open's while it is still gone
+    /// (no server to connect to, no such card).
+    public func isGone(failure code: Int32) -> Bool {
         switch code {
-        case -ENODEV, -EBADFD, -ENOTCONN, -ECONNRESET, -EPIPE, -EIO, -ESHUTDOWN, -EHOSTDOWN:
-            return "went away (the sound server stopped or the card was unplugged; \(alsa))"
-        default:
-            return "failed (\(alsa))"
+        case -ENODEV, -EBADFD, -ENOTCONN, -ECONNRESET, -EPIPE, -EIO, -ESHUTDOWN, -EHOSTDOWN, -ECONNREFUSED, -ENOENT: return true
+        default: return false
         }
     }
 

@@ -55,7 +55,12 @@ public protocol AudioOutput: AnyObject, Sendable {
     func drop()
     /// What a failure code returned by `write` means, in words, after "audio device 'NAME' " (any thread).
     func describe(failure code: Int32) -> String
+    /// Whether a failure code from `write` or `reopen` means the device is gone for now (the sound
+    /// server stopped, the card was unplugged), so that waiting for it makes sense; any other
+    /// failure is for good (any thread).
+    func isGone(failure code: Int32) -> Bool
     /// After a failure, while the audio thread leaves the device alone: opens it again with the
-    /// same format (the sound server came back). 0, or a negative error code (still gone).
+    /// same format (the sound server came back). 0, or a negative error code: one `isGone` says
+    /// while it is still gone, another when it came back unable to play as before.
     func reopen() -> Int32
 }

@@ -31,8 +31,9 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     private let clockFrames = Atomic<Int>(0)
     /// Once unplugged, the device swallows everything at once (as `null` does).
     private let unplugged = Atomic<Bool>(false)
-    /// Broken down (`breakDown`): writes fail, nothing more is heard, and `reopen` fails until `repair`.
-    private let broken = Atomic<Bool>(false)
+    /// Broken down (`breakDown`), with the code writes fail with (0: working): nothing more is
+    /// heard, and `reopen` fails until `repair`.
+    private let broken = Atomic<Int32>(0)
     /// Readable when the consumer took frames (wakes a full writer) and when the writer wrote.
     private let consumedFD: Int32
     private let writtenFD: Int32
@@ -77,7 +78,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         heard.reserveCapacity(frames * ch)
         var idleSince = monotonicNanoseconds()
         while heard.count < frames * ch {
-            if broken.load(ordering: .acquiring) { break }   // a device that is gone plays nothing
+            if broken.load(ordering: .acquiring) != 0 { break }   // a device that is gone plays nothing
             var p = played.load(ordering: .relaxed)
             let w = written.load(ordering: .acquiring)
             let skipTo = discardedTo.load(ordering: .acquiring)
@@ -109,14 +110,15 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     }
 
     /// The device goes away, as a sound server that is killed: what it holds is never heard, the
-    /// next write fails (-EIO), and it cannot be opened again until `repair()`.
-    public func breakDown() {
-        broken.store(true, ordering: .releasing)
+    /// next write fails with `code` (-EIO: gone, as `isGone` says; another: failed for good), and
+    /// opening it again fails with that code until `repair()`.
+    public func breakDown(failing code: Int32? = nil) {
+        broken.store(code ?? -EIO, ordering: .releasing)
         signal(consumedFD)
     }
 
     /// The device can be opened again (the sound server is back): the player's next `reopen` works.
-    public func repair() { broken.store(false, ordering: .releasing) }
+    public func repair() { broken.store(0, ordering: .releasing) }
 
     private func publish(played p: Int, clock: Int) {
         let s = sequence.load(ordering: .relaxed)
@@ -143,7 +145,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     // MARK: AudioOutput (the audio thread's side)
 
     public func writableFrames() -> Int {
-        if unplugged.load(ordering: .acquiring) || broken.load(ordering: .acquiring) { return bufferFrames }   // broken: the write says so
+        if unplugged.load(ordering: .acquiring) || broken.load(ordering: .acquiring) != 0 { return bufferFrames }   // broken: the write says so
         return bufferFrames - (written.load(ordering: .relaxed) - played.load(ordering: .acquiring))
     }
 
@@ -160,7 +162,8 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         let ch = format.channels
         var done = 0
         while done < count {
-            if broken.load(ordering: .acquiring) { return .failed(code: -EIO) }
+            let code = broken.load(ordering: .acquiring)
+            if code != 0 { return .failed(code: code) }
             if unplugged.load(ordering: .acquiring) { return .written(underruns: 0) }
             let w = written.load(ordering: .relaxed)
             let n = min(count - done, bufferFrames - (w - played.load(ordering: .acquiring)))
@@ -198,10 +201,14 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
 
     public func describe(failure code: Int32) -> String { "failed (virtual device error \(code))" }
 
+    /// Broken down (-EIO) is gone until repaired.
+    public func isGone(failure code: Int32) -> Bool { code == -EIO }
+
     /// Works once repaired: what the device held before it broke down is gone (the audio thread,
     /// waiting after its failed write, writes nothing meanwhile).
     public func reopen() -> Int32 {
-        guard !broken.load(ordering: .acquiring) else { return -EIO }
+        let code = broken.load(ordering: .acquiring)
+        guard code == 0 else { return code }
         discardedTo.store(written.load(ordering: .acquiring), ordering: .releasing)
         signal(writtenFD)
         return 0

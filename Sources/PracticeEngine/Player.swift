@@ -540,6 +540,7 @@ public final class Player: Sendable {
     private func snapshot(_ c: Engine) -> PlayerState {
         let finished = audio.lastEndedGeneration == c.generation
         let failure = audio.failureCode
+        let waiting = failure != 0 && reconnect != nil && audio.audioOutput.isGone(failure: failure)
         let rate = Double(track.info.sampleRate)
         var s = PlayerState(
             title: tags["title"] ?? track.displayTitle, path: track.path, tags: tags,
@@ -550,11 +551,11 @@ public final class Player: Sendable {
             earlyEnd: decoder.earlyEnd(forGeneration: c.generation).map {
                 "\(track.path): \($0.reason) at \(Timecode.format(Double($0.frame) / rate, decimals: 3)) of \(Timecode.format(track.duration, decimals: 3))"
             },
-            failure: failure == 0 || reconnect != nil ? nil : "audio device '\(deviceName)' \(audio.audioOutput.describe(failure: failure)); your markers and loops are saved",
+            failure: failure == 0 || waiting ? nil : "audio device '\(deviceName)' \(audio.audioOutput.describe(failure: failure)); your markers and loops are saved",
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
-        if failure != 0, reconnect != nil {
+        if waiting {
             s.deviceLost = "waiting for audio device '\(deviceName)' to come back: it \(audio.audioOutput.describe(failure: failure))"
         }
         if s.isPlaying, c.activeLoop != nil, let segment = decoder.segment(forGeneration: c.generation),
@@ -689,7 +690,8 @@ extension Player {
     /// the heard position (where the failure left it, or where a command put it meanwhile) before
     /// the audio thread goes on, so nothing older is heard.
     fileprivate func tryReopeningTheDevice() {
-        guard reconnect != nil, audio.failureCode != 0, audio.reopenDevice() == 0 else { return }
+        let failure = audio.failureCode
+        guard reconnect != nil, failure != 0, audio.audioOutput.isGone(failure: failure), audio.reopenDevice() == 0 else { return }
         engine.withLock { c in
             guard !c.stopped else { return }
             restart(&c, at: heardFrame(c), settings: c.settings, playing: c.playing)

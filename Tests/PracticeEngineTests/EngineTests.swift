@@ -82,6 +82,31 @@ import PracticeControl
         #expect(!seen.contains(.failed))
     }
 
+    /// With `--reconnect`, a failure that is not the device going away (here -EINVAL), or a device
+    /// that comes back unable to play as before, ends playing for good, as without it: waiting
+    /// would wait for ever.
+    @Test func withReconnectAFailureThatIsNotAGoneDeviceIsForGood() async throws {
+        var o = PlayerOptions()
+        o.reconnect = true
+        o.reconnectInterval = .milliseconds(20)
+        for comesBackUnable in [false, true] {
+            let rig = try VirtualRig(try counterTrack(), o)
+            defer { rig.stop() }
+            rig.play(4_410)
+            rig.output.breakDown(failing: comesBackUnable ? -EIO : -EINVAL)
+            if comesBackUnable {
+                let deadline = Date().addingTimeInterval(3)
+                while rig.player.state.deviceLost == nil && Date() < deadline { usleep(1_000) }
+                #expect(rig.player.state.deviceLost != nil)
+                rig.output.breakDown(failing: -EINVAL)   // opening it again now says so
+            }
+            await rig.player.waitUntilFinished()
+            let s = rig.player.state
+            #expect(s.failure == "audio device 'virtual' failed (virtual device error -22); your markers and loops are saved", "\(comesBackUnable)")
+            #expect(s.deviceLost == nil && !s.isPlaying)
+        }
+    }
+
     /// Without `--reconnect` a device that goes away ends playing for good: `failure` says so.
     @Test func withoutReconnectADeviceThatGoesAwayIsAFailure() async throws {
         let rig = try VirtualRig(try counterTrack())

@@ -241,7 +241,10 @@ extension AudioThread: AudioThreadControl {
     public var failureCode: Int32 { failure.load(ordering: .acquiring) }
     public func reopenDevice() -> Int32 {
         guard failure.load(ordering: .acquiring) != 0 else { return 0 }
-        return output.reopen()
+        let code = output.reopen()
+        // Back, but unable to play as before (another rate): that failure is for good.
+        if code != 0, !output.isGone(failure: code) { failure.store(code, ordering: .releasing) }
+        return code
     }
     public func deviceReopened() {
         failure.store(0, ordering: .releasing)

@@ -132,9 +132,10 @@ public enum Renderer {
                 }
             }
         } catch let e as SndFileError {
-            try? FileManager.default.removeItem(atPath: temporary)
-            // libsndfile's encoders say what they could not do, not why: a full disk is the usual why.
+            // libsndfile's encoders say what they could not do, not why: a full disk is the usual
+            // why (looked at before the part is removed, which frees its room).
             let full = Self.isFull(url.deletingLastPathComponent().path)
+            try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.ioError, "\(job.output): write failed: \(full ? "\(String(cString: strerror(ENOSPC))) (the disk is full)" : e.message); nothing was written")
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
@@ -149,14 +150,23 @@ public enum Renderer {
             throw PracticeError(.usage, "--from \(at) is past the end of \(job.input)\(end)")
         }
         progress(1)
-        // On disk before it takes the final name: a crash never leaves a part under it.
+        // On disk before it takes the final name: a crash never leaves a part under it, and a
+        // write that fails only now (a network disk, a quota) is not renamed into place.
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        guard fd >= 0, fsync(fd) == 0 else {
+            let reason = systemMessage()
+            if fd >= 0 { close(fd) }
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw PracticeError(.ioError, "\(job.output): write failed: \(reason); nothing was written")
+        }
+        close(fd)
         if rename(temporary, job.output) != 0 {
             let reason = systemMessage()
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
+        let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 { fsync(folder); close(folder) }
         let early = program.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
         return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
     }

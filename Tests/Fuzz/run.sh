@@ -48,7 +48,13 @@ for t in $targets; do
     runs=${runs:-0}
     total=$(( before + runs ))
     result=ok
-    if [ $status -ne 0 ]; then
+    # A fuzzer whose parsers were built without coverage (it has happened after an incremental
+    # build) runs fast and finds nothing: its inputs do not count.
+    if grep -q "Is the code instrumented for coverage" "$log"; then
+        status=1 runs=0 total=$before
+        result="FAILED: $fuzzer has no coverage; rebuild it from scratch (rm -rf .build-fuzz/x86_64-unknown-linux-gnu; make fuzz)"
+        failed=1
+    elif [ $status -ne 0 ]; then
         result="FAILED (exit $status, see $log)"
         failed=1
         for a in .build-fuzz/crashes/"$t"-*; do

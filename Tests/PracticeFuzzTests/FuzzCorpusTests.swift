@@ -34,8 +34,12 @@ final class FuzzCorpusTests: XCTestCase {
                 replayed += 1
             }
         }
-        let folders = (try? FileManager.default.contentsOfDirectory(atPath: Self.fuzz.appendingPathComponent("crashes").path)) ?? []
+        let crashes = Self.fuzz.appendingPathComponent("crashes").path
+        let folders = try FileManager.default.contentsOfDirectory(atPath: crashes)
         XCTAssertTrue(Set(folders).isSubset(of: FuzzTargets.all.keys), "crash folders name targets: \(folders)")
+        let kept = try folders.map { try FileManager.default.contentsOfDirectory(atPath: "\(crashes)/\($0)").count }.reduce(0, +)
+        XCTAssertEqual(replayed, kept, "every input kept was replayed")
+        XCTAssertGreaterThan(replayed, 0)
         print("replayed \(replayed) inputs that once broke a parser")
     }
 }

@@ -14,8 +14,13 @@ extension TrackIdentity {
     /// The identity of the track at `path`: file and decoded-audio checksums, rate, channels,
     /// length and title/artist tags. Cached under `XDG.cache/identity`, keyed by the file's real
     /// path, device, inode, size and modification time, since decoding a song takes a while.
+    /// A track whose file went away after it was opened (deleted or moved while it plays) has
+    /// none: its sidecar cannot be told from another's, so nothing is kept for it.
     public static func of(_ track: Track) throws(PracticeError) -> TrackIdentity {
-        try cached(key: cacheKey(track.path), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
+        if access(track.path, F_OK) != 0, errno == ENOENT {
+            throw PracticeError(.noInput, "\(track.path): the file is gone (deleted or moved since it was opened)")
+        }
+        return try cached(key: cacheKey(track.path), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
     }
 
     /// The identity of `track` if it was worked out before (cached); nothing is decoded.

@@ -41,6 +41,14 @@ import PracticeAudio
         return screen
     }
 
+    /// The position (m:ss.s) on the screen's line that starts with `prefix` ("▶ Playing   ").
+    func position(after prefix: String, in screen: String) -> Double? {
+        guard let line = screen.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+        let parts = line.dropFirst(prefix.count).prefix { $0 != " " }.split(separator: ":")
+        guard parts.count == 2, let m = Double(parts[0]), let s = Double(parts[1]) else { return nil }
+        return m * 60 + s
+    }
+
     /// `m` then Enter (the suggested name, "Marker 1"); returns the screen once it shows `text`.
     func dropMarker(in session: String, then text: String) throws -> String {
         _ = try tmux(["send-keys", "-t", session, "m"])
@@ -389,18 +397,15 @@ import PracticeAudio
         let session = try startShell("practice-back-\(getpid())", running: "XDG_CACHE_HOME=\(dir.path)/cache \(practiceBinary) song.wav --device pulse --reconnect",
                                      in: dir.path, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
-        _ = try waitFor("▶ Playing   0:03", in: session)
+        var screen = try waitFor("▶ Playing   0:03", in: session)
+        let playing = try #require(position(after: "▶ Playing   ", in: screen), "screen:\n\(screen)")
         rig.killServer()
-        var screen = try waitFor("⏸ No sound", in: session)
+        screen = try waitFor("⏸ No sound", in: session)
         #expect(screen.split(separator: "\n").contains("waiting for audio device 'pulse' to come back"), "screen:\n\(screen)")
-        func shown(_ screen: String) -> Double? {
-            guard let line = screen.split(separator: "\n").first(where: { $0.hasPrefix("⏸ No sound   ") }) else { return nil }
-            let parts = line.dropFirst("⏸ No sound   ".count).prefix { $0 != " " }.split(separator: ":")
-            guard parts.count == 2, let m = Double(parts[0]), let sec = Double(parts[1]) else { return nil }
-            return m * 60 + sec
-        }
+        func shown(_ screen: String) -> Double? { position(after: "⏸ No sound   ", in: screen) }
         let lost = try #require(shown(screen), "screen:\n\(screen)")
-        #expect(lost >= 3 && lost < 5)
+        // Held where it was heard when the server died: just after what was shown playing.
+        #expect(lost >= playing && lost - playing < 0.5, "held at \(lost) s, shown playing at \(playing) s before the kill")
         screen = try dropMarker(in: session, then: "added marker 'Marker 1'")
         let shownLost = String(format: "%d:%04.1f", Int(lost) / 60, lost.truncatingRemainder(dividingBy: 60))
         #expect(screen.contains("added marker 'Marker 1' at \(shownLost)"), "at the held position:\n\(screen)")
@@ -449,12 +454,65 @@ import PracticeAudio
         _ = try waitFor("▶ Playing   0:01", in: session)
         var screen = try dropMarker(in: session, then: "Read-only file system")
         #expect(screen.contains("Read-only file system"), "screen:\n\(screen)")
+        let refusedAt = try #require(position(after: "▶ Playing   ", in: screen), "screen:\n\(screen)")
         usleep(1_200_000)
         screen = try tmux(["capture-pane", "-p", "-t", session])
-        #expect(screen.contains("▶ Playing   0:0"), "still playing:\n\(screen)")
+        let later = try #require(position(after: "▶ Playing   ", in: screen), "screen:\n\(screen)")
+        #expect(later - refusedAt > 0.9, "still playing: \(refusedAt) s, then \(later) s 1.2 s later")
         _ = try tmux(["send-keys", "-t", session, "q"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+    }
+
+    /// `--reconnect` under `--control stdin` (what a script or a remote reads): while the server is
+    /// gone the events carry `deviceLost`, naming the device, with `playing` false and the position
+    /// held; when it is back they play on from there (Formats/README.md).
+    @Test func withReconnectTheEventsSayTheDeviceIsLost() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("server-back-events")
+        try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: practiceBinary)
+        p.arguments = [dir.file("song.wav"), "--device", "pulse", "--reconnect", "--control", "stdin", "--no-journal", "--fresh"]
+        p.environment = rig.environment.merging(["XDG_DATA_HOME": testDataHome, "XDG_CACHE_HOME": dir.file("cache")]) { $1 }
+        let input = Pipe(), output = Pipe()
+        (p.standardInput, p.standardOutput, p.standardError) = (input, output, FileHandle.nullDevice)
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        var pending = ""
+        struct NoSuchEvent: Error { let left: String }
+        /// The next state event that `wanted` takes, as JSON.
+        func next(_ wanted: ([String: Any]) -> Bool) throws -> [String: Any] {
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                while let end = pending.firstIndex(of: "\n") {
+                    let line = String(pending[..<end])
+                    pending.removeSubrange(...end)
+                    if let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], o["event"] as? String == "state", wanted(o) { return o }
+                }
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending += String(decoding: chunk, as: UTF8.self)
+            }
+            throw NoSuchEvent(left: String(pending.suffix(300)))
+        }
+        func position(_ o: [String: Any]) -> Double { o["position"] as? Double ?? -1 }
+        let before = try next { $0["playing"] as? Bool == true && position($0) >= 2 }
+        rig.killServer()
+        let lost = try next { $0["deviceLost"] != nil }
+        let message = try #require(lost["deviceLost"] as? String)
+        #expect(message.hasPrefix("waiting for audio device 'pulse' to come back: it went away (the sound server stopped or the card was unplugged; ALSA: "), "\(message)")
+        #expect(lost["playing"] as? Bool == false)
+        #expect(position(lost) >= position(before) && position(lost) - position(before) < 0.5, "held at \(position(lost)), last heard \(position(before))")
+        usleep(700_000)
+        try rig.restartServer()
+        let back = try next { $0["deviceLost"] == nil }
+        #expect(position(back) == position(lost), "on from the held position: \(back)")
+        let playing = try next { $0["playing"] as? Bool == true && position($0) > position(lost) + 1 }
+        #expect(playing["deviceLost"] == nil)
+        input.fileHandleForWriting.write(Data(#"{"cmd":"quit"}"#.utf8 + [10]))
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
     }
 
     /// `--reconnect` without the screen: one line on stderr when the device goes, one when it is back.
@@ -474,7 +532,7 @@ import PracticeAudio
         try rig.restartServer()
         screen = try waitFor("practice: the audio device is back: playing on at 0:02", in: session)
         #expect(screen.contains("practice: the audio device is back: playing on at 0:02"), "screen:\n\(screen)")
-        screen = try waitFor("▶ song.wav  0:0", in: session)
+        _ = try waitFor("▶ song.wav  0:04", in: session)   // playing on, from 0:02
         _ = try tmux(["send-keys", "-t", session, "C-c"])
         screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=130"), "screen:\n\(screen)")

@@ -516,6 +516,14 @@ import PracticeTestSupport
         let written = write(stamped, .lrc).text
         #expect(written == "[00:01.00]<00:01.00>[00:12.50]Five, six\n[00:02.00]<00:02.00> [1:02]x\n")
         #expect(try read(written, .lrc).entries == [stamped[0], InterchangeEntry(name: "[1:02]x", start: 2)])
+        // A name that starts with a combining mark (Thaana's U+07AC here) joins the stamp's `]` or
+        // `>` in one Character; the brackets are still found (found by fuzzing: "no time stamps").
+        let marked = [InterchangeEntry(name: "\u{7AC}]", start: 52), InterchangeEntry(name: "\u{301}[00:01.00]x", start: 53)]
+        let markedText = write(marked, .lrc).text
+        #expect(markedText == "[00:52.00]\u{7AC}]\n[00:53.00]\u{301}[00:01.00]x\n")
+        #expect(try read(markedText, .lrc).entries == marked)
+        let words = LRC.parse("[00:10.00]a <00:10.50>\u{301}b\n").lyrics.lines
+        #expect(words.map(\.text) == ["a \u{301}b"] && words.first?.words.map(\.time) == [10, 10.5])
     }
 
     // MARK: WAV

@@ -58,9 +58,17 @@ public enum LRC {
 
     /// Whether `text` begins (after spaces) with what the reader takes for a line's time stamp.
     static func startsWithStamp(_ text: String) -> Bool {
-        let t = text.drop { $0 == " " || $0 == "\t" }
-        guard t.first == "[", let close = t.firstIndex(of: "]") else { return false }
-        return milliseconds(t[t.index(after: t.startIndex)..<close]) != nil
+        leadingStamp(text.drop { $0 == " " || $0 == "\t" }, "[", "]") != nil
+    }
+
+    /// The time stamped between `open` and `close` at the very start of `text`, and what follows.
+    /// Brackets are looked for among the text's scalars: a combining mark right after one (text
+    /// that starts with one) joins it in a single Character, and must not hide it.
+    static func leadingStamp(_ text: Substring, _ open: Unicode.Scalar, _ close: Unicode.Scalar) -> (ms: Int64, rest: Substring)? {
+        let scalars = text.unicodeScalars
+        guard scalars.first == open, let end = scalars.firstIndex(of: close),
+              let ms = milliseconds(Substring(scalars[scalars.index(after: scalars.startIndex)..<end])) else { return nil }
+        return (ms, Substring(scalars[scalars.index(after: end)...]))
     }
 
     private static func oneLine(_ text: String) -> String {
@@ -91,10 +99,9 @@ public enum LRC {
             var stamps: [Int64] = []
             while true {   // `[00:21.10][00:45.10]`, also with spaces between
                 let next = stamps.isEmpty ? rest : rest.drop { $0 == " " || $0 == "\t" }
-                guard next.first == "[", let close = next.firstIndex(of: "]"),
-                      let ms = milliseconds(next[next.index(after: next.startIndex)..<close]) else { break }
+                guard let (ms, after) = leadingStamp(next, "[", "]") else { break }
                 stamps.append(ms)
-                rest = next[next.index(after: close)...]
+                rest = after
             }
             if !stamps.isEmpty {
                 let (text, words, unordered) = wordsOf(rest.trimmingWhitespace(), lineTime: stamps[0])
@@ -183,15 +190,15 @@ public enum LRC {
     static func wordsOf(_ text: String, lineTime: Int64) -> (text: String, words: [(ms: Int64, text: String)], unordered: Bool) {
         var segments: [(ms: Int64?, text: String)] = [(nil, "")]
         var rest = Substring(text)
-        while let open = rest.firstIndex(of: "<") {
-            segments[segments.count - 1].text += rest[..<open]
-            let after = rest.index(after: open)
-            if let close = rest[after...].firstIndex(of: ">"), let ms = milliseconds(rest[after..<close]) {
+        while let open = rest.unicodeScalars.firstIndex(of: "<") {   // scalars: as `leadingStamp`
+            segments[segments.count - 1].text += Substring(rest.unicodeScalars[..<open])
+            let from = Substring(rest.unicodeScalars[open...])
+            if let (ms, after) = leadingStamp(from, "<", ">") {
                 segments.append((ms, ""))
-                rest = rest[rest.index(after: close)...]
+                rest = after
             } else {
                 segments[segments.count - 1].text += "<"
-                rest = rest[after...]
+                rest = Substring(from.unicodeScalars.dropFirst())
             }
         }
         segments[segments.count - 1].text += rest

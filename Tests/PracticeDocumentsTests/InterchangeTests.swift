@@ -522,6 +522,12 @@ import PracticeTestSupport
         let markedText = write(marked, .lrc).text
         #expect(markedText == "[00:52.00]\u{7AC}]\n[00:53.00]\u{301}[00:01.00]x\n")
         #expect(try read(markedText, .lrc).entries == marked)
+        // A name holding what reads as a word stamp keeps its place and its text, `<` written `‹`
+        // (found by fuzzing: the stamp was read as timing and the name left out).
+        let angled = write([InterchangeEntry(name: "<00<00:37.7>0:37.70>", start: 62), InterchangeEntry(name: "a < b", start: 63)], .lrc)
+        #expect(angled.text == "[01:02.00]‹00‹00:37.7>0:37.70>\n[01:03.00]a < b\n")
+        #expect(angled.notes.contains("< written ‹ in 1 name where it would read as a word stamp"))
+        #expect(try read(angled.text, .lrc).entries.map(\.start) == [62, 63])
         let words = LRC.parse("[00:10.00]a <00:10.50>\u{301}b\n").lyrics.lines
         #expect(words.map(\.text) == ["a \u{301}b"] && words.first?.words.map(\.time) == [10, 10.5])
     }

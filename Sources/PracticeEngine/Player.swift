@@ -540,7 +540,7 @@ public final class Player: Sendable {
     private func snapshot(_ c: Engine) -> PlayerState {
         let finished = audio.lastEndedGeneration == c.generation
         let failure = audio.failureCode
-        let waiting = failure != 0 && reconnect != nil && audio.audioOutput.isGone(failure: failure)
+        let waiting = isWaitingForTheDevice(failure)
         let rate = Double(track.info.sampleRate)
         var s = PlayerState(
             title: tags["title"] ?? track.displayTitle, path: track.path, tags: tags,
@@ -689,9 +689,13 @@ extension Player {
     /// player's lock: it may take a while), then, on the serial path, restarts the stream from
     /// the heard position (where the failure left it, or where a command put it meanwhile) before
     /// the audio thread goes on, so nothing older is heard.
+    /// With `--reconnect`, a failure that is the device going away is waited for; any other is for good.
+    fileprivate func isWaitingForTheDevice(_ failure: Int32) -> Bool {
+        failure != 0 && reconnect != nil && audio.audioOutput.isGone(failure: failure)
+    }
+
     fileprivate func tryReopeningTheDevice() {
-        let failure = audio.failureCode
-        guard reconnect != nil, failure != 0, audio.audioOutput.isGone(failure: failure), audio.reopenDevice() == 0 else { return }
+        guard isWaitingForTheDevice(audio.failureCode), audio.reopenDevice() == 0 else { return }
         engine.withLock { c in
             guard !c.stopped else { return }
             restart(&c, at: heardFrame(c), settings: c.settings, playing: c.playing)

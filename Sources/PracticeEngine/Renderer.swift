@@ -150,23 +150,12 @@ public enum Renderer {
             throw PracticeError(.usage, "--from \(at) is past the end of \(job.input)\(end)")
         }
         progress(1)
-        // On disk before it takes the final name: a crash never leaves a part under it, and a
-        // write that fails only now (a network disk, a quota) is not renamed into place.
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0, fsync(fd) == 0 else {
-            let reason = systemMessage()
-            if fd >= 0 { close(fd) }
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw PracticeError(.ioError, "\(job.output): write failed: \(reason); nothing was written")
+        // On disk before it takes the final name: a crash never leaves a part under it.
+        switch AtomicFile.commit(temporary, to: job.output) {
+        case nil: break
+        case .flush(let reason)?: throw PracticeError(.ioError, "\(job.output): write failed: \(reason); nothing was written")
+        case .rename(let reason)?: throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
-        close(fd)
-        if rename(temporary, job.output) != 0 {
-            let reason = systemMessage()
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
-        }
-        let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 { fsync(folder); close(folder) }
         let early = program.earlyEnd.map { "\(job.input): \($0.reason) at \(Timecode.format(Double($0.frame) / Double(track.info.sampleRate), decimals: 3)) of \(Timecode.format(track.duration, decimals: 3)); rendered what was there" }
         return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
     }

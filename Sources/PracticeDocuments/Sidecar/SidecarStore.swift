@@ -32,15 +32,37 @@ public enum AtomicFile {
         }
         guard ok else { throw fail("writing") }
         fchmod(fd, mode)   // the umask may have narrowed it
-        guard fsync(fd) == 0 else { throw fail("fsync") }
+        close(fd)
+        switch commit(temporary, to: path) {
+        case nil: return
+        case .flush(let reason)?: throw PracticeError(.ioError, "\(path): fsync failed: \(reason); the file is unchanged")
+        case .rename(let reason)?: throw PracticeError(.cannotCreate, "\(path): cannot write: \(reason)")
+        }
+    }
+
+    /// Why `commit` failed, with the system's reason.
+    public enum CommitFailure { case flush(String), rename(String) }
+
+    /// Puts `temporary`, a finished file in the folder of `path`, under `path`: flushed to disk
+    /// first (a crash never leaves a part under that name, and a write that fails only now is not
+    /// renamed into place), renamed, then the folder flushed. On failure the temporary is removed.
+    public static func commit(_ temporary: String, to path: String) -> CommitFailure? {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0, fsync(fd) == 0 else {
+            let reason = systemMessage()
+            if fd >= 0 { close(fd) }
+            unlink(temporary)
+            return .flush(reason)
+        }
         close(fd)
         guard rename(temporary, path) == 0 else {
             let reason = systemMessage()
             unlink(temporary)
-            throw PracticeError(.cannotCreate, "\(path): cannot write: \(reason)")
+            return .rename(reason)
         }
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dir = open(Path.directory(path).isEmpty ? "." : Path.directory(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 { fsync(dir); close(dir) }
+        return nil
     }
 }
 

@@ -65,9 +65,12 @@ build:
 
 # The parsers' libFuzzer targets (Tests/Fuzz): built with -sanitize=fuzzer,address in their own
 # folder, then each run for FUZZ_SECONDS (default 60) or FUZZ_RUNS inputs; see Tests/Fuzz/run.sh.
+# swiftc 6.3 does not always add the coverage libFuzzer steers by for -sanitize=fuzzer alone (the
+# Swift code then runs blind: only the C parts counted), so it is asked for by name.
+FUZZ_COVERAGE = -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
 fuzz:
 	$(call install,$(BUILD_DEPS))
-	PRACTICE_FUZZ=1 $(SWIFT) build -c release --product practice-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address
+	PRACTICE_FUZZ=1 $(SWIFT) build -c release --product practice-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address $(FUZZ_COVERAGE)
 	Tests/Fuzz/run.sh
 
 # The Swift runtime linked in (only the parts used, no libFoundation.so and ICU to map), and no

@@ -48,9 +48,11 @@ for t in $targets; do
     runs=${runs:-0}
     total=$(( before + runs ))
     result=ok
-    # A fuzzer whose parsers were built without coverage (it has happened after an incremental
-    # build) runs fast and finds nothing: its inputs do not count.
-    if grep -q "Is the code instrumented for coverage" "$log"; then
+    # A fuzzer whose Swift code was built without coverage (swiftc's -sanitize=fuzzer alone, before
+    # the Makefile asked for -sanitize-coverage by name) runs fast and finds nothing: libFuzzer then
+    # starts with no coverage ("INITED exec/s", not "INITED cov:"), and its inputs do not count.
+    if grep -q "Is the code instrumented for coverage" "$log" ||
+       { grep -q "INITED" "$log" && ! grep -q "INITED cov:" "$log"; }; then
         status=1 runs=0 total=$before
         result="FAILED: $fuzzer has no coverage; rebuild it from scratch (rm -rf .build-fuzz/x86_64-unknown-linux-gnu; make fuzz)"
         failed=1

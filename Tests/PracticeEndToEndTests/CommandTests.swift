@@ -128,26 +128,14 @@ import PracticeTestSupport
 
     /// Commands on stdin reach the player; bad lines are reported and skipped; quit exits 0.
     @Test func commandsOnStdinDriveThePlayer() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: practiceBinary)
-        p.arguments = ["tone.wav", "--device", "null", "--control", "stdin", "--rate", "0.5"]
-        p.currentDirectoryURL = URL(fileURLWithPath: fx.dir.path)
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = error
-        try p.run()
-        let lines = [#"{"cmd":"pause"}"#, #"{"cmd":"seek","to":"0:07.25"}"#, #"{"cmd":"rate","value":1.25}"#, "nonsense", #"{"cmd":"quit"}"#]
-        for line in lines {
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        let player = try ControlledPlayer(["tone.wav", "--device", "null", "--control", "stdin", "--rate", "0.5"], in: fx.dir.path)
+        for line in [#"{"cmd":"pause"}"#, #"{"cmd":"seek","to":"0:07.25"}"#, #"{"cmd":"rate","value":1.25}"#, "nonsense"] {
+            player.send(line)
             usleep(150_000)
         }
-        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let (status, printed, err) = try player.quit()
+        #expect(status == 0)
         #expect(err == "practice: control: not a JSON object: nonsense\n")
-        let printed = out.split(separator: "\n").map(String.init)
         // The bad line is answered among the events too, for the script.
         #expect(printed.filter { $0.contains(#""event":"error""#) } == [#"{"code":65,"event":"error","message":"control: not a JSON object: nonsense"}"#])
         let events = printed.filter { !$0.contains(#""event":"error""#) }

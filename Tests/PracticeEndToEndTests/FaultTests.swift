@@ -95,32 +95,15 @@ import PracticeTestSupport
         let song = dir.file("playing.wav")
         // 10 s, which ALSA's null device takes about 5 s to play: deleted at 0.7 s, well within.
         try Signals.write(Signals.sine(440, seconds: 10), to: song)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: practiceBinary)
-        p.arguments = [song, "--device", "null", "--control", "stdin", "--no-journal", "--fresh"]
-        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": testDataHome]) { $1 }
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        (p.standardInput, p.standardOutput, p.standardError) = (input, output, error)
-        try p.run()
+        let player = try ControlledPlayer([song, "--device", "null", "--control", "stdin", "--no-journal", "--fresh"], in: dir.path)
         usleep(700_000)
         #expect(unlink(song) == 0)
-        input.fileHandleForWriting.write(Data(#"{"cmd":"mark","name":"After delete"}"#.utf8 + [10]))
-        var events = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !events.contains(#""finished":true"#) && Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            events += String(decoding: chunk, as: UTF8.self)
-        }
-        input.fileHandleForWriting.write(Data(#"{"cmd":"quit"}"#.utf8 + [10]))
-        try input.fileHandleForWriting.close()
-        _ = output.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(p.terminationStatus == 0)
+        player.send(#"{"cmd":"mark","name":"After delete"}"#)
+        let finished = try player.next("state", within: 30) { $0["finished"] as? Bool == true }
+        let (status, _, err) = try player.quit()
+        #expect(status == 0)
         #expect(err == "practice: \(song): the file is gone (deleted or moved since it was opened)\n", "\(err)")
-        let finished = events.split(separator: "\n").first { $0.contains(#""finished":true"#) }
-        #expect(finished?.contains(#""position":10,"#) == true, "played to its end: \(finished ?? "no end")")
+        #expect(finished["position"] as? Double == 10, "played to its end: \(finished)")
         #expect(try names(dir.path).filter { $0.hasPrefix("playing.wav") } == [], "no sidecar for a file that is gone")
 
         func playWhile(_ change: @escaping @Sendable () -> Void) throws -> ProcessResult {

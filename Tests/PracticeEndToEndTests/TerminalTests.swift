@@ -471,31 +471,9 @@ import PracticeAudio
         let rig = try PulseRig()
         let dir = ScratchDirectory("server-back-events")
         try Signals.write(Signals.sine(440, seconds: 20), to: dir.file("song.wav"))
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: practiceBinary)
-        p.arguments = [dir.file("song.wav"), "--device", "pulse", "--reconnect", "--control", "stdin", "--no-journal", "--fresh"]
-        p.environment = rig.environment.merging(["XDG_DATA_HOME": testDataHome, "XDG_CACHE_HOME": dir.file("cache")]) { $1 }
-        let input = Pipe(), output = Pipe()
-        (p.standardInput, p.standardOutput, p.standardError) = (input, output, FileHandle.nullDevice)
-        try p.run()
-        defer { if p.isRunning { p.terminate() } }
-        var pending = ""
-        struct NoSuchEvent: Error { let left: String }
-        /// The next state event that `wanted` takes, as JSON.
-        func next(_ wanted: ([String: Any]) -> Bool) throws -> [String: Any] {
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline {
-                while let end = pending.firstIndex(of: "\n") {
-                    let line = String(pending[..<end])
-                    pending.removeSubrange(...end)
-                    if let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], o["event"] as? String == "state", wanted(o) { return o }
-                }
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                pending += String(decoding: chunk, as: UTF8.self)
-            }
-            throw NoSuchEvent(left: String(pending.suffix(300)))
-        }
+        let player = try ControlledPlayer([dir.file("song.wav"), "--device", "pulse", "--reconnect", "--control", "stdin", "--no-journal", "--fresh"],
+                                          in: dir.path, environment: rig.environment.merging(["XDG_DATA_HOME": testDataHome, "XDG_CACHE_HOME": dir.file("cache")]) { $1 })
+        func next(_ wanted: ([String: Any]) -> Bool) throws -> [String: Any] { try player.next("state", where: wanted) }
         func position(_ o: [String: Any]) -> Double { o["position"] as? Double ?? -1 }
         let before = try next { $0["playing"] as? Bool == true && position($0) >= 2 }
         rig.killServer()
@@ -510,9 +488,7 @@ import PracticeAudio
         #expect(position(back) == position(lost), "on from the held position: \(back)")
         let playing = try next { $0["playing"] as? Bool == true && position($0) > position(lost) + 1 }
         #expect(playing["deviceLost"] == nil)
-        input.fileHandleForWriting.write(Data(#"{"cmd":"quit"}"#.utf8 + [10]))
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        #expect(try player.quit().status == 0)
     }
 
     /// `--reconnect` without the screen: one line on stderr when the device goes, one when it is back.

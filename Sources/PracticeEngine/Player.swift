@@ -44,7 +44,8 @@ public struct PlayerOptions: Sendable {
     /// When the device goes away (the sound server stopped), wait for it and play on from the
     /// heard position when it is back, instead of failing (`--reconnect`).
     public var reconnect = false
-    /// How often a player waiting for its device tries to open it again.
+    /// How often a player waiting for its device tries to open it again; twice as long each time
+    /// the device went away again within 2 s of coming back (at most 16 times as long).
     public var reconnectInterval = Duration.milliseconds(500)
     public init() {}
 }
@@ -233,6 +234,12 @@ public final class Player: Sendable {
         /// The request of a restart not yet sent: the command's event is computed first, so it
         /// says where the command put the player before the threads move on from there.
         var pending: Decoder.Request?
+        /// `--reconnect`: when the device last came back, the seconds between tries to open it
+        /// while it is gone (longer for a device that keeps going away: see `deviceWentAway`),
+        /// and when the next try is due.
+        var deviceBackAt: ContinuousClock.Instant?
+        var retryDelay = 0.0
+        var nextTry = ContinuousClock.now
     }
 
     /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
@@ -591,6 +598,7 @@ public final class Player: Sendable {
         // publishes first (a command may come before the ticker looks).
         if kind != .failed, state.failure != nil, c.published?.failure == nil { publish(&c, .failed, state) }
         if kind != .deviceLost, state.deviceLost != nil, c.published?.deviceLost == nil { publish(&c, .deviceLost, state) }
+        if kind == .deviceLost { deviceWentAway(&c) }
         c.sequence += 1
         c.published = state
         let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence, clock: clockSeconds)
@@ -672,7 +680,7 @@ public final class Player: Sendable {
                             : .tick
                         if kind != .tick || self.ticksWanted { self.publish(&c, kind, s) }
                     }
-                    return (self.nextLook(s, ticking: interval), self.tickWake)
+                    return (self.nextLook(s, c, ticking: interval), self.tickWake)
                     }
                 }()
                 guard let step else { return }
@@ -685,22 +693,40 @@ public final class Player: Sendable {
 }
 
 extension Player {
-    /// With `--reconnect`, while the device is gone (ticker only): opens it again (outside the
-    /// player's lock: it may take a while), then, on the serial path, restarts the stream from
-    /// the heard position (where the failure left it, or where a command put it meanwhile) before
-    /// the audio thread goes on, so nothing older is heard.
     /// With `--reconnect`, a failure that is the device going away is waited for; any other is for good.
     fileprivate func isWaitingForTheDevice(_ failure: Int32) -> Bool {
         failure != 0 && reconnect != nil && audio.audioOutput.isGone(failure: failure)
     }
 
+    /// The device went away (its `deviceLost` event is being published): it is tried again every
+    /// `reconnectInterval`, or, when it went away again within 2 s of coming back, twice as far
+    /// apart as last time (up to 16 times), so a device that keeps failing (a loose USB plug, a
+    /// server that crashes as it starts) is not reopened, and said lost and back, twice a second
+    /// for ever.
+    private func deviceWentAway(_ c: inout Engine) {
+        guard let reconnect else { return }
+        let now = ContinuousClock.now
+        let flapping = c.deviceBackAt.map { now - $0 < .seconds(2) } ?? false
+        c.retryDelay = flapping ? min(max(c.retryDelay, reconnect) * 2, reconnect * 16) : reconnect
+        c.nextTry = now + .seconds(c.retryDelay)
+    }
+
+    /// With `--reconnect`, while the device is gone (ticker only): opens it again (outside the
+    /// player's lock: it may take a while), then, on the serial path, restarts the stream from
+    /// the heard position (where the failure left it, or where a command put it meanwhile) before
+    /// the audio thread goes on, so nothing older is heard.
     fileprivate func tryReopeningTheDevice() {
-        guard isWaitingForTheDevice(audio.failureCode), audio.reopenDevice() == 0 else { return }
+        guard isWaitingForTheDevice(audio.failureCode), engine.withLock({ ContinuousClock.now >= $0.nextTry }) else { return }
+        guard audio.reopenDevice() == 0 else {
+            engine.withLock { $0.nextTry = .now + .seconds($0.retryDelay) }
+            return
+        }
         engine.withLock { c in
             guard !c.stopped else { return }
             restart(&c, at: heardFrame(c), settings: c.settings, playing: c.playing)
             send(&c)                  // the new generation is the one wanted before the thread looks
             audio.deviceReopened()
+            c.deviceBackAt = .now
             publish(&c, .deviceBack)
         }
     }
@@ -709,8 +735,8 @@ extension Player {
     /// ticks; for none, when the heard position is due at the loop's or the range's end (a new
     /// pass, the end, which take no tick to publish; at least 20 ms, as the position stands still
     /// during a count-in or a gap; at most a second, for a device that failed); paused, a second.
-    fileprivate func nextLook(_ s: PlayerState, ticking: Double) -> Double {
-        if s.deviceLost != nil, let reconnect { return reconnect }
+    private func nextLook(_ s: PlayerState, _ c: Engine, ticking: Double) -> Double {
+        if s.deviceLost != nil { return max((c.nextTry - .now).seconds, 0) + 0.001 }
         guard s.isPlaying, s.rate > 0 else { return 1 }
         if ticksWanted { return ticking }
         let end = s.loop.flatMap { $0.isOn ? $0.end : nil } ?? Double(decoder.range.upperBound) / Double(track.info.sampleRate)

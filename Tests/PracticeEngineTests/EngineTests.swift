@@ -82,6 +82,51 @@ import PracticeControl
         #expect(!seen.contains(.failed))
     }
 
+    /// `--reconnect` and a device that keeps going away as soon as it is back: it is tried twice
+    /// as far apart each time (up to 16 times the interval), not every interval for ever; one
+    /// that stayed 2 s is tried at the interval again when it next goes.
+    @Test func aDeviceThatKeepsGoingAwayIsTriedLessAndLessOften() throws {
+        var o = PlayerOptions()
+        o.reconnect = true
+        o.reconnectInterval = .milliseconds(20)
+        let rig = try VirtualRig(try counterTrack(), o)
+        defer { rig.stop() }
+        let events = Mutex<[(kind: PlayerEvent.Kind, at: ContinuousClock.Instant)]>([])
+        rig.player.subscribe { e in
+            if e.kind == .deviceLost || e.kind == .deviceBack { events.withLock { $0.append((e.kind, .now)) } }
+        }
+        rig.play(4_410)
+        func waitFor(_ kind: PlayerEvent.Kind, count: Int) -> ContinuousClock.Instant? {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                let seen = events.withLock { $0.filter { $0.kind == kind } }
+                if seen.count >= count { return seen[count - 1].at }
+                usleep(500)
+            }
+            return nil
+        }
+        /// Goes away, is repaired at once, and comes back: seconds from going to coming back.
+        func flap(_ n: Int) throws -> Double {
+            rig.output.breakDown()
+            let lost = try #require(waitFor(.deviceLost, count: n))
+            rig.output.repair()
+            let back = try #require(waitFor(.deviceBack, count: n))
+            let d = (back - lost).components
+            return Double(d.seconds) + Double(d.attoseconds) / 1e18
+        }
+        let gaps = try (1...7).map(flap)
+        // Tries are never early (the ticker sleeps until one is due): 20, 40, 80, 160, 320 ms,
+        // then 320 ms (16 × 20 ms) again.
+        for (i, expected) in [0.02, 0.04, 0.08, 0.16, 0.32, 0.32, 0.32].enumerated() {
+            #expect(gaps[i] >= expected * 0.95, "flap \(i + 1): back after \(gaps[i]) s, not before \(expected) s")
+        }
+        #expect(gaps[5] < 0.5 && gaps[6] < 0.5, "at most 16 × the interval: \(gaps)")
+        usleep(2_100_000)   // it stays 2 s
+        let afterAWhile = try flap(8)
+        #expect(afterAWhile >= 0.019 && afterAWhile < 0.15, "tried at the interval again: \(afterAWhile) s")
+        #expect(rig.player.state.deviceLost == nil && rig.player.state.failure == nil)
+    }
+
     /// With `--reconnect`, a failure that is not the device going away (here -EINVAL), or a device
     /// that comes back unable to play as before, ends playing for good, as without it: waiting
     /// would wait for ever.

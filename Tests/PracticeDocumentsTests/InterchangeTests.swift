@@ -218,6 +218,12 @@ import PracticeTestSupport
         #expect(back.count == 99)
         #expect(back.last == InterchangeEntry(name: "M98", start: 98))
         #expect(!text.contains("TRACK 100"))
+        // A title that starts with a combining mark makes one Character of it and the opening
+        // quote; the quotes are still found, and the title reads back without them.
+        let marked = [InterchangeEntry(name: "\u{301}Accent", start: 1), InterchangeEntry(name: "\u{7AC}", start: 2)]
+        let markedText = write(marked, .cue).text
+        #expect(markedText.contains("    TITLE \"\u{301}Accent\"\n") && markedText.contains("    TITLE \"\u{7AC}\"\n"))
+        #expect(try read(markedText, .cue).entries == marked)
     }
 
     /// As EAC writes an image's sheet: REM lines, disc PERFORMER and TITLE, pregaps, CRLF.

@@ -100,10 +100,12 @@ extension Interchange {
         }
 
         /// A TITLE or FILE argument: inside quotes when quoted (a missing closing quote is forgiven).
+        /// The quotes are found among the scalars: a title that starts with a combining mark makes
+        /// one Character of the opening quote and the mark.
         static func unquoted(_ text: String) -> String {
-            guard text.hasPrefix("\"") else { return text }
-            let inner = text.dropFirst()
-            return String(inner.prefix { $0 != "\"" })
+            let scalars = text.unicodeScalars
+            guard scalars.first == "\"" else { return text }
+            return String(String.UnicodeScalarView(scalars.dropFirst().prefix { $0 != "\"" }))
         }
 
         /// Writes `TITLE`, `FILE "name" WAVE` and a TRACK per entry (regions as their start).

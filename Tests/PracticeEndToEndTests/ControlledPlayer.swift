@@ -54,6 +54,9 @@ final class ControlledPlayer {
                     return object
                 }
             }
+            // Waits for output no later than the deadline (a player that hangs fails the test).
+            var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(max(deadline.timeIntervalSinceNow, 0) * 1000) + 1) == 1 else { continue }
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             pending += String(decoding: chunk, as: UTF8.self)

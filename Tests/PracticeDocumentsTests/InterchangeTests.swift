@@ -534,6 +534,12 @@ import PracticeTestSupport
         #expect(angled.text == "[01:02.00]‹00‹00:37.7>0:37.70>\n[01:03.00]a < b\n")
         #expect(angled.notes.contains("< written ‹ in 1 name where it would read as a word stamp"))
         #expect(try read(angled.text, .lrc).entries.map(\.start) == [62, 63])
+        // A text that starts with a line separator other than LF (U+0085 here) and a mark: the
+        // separator is white space, so the mark is the name, and it reads back (found by fuzzing:
+        // written as a space, which took the mark with it when the line was trimmed).
+        let separated = try read("[00:00.50]\u{85}\u{485}\n[00:01.00]\u{2028}\n", .lrc)
+        #expect(separated.entries == [InterchangeEntry(name: "\u{485}", start: 0.5)] && separated.notes == ["left out 1 line without text"])
+        #expect(try read(write(separated.entries, .lrc).text, .lrc).entries == separated.entries)
         let words = LRC.parse("[00:10.00]a <00:10.50>\u{301}b\n").lyrics.lines
         #expect(words.map(\.text) == ["a \u{301}b"] && words.first?.words.map(\.time) == [10, 10.5])
     }

@@ -73,10 +73,16 @@ import PracticeEngine
         #expect(report.changes == ["- marker 'Chorus' at 0:30.000", "~ loop 'chorus loop' keeps 0:30.000 where a removed marker was"])
     }
 
-    @Test func mergingACopyOfItselfChangesNothing() {
+    @Test func mergingACopyOfItselfChangesNothing() throws {
         var ours = base
         let report = ours.merge(base)
         #expect(report.lines.isEmpty && ours == base)
+        // An empty `settings` object stays one (found by fuzzing: the merge dropped it, so a
+        // merge of two equal files rewrote them).
+        let empty = try Sidecar.decode(Data(#"{"format":"practice-markers","version":1,"settings":{}}"#.utf8))
+        var merged = empty
+        #expect(merged.merge(empty).lines.isEmpty)
+        #expect(merged.encoded() == empty.encoded() && String(decoding: merged.encoded(), as: UTF8.self).contains(#""settings": {"#))
     }
 
     // MARK: Settings, and what a merge decides

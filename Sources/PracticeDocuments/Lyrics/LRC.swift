@@ -104,7 +104,9 @@ public enum LRC {
                 rest = after
             }
             if !stamps.isEmpty {
-                let (text, words, unordered) = wordsOf(rest.trimmingWhitespace(), lineTime: stamps[0])
+                // Line separators other than LF (U+0085, U+2028) at the ends are white space too: a
+                // text of only those is no text, as it is once written back (where they are spaces).
+                let (text, words, unordered) = wordsOf(rest.trimmingWhitespaceAndNewlines(), lineTime: stamps[0])
                 if unordered { warnings.append(Warning(line: number, message: "word stamps out of order; each kept no earlier than the one before")) }
                 stamped.append(Stamped(stamps: stamps, text: text, words: words))
             } else if let (key, value) = tag(line) {

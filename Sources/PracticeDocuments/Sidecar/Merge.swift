@@ -99,7 +99,8 @@ extension Sidecar {
             times[key] = tb
             changes.append(vb == nil ? "- settings.\(key)" : va == nil ? "+ settings.\(key) \(show(vb))" : "~ settings.\(key) \(show(va)) → \(show(vb))")
         }
-        if values.isEmpty && times.isEmpty { return (nil, changes, decisions) }
+        // Nothing set on either side: ours as it was (an empty `settings` object stays one).
+        if values.isEmpty && times.isEmpty { return (a, changes, decisions) }
         if !times.isEmpty { values["updatedAt"] = .object(times.mapValues { .string($0) }) }
         // Both sides were valid settings, and each value comes from one of them.
         guard let merged = try? PracticeSettings(FieldReader(path: "settings", value: .object(values))) else { return (a, [], []) }

@@ -540,6 +540,13 @@ import PracticeTestSupport
         let separated = try read("[00:00.50]\u{85}\u{485}\n[00:01.00]\u{2028}\n", .lrc)
         #expect(separated.entries == [InterchangeEntry(name: "\u{485}", start: 0.5)] && separated.notes == ["left out 1 line without text"])
         #expect(try read(write(separated.entries, .lrc).text, .lrc).entries == separated.entries)
+        // Past 999 minutes (an offset can move a stamp there; a marker may be up to 24 hours in):
+        // written with four digits of minutes, and read back (found by fuzzing: "no time stamps").
+        let late = try read("[offset:-61000551]\n[15:03.50]ru\n", .lrc).entries
+        #expect(late == [InterchangeEntry(name: "ru", start: 61_904.051)])
+        let lateText = write(late, .lrc).text
+        #expect(lateText == "[1031:44.05]ru\n")
+        #expect(try read(lateText + "[1440:00.00]end\n", .lrc).entries.map(\.start) == [61_904.05, 86_400])
         let words = LRC.parse("[00:10.00]a <00:10.50>\u{301}b\n").lyrics.lines
         #expect(words.map(\.text) == ["a \u{301}b"] && words.first?.words.map(\.time) == [10, 10.5])
     }

@@ -115,12 +115,13 @@ import PracticeEngine
     }
 
     @Test func stampsThatAreNotStamps() {
-        for bad in ["[1:60.00]x", "[0000:01.00]x", "[00:1.0000]x", "[-00:01.00]x", "[00:01.]x", "[00:01:]x", "[00-01]x", "[00:01.00x"] {
+        for bad in ["[1:60.00]x", "[00000:01.00]x", "[00:1.0000]x", "[-00:01.00]x", "[00:01.]x", "[00:01:]x", "[00-01]x", "[00:01.00x"] {
             let (lyrics, warnings) = LRC.parse("[00:00.50]ok\n" + bad)
             #expect(lyrics.lines == [Line(time: 0.5, text: "ok")], "\(bad)")
             #expect(warnings.count == 1, "\(bad): \(warnings)")
         }
         #expect(LRC.parse("[999:59.999]end").lyrics.lines == [Line(time: 59_999.999, text: "end")])
+        #expect(LRC.parse("[1440:00.00]a day in").lyrics.lines == [Line(time: 86_400, text: "a day in")])
         #expect(LRC.parse("[0:5]x").lyrics.lines == [Line(time: 5, text: "x")])
         #expect(LRC.parse("[00:01.00] [00:02.00]  spaced stamps").lyrics.lines.map(\.time) == [1, 2])
         #expect(LRC.parse("[00:01.00][Chorus] la").lyrics.lines == [Line(time: 1, text: "[Chorus] la")])

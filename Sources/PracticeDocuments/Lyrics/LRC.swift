@@ -148,7 +148,8 @@ public enum LRC {
     }
 
     /// Milliseconds of a stamp's inside: `mm:ss`, `mm:ss.x`…`mm:ss.xxx`, or FLO's `mm:ss:xxx`;
-    /// minutes have 1–3 digits, seconds 1–2 and are below 60. nil for anything else.
+    /// minutes have 1–4 digits (1440 is 24 hours, the latest a marker may be, and what a stamp
+    /// moved by the longest `offset` can reach), seconds 1–2 and are below 60. nil for anything else.
     static func milliseconds(_ inside: Substring) -> Int64? {
         let parts = inside.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3 else { return nil }
@@ -165,7 +166,7 @@ public enum LRC {
             guard range.contains(s.count), s.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
             return Int64(s)
         }
-        guard let minutes = digits(parts[0], 1...3), let seconds = digits(secondsPart, 1...2), seconds < 60 else { return nil }
+        guard let minutes = digits(parts[0], 1...4), let seconds = digits(secondsPart, 1...2), seconds < 60 else { return nil }
         var ms = (minutes * 60 + seconds) * 1000
         if !fraction.isEmpty {
             guard let f = digits(fraction, 1...3) else { return nil }

@@ -43,25 +43,25 @@ import PracticeControl
         #expect(VirtualRig.firstCounterFrame(rig.play(100)) == 15_876, "resumes at the frame it paused on")
     }
 
+    /// `--reconnect`, trying the device every 20 ms.
+    static let reconnecting: PlayerOptions = {
+        var o = PlayerOptions()
+        o.reconnect = true
+        o.reconnectInterval = .milliseconds(20)
+        return o
+    }()
+
     /// `--reconnect`: the device goes away mid-play (what it held is lost); the player says so,
     /// holds the heard position and keeps taking commands; when the device is back it plays on
     /// from the very frame that was last heard.
     @Test func aDeviceThatGoesAwayIsWaitedForAndPlaysOnFromTheHeardFrame() throws {
-        var o = PlayerOptions()
-        o.reconnect = true
-        o.reconnectInterval = .milliseconds(20)
-        let rig = try VirtualRig(try counterTrack(), o)
+        let rig = try VirtualRig(try counterTrack(), Self.reconnecting)
         defer { rig.stop() }
         let kinds = Mutex<[PlayerEvent.Kind]>([])
         rig.player.subscribe { e in kinds.withLock { $0.append(e.kind) } }
         #expect(VirtualRig.firstCounterFrame(rig.play(11_025)) == 0)
         rig.output.breakDown()
-        func waitFor(_ what: (PlayerState) -> Bool) -> PlayerState {
-            let deadline = Date().addingTimeInterval(3)
-            while !what(rig.player.state) && Date() < deadline { usleep(1_000) }
-            return rig.player.state
-        }
-        var s = waitFor { $0.deviceLost != nil }
+        var s = rig.waitFor { $0.deviceLost != nil }
         #expect(s.deviceLost == "waiting for audio device 'virtual' to come back: it failed (virtual device error -5)")
         #expect(s.failure == nil && !s.isPlaying)
         #expect(rig.positionFrame == 11_025, "the position holds where it was heard")
@@ -70,7 +70,7 @@ import PracticeControl
         rig.player.setRate(0.5)   // commands go on while it is gone
         rig.player.setRate(1)
         rig.output.repair()
-        s = waitFor { $0.deviceLost == nil && $0.isPlaying }
+        s = rig.waitFor { $0.deviceLost == nil && $0.isPlaying }
         #expect(s.deviceLost == nil && s.isPlaying)
         let heard = rig.play(2_205)
         #expect(VirtualRig.firstCounterFrame(heard) == 11_025, "plays on from the frame last heard")
@@ -86,10 +86,7 @@ import PracticeControl
     /// as far apart each time (up to 16 times the interval), not every interval for ever; one
     /// that stayed 2 s is tried at the interval again when it next goes.
     @Test func aDeviceThatKeepsGoingAwayIsTriedLessAndLessOften() throws {
-        var o = PlayerOptions()
-        o.reconnect = true
-        o.reconnectInterval = .milliseconds(20)
-        let rig = try VirtualRig(try counterTrack(), o)
+        let rig = try VirtualRig(try counterTrack(), Self.reconnecting)
         defer { rig.stop() }
         let events = Mutex<[(kind: PlayerEvent.Kind, at: ContinuousClock.Instant)]>([])
         rig.player.subscribe { e in
@@ -131,18 +128,13 @@ import PracticeControl
     /// that comes back unable to play as before, ends playing for good, as without it: waiting
     /// would wait for ever.
     @Test func withReconnectAFailureThatIsNotAGoneDeviceIsForGood() async throws {
-        var o = PlayerOptions()
-        o.reconnect = true
-        o.reconnectInterval = .milliseconds(20)
         for comesBackUnable in [false, true] {
-            let rig = try VirtualRig(try counterTrack(), o)
+            let rig = try VirtualRig(try counterTrack(), Self.reconnecting)
             defer { rig.stop() }
             rig.play(4_410)
             rig.output.breakDown(failing: comesBackUnable ? -EIO : -EINVAL)
             if comesBackUnable {
-                let deadline = Date().addingTimeInterval(3)
-                while rig.player.state.deviceLost == nil && Date() < deadline { usleep(1_000) }
-                #expect(rig.player.state.deviceLost != nil)
+                #expect(rig.waitFor { $0.deviceLost != nil }.deviceLost != nil)
                 rig.output.breakDown(failing: -EINVAL)   // opening it again now says so
             }
             await rig.player.waitUntilFinished()

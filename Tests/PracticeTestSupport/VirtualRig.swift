@@ -38,6 +38,14 @@ public final class VirtualRig: Sendable {
         while holding && output.drops == before && Date() < deadline { usleep(100) }
     }
 
+    /// Waits (up to `seconds`) until the player's state is what `what` takes; the state then.
+    @discardableResult
+    public func waitFor(within seconds: Double = 3, _ what: (PlayerState) -> Bool) -> PlayerState {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !what(player.state) && Date() < deadline { usleep(1_000) }
+        return player.state
+    }
+
     /// The source frame heard first in `heard` (a `Signals.counter` track), mod 65,536.
     public static func firstCounterFrame(_ heard: [Float]) -> Int? {
         heard.count >= 2 ? Signals.counterFrame(left: heard[0], right: heard[1]) : nil

@@ -60,7 +60,8 @@ public enum AtomicFile {
             unlink(temporary)
             return .rename(reason)
         }
-        let dir = open(Path.directory(path).isEmpty ? "." : Path.directory(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = Path.directory(path)
+        let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 { fsync(dir); close(dir) }
         return nil
     }

@@ -57,7 +57,7 @@ import PracticeControl
     @Test func aDeviceThatGoesAwayIsWaitedForAndPlaysOnFromTheHeardFrame() throws {
         let rig = try VirtualRig(try counterTrack(), Self.reconnecting)
         defer { rig.stop() }
-        let kinds = Mutex<[PlayerEvent.Kind]>([])
+        let kinds = Locked<[PlayerEvent.Kind]>([])
         rig.player.subscribe { e in kinds.withLock { $0.append(e.kind) } }
         #expect(VirtualRig.firstCounterFrame(rig.play(11_025)) == 0)
         rig.output.breakDown()
@@ -88,7 +88,7 @@ import PracticeControl
     @Test func aDeviceThatKeepsGoingAwayIsTriedLessAndLessOften() throws {
         let rig = try VirtualRig(try counterTrack(), Self.reconnecting)
         defer { rig.stop() }
-        let events = Mutex<[(kind: PlayerEvent.Kind, at: ContinuousClock.Instant)]>([])
+        let events = Locked<[(kind: PlayerEvent.Kind, at: ContinuousClock.Instant)]>([])
         rig.player.subscribe { e in
             if e.kind == .deviceLost || e.kind == .deviceBack { events.withLock { $0.append((e.kind, .now)) } }
         }

@@ -264,7 +264,7 @@ extension LibraryIndex {
             }
             if let path = found.lyrics, let (lyrics, _) = try? LyricsFile.load(path) {
                 hasLyrics = !lyrics.lines.isEmpty
-                for line in lyrics.lines where !line.text.allSatisfy(\.isWhitespace) { entries.append((.lyric, nil, line.text, line.time)) }
+                for line in lyrics.lines where !line.text.allSatisfy(\.isBlank) { entries.append((.lyric, nil, line.text, line.time)) }
             }
         }
     }

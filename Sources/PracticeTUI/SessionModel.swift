@@ -465,7 +465,7 @@ public struct SessionModel: Sendable {
                 return [.edit(.addLoop(name: p.text, start: l.start, end: l.end, startMarker: onMarkers?.start, endMarker: onMarkers?.end))]
             case .rename(let old): return [.edit(.renameMarker(old, to: p.text))]
             case .note:
-                guard !p.text.allSatisfy(\.isWhitespace) else { message = "no note (it was empty)"; return [] }
+                guard !p.text.allSatisfy(\.isBlank) else { message = "no note (it was empty)"; return [] }
                 return [.note(p.text)]
             case .goTo: return goTo(p.text, s)
             }

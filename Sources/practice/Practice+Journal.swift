@@ -91,7 +91,7 @@ extension Practice {
                     throw PracticeError(.usage, "'\(date.terminalSafe)' is not a day (2026-11-24, today or yesterday)")
                 }
                 let text = words.joined(separator: " ")
-                guard !text.allSatisfy(\.isWhitespace) else { throw PracticeError(.usage, "the note is empty") }
+                guard !text.allSatisfy(\.isBlank) else { throw PracticeError(.usage, "the note is empty") }
                 let journal = try Journal()
                 try journal.addNote(text, on: day)
                 Terminal.write("practice: noted for \(day.short) \(day.year)\n", to: STDERR_FILENO)

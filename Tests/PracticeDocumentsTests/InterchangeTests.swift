@@ -26,9 +26,9 @@ import PracticeTestSupport
         try Interchange.read(Data(text.utf8), format: format)
     }
 
-    func write(_ entries: [InterchangeEntry], _ format: InterchangeFormat, title: String? = nil) -> (text: String, notes: [String]) {
-        let (data, notes) = Interchange.write(entries, format: format, audioFileName: "song.flac", duration: 3800, title: title)
-        return (String(decoding: data, as: UTF8.self), notes)
+    func write(_ entries: [InterchangeEntry], _ format: InterchangeFormat, title: String? = nil) -> (text: String, notes: [String], leftOut: Int) {
+        let (data, notes, leftOut) = Interchange.write(entries, format: format, audioFileName: "song.flac", duration: 3800, title: title)
+        return (String(decoding: data, as: UTF8.self), notes, leftOut)
     }
 
     func error(_ line: Int?, _ message: String) -> InterchangeError { InterchangeError(line: line, message: message) }
@@ -56,8 +56,8 @@ import PracticeTestSupport
     }
 
     @Test func wavIsNotWrittenAsText() {
-        let (data, notes) = Interchange.write(Self.entries, format: .wav, audioFileName: "a.wav", duration: 60, title: nil)
-        #expect(data.isEmpty)
+        let (data, notes, leftOut) = Interchange.write(Self.entries, format: .wav, audioFileName: "a.wav", duration: 60, title: nil)
+        #expect(data.isEmpty && leftOut == Self.entries.count)
         #expect(notes == ["WAV cues are not a text file: render a WAV to get them"])
     }
 
@@ -70,15 +70,15 @@ import PracticeTestSupport
             InterchangeEntry(name: "Flat", start: 7, end: 7),
             InterchangeEntry(name: "Ok", start: 1),
         ]
-        let (text, notes) = write(bad, .audacity)
-        #expect(text == "1.000000\t1.000000\tOk\n7.000000\t7.000000\tFlat\n")
+        let (text, notes, leftOut) = write(bad, .audacity)
+        #expect(text == "1.000000\t1.000000\tOk\n7.000000\t7.000000\tFlat\n" && leftOut == 4)
         #expect(notes == ["left out 4 entries with a time outside 0 to 24 hours or an end before the start"])
     }
 
     // MARK: Audacity
 
     @Test func audacityRoundTripIsExactToTheMicrosecond() throws {
-        let (text, notes) = write(Self.entries, .audacity)
+        let (text, notes, _) = write(Self.entries, .audacity)
         #expect(text == """
             12.500000\t12.500000\tVerse 1
             30.250000\t45.000000\tShine turn ✨
@@ -95,7 +95,7 @@ import PracticeTestSupport
     }
 
     @Test func audacityWritingRoundsAndReplacesTabs() {
-        let (text, notes) = write([InterchangeEntry(name: "a\tb\nc", start: 1.0000004)], .audacity)
+        let (text, notes, _) = write([InterchangeEntry(name: "a\tb\nc", start: 1.0000004)], .audacity)
         #expect(text == "1.000000\t1.000000\ta b c\n")
         #expect(notes == ["tabs and line breaks in 1 name replaced with spaces", "times rounded to microseconds"])
     }
@@ -172,7 +172,7 @@ import PracticeTestSupport
     // MARK: CUE
 
     @Test func cueRoundTripIsWithinHalfAFrame() throws {
-        let (text, notes) = write(Self.entries, .cue, title: "Practice")
+        let (text, notes, _) = write(Self.entries, .cue, title: "Practice")
         #expect(text == """
             TITLE "Practice"
             FILE "song.flac" WAVE
@@ -204,7 +204,8 @@ import PracticeTestSupport
         many[0].name = String(repeating: "x", count: 100)
         many[1].name = #"Say "hi""#
         many.append(InterchangeEntry(name: "Same frame", start: 2.001))
-        let (text, notes) = write(many, .cue, title: #"The "Drills""#)
+        let (text, notes, leftOut) = write(many, .cue, title: #"The "Drills""#)
+        #expect(leftOut == 3 && text.components(separatedBy: "INDEX 01").count - 1 == 99)
         #expect(notes == [
             "times rounded to CUE frames (1/75 s)",
             "left out 1 marker on the same CUE frame as the one before",
@@ -309,7 +310,7 @@ import PracticeTestSupport
     // MARK: FFMETADATA
 
     @Test func ffmetadataRoundTripIsExactToTheMillisecond() throws {
-        let (text, notes) = write(Self.entries, .ffmetadata, title: "Drills; take=2")
+        let (text, notes, _) = write(Self.entries, .ffmetadata, title: "Drills; take=2")
         #expect(text == """
             ;FFMETADATA1
             title=Drills\\; take\\=2
@@ -407,7 +408,7 @@ import PracticeTestSupport
     // MARK: WebVTT
 
     @Test func webvttRoundTripIsExactToTheMillisecond() throws {
-        let (text, notes) = write(Self.entries, .webvtt)
+        let (text, notes, _) = write(Self.entries, .webvtt)
         #expect(text == """
             WEBVTT
 
@@ -495,7 +496,7 @@ import PracticeTestSupport
 
     /// Markers become `[mm:ss.xx]name` lines: points only, hundredths, the title as `[ti:]`.
     @Test func lrcRoundTripIsExactToTheHundredth() throws {
-        let (text, notes) = write(Self.entries, .lrc, title: "Practice")
+        let (text, notes, _) = write(Self.entries, .lrc, title: "Practice")
         #expect(text == "[ti:Practice]\n[00:12.50]Verse 1\n[00:30.25]Shine turn ✨\n[62:05.13]Coda\n")
         #expect(notes == ["LRC files hold points only: 1 loop kept as its start point", "times rounded to hundredths of a second"])
         let (entries, readNotes) = try read(text, .lrc)
@@ -549,6 +550,17 @@ import PracticeTestSupport
         #expect(try read(lateText + "[1440:00.00]end\n", .lrc).entries.map(\.start) == [61_904.05, 86_400])
         let words = LRC.parse("[00:10.00]a <00:10.50>\u{301}b\n").lyrics.lines
         #expect(words.map(\.text) == ["a \u{301}b"] && words.first?.words.map(\.time) == [10, 10.5])
+    }
+
+    /// A space carrying a combining mark (U+0020 U+0301: one character, that the standard library
+    /// calls white space by its first scalar) at either end of a name is not white space to trim:
+    /// the name keeps it, in every format (before, the mark went with the trimmed space).
+    @Test(arguments: InterchangeFormat.exportable)
+    func aSpaceCarryingAMarkIsKeptAtEitherEnd(format: InterchangeFormat) throws {
+        let entries = [InterchangeEntry(name: " \u{301}Turn", start: 1), InterchangeEntry(name: "Turn \u{301}", start: 2)]
+        #expect(try read(write(entries, format).text, format).entries.map(\.name) == entries.map(\.name))
+        #expect(" \u{301}a \u{301}\t".trimmingWhitespace() == " \u{301}a \u{301}")
+        #expect("\n \u{301}\u{A0}".trimmingWhitespaceAndNewlines() == " \u{301}" && "\t\u{A0} \r\n".trimmingWhitespaceAndNewlines() == "")
     }
 
     // MARK: WAV

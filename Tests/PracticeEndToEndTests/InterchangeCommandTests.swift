@@ -47,6 +47,11 @@ import PracticeTestSupport
         #expect(r.stdout.contains("FILE \"tone.wav\" WAVE\n"))
         #expect(r.stdout.contains("    TITLE \"Verse 1\"\n    INDEX 01 00:02:19\n"))   // 2.25 s = 168.75 frames → 169
         #expect(r.stderr == "practice: note: CUE sheets hold points only: left out 1 loop\npractice: note: times rounded to CUE frames (1/75 s)\n")
+        // A marker on the frame another took is left out, and not counted as written.
+        _ = try w.run(["markers", "add", "tone.wav", "Bar 5 again", "7.51"])   // 563.25 frames, as 7.5067 s: 563
+        let written = try w.run(["markers", "export", "tone.wav", "-o", "out.cue"])
+        #expect(written.status == 0 && written.stderr.hasSuffix("practice: note: left out 1 marker on the same CUE frame as the one before\npractice: wrote 4 of 5 markers and 0 loops to out.cue\n"), "\(written)")
+        #expect(try String(contentsOfFile: w.dir.file("out.cue"), encoding: .utf8).components(separatedBy: "INDEX 01").count - 1 == 4)
     }
 
     @Test func importsWhatOtherProgramsWrite() throws {

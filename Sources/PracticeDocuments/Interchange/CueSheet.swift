@@ -109,7 +109,7 @@ extension Interchange {
         }
 
         /// Writes `TITLE`, `FILE "name" WAVE` and a TRACK per entry (regions as their start).
-        static func write(_ entries: [InterchangeEntry], audioFileName: String, title: String?, notes: inout [String]) -> String {
+        static func write(_ entries: [InterchangeEntry], audioFileName: String, title: String?, notes: inout [String], leftOut: inout Int) -> String {
             var text = CueText()
             var out = ""
             if let title { out += "TITLE \"\(text.clean(title))\"\n" }
@@ -127,6 +127,7 @@ extension Interchange {
                 tracks.append((entry.name, frame))
             }
             let tooMany = max(0, tracks.count - 99)
+            leftOut += sameFrame + tooMany
             for (i, track) in tracks.prefix(99).enumerated() {
                 let number = i + 1 < 10 ? "0\(i + 1)" : "\(i + 1)"
                 out += "  TRACK \(number) AUDIO\n"

@@ -9,12 +9,12 @@ extension Interchange {
         static func read(_ lines: [TextLine]) throws(InterchangeError) -> Reading {
             let (lyrics, warnings) = LRC.read(lines)
             // Header tags alone (what an export of no markers writes) hold no markers; text without stamps is an error.
-            if !lyrics.isSynced, lyrics.plain.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) { return Reading() }
+            if !lyrics.isSynced, lyrics.plain.allSatisfy({ $0.allSatisfy(\.isBlank) }) { return Reading() }
             guard lyrics.isSynced else { throw InterchangeError(line: nil, message: "no time stamps (unsynced lyrics)") }
             var reading = Reading()
             var empty = 0
             for line in lyrics.lines {
-                if line.text.allSatisfy(\.isWhitespace) { empty += 1; continue }
+                if line.text.allSatisfy(\.isBlank) { empty += 1; continue }
                 reading.entries.append(InterchangeEntry(name: line.text, start: line.time))
             }
             reading.notes = warnings.map { "line \($0.line): \($0.message)" }

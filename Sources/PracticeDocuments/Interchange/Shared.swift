@@ -140,9 +140,9 @@ extension Interchange {
 
     /// Replaces tabs and line breaks with spaces; `changed` counts the names that had any.
     static func singleLine(_ name: String, changed: inout Int) -> String {
-        guard name.contains(where: { $0 == "\t" || $0.isNewline }) else { return name }
+        guard let one = name.onOneLine(tabs: true) else { return name }
         changed += 1
-        return String(name.map { $0 == "\t" || $0.isNewline ? " " : $0 })
+        return one
     }
 
     /// True when `seconds × unitsPerSecond` is not already a whole number of units.

@@ -71,9 +71,7 @@ public enum LRC {
         return (ms, Substring(scalars[scalars.index(after: end)...]))
     }
 
-    private static func oneLine(_ text: String) -> String {
-        text.contains(where: \.isNewline) ? String(text.map { $0.isNewline ? " " : $0 }) : text
-    }
+    private static func oneLine(_ text: String) -> String { text.onOneLine() ?? text }
 
     // MARK: Reading
 
@@ -206,7 +204,7 @@ public enum LRC {
         }
         segments[segments.count - 1].text += rest
         guard segments.count > 1 else { return (segments[0].text.trimmingWhitespace(), [], false) }
-        if segments[0].text.allSatisfy(\.isWhitespace) { segments.removeFirst() }
+        if segments[0].text.allSatisfy(\.isBlank) { segments.removeFirst() }
         var words: [(ms: Int64, text: String)] = []
         var unordered = false
         for s in segments {
@@ -216,11 +214,11 @@ public enum LRC {
         }
         // Trimmed at both ends as a line's text is, so that the words join to the text.
         for k in words.indices {
-            words[k].text = String(words[k].text.drop(while: \.isWhitespace))
+            words[k].text = String(words[k].text.drop(while: \.isBlank))
             if !words[k].text.isEmpty { break }
         }
         for k in words.indices.reversed() {
-            while words[k].text.last?.isWhitespace == true { words[k].text.removeLast() }
+            while words[k].text.last?.isBlank == true { words[k].text.removeLast() }
             if !words[k].text.isEmpty { break }
         }
         return (words.map(\.text).joined(), words, unordered)

@@ -19,7 +19,7 @@ extension StringProtocol {
     public func trimmingWhitespace() -> String { trimming(while: \.isHorizontalWhitespace) }
 
     /// Without white space or line breaks at either end.
-    public func trimmingWhitespaceAndNewlines() -> String { trimming(while: \.isWhitespace) }
+    public func trimmingWhitespaceAndNewlines() -> String { trimming(while: \.isBlank) }
 
     private func trimming(while isSpace: (Character) -> Bool) -> String {
         guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
@@ -28,9 +28,23 @@ extension StringProtocol {
     }
 }
 
+extension String {
+    /// On one line: each line break (and, with `tabs`, each tab) a space; nil when it had none.
+    func onOneLine(tabs: Bool = false) -> String? {
+        let breaks: (Character) -> Bool = { $0.isNewline || tabs && $0 == "\t" }
+        guard contains(where: breaks) else { return nil }
+        return String(map { breaks($0) ? " " : $0 })
+    }
+}
+
 extension Character {
+    /// White space through and through: every scalar of it is. A space carrying a combining mark
+    /// (U+0020 U+0301, one character) is not, though the standard library's `isWhitespace`, which
+    /// looks at the first scalar only, says it is: trimming or dropping it would lose the mark.
+    public var isBlank: Bool { unicodeScalars.allSatisfy(\.properties.isWhitespace) }
+
     /// White space that is not a line break: a space, a tab, a no-break or other Unicode space.
-    var isHorizontalWhitespace: Bool { isWhitespace && !isNewline }
+    var isHorizontalWhitespace: Bool { isBlank && !isNewline }
 }
 
 extension String {

@@ -55,15 +55,14 @@ test:
 # The engine's suites under ThreadSanitizer (its own build folder): any report fails the run.
 # The stress test (four controllers, 2,000 commands each) is among them.
 CORE_SUITES := \.(EngineTests|PlayerTests|LoopTests|RingBufferTests|ALSAOutputTests|ControlTests|SessionTests)/
-CORE_SUITE_FILES := Tests/PracticeEngineTests/EngineTests.swift Tests/PracticeEngineTests/PlayerTests.swift \
-	Tests/PracticeEngineTests/LoopTests.swift Tests/PracticeAudioTests/RingBufferTests.swift \
-	Tests/PracticeAudioTests/ALSAOutputTests.swift Tests/PracticeControlTests/ControlTests.swift \
-	Tests/PracticeTUITests/SessionTests.swift Tests/PracticeTestSupport/VirtualRig.swift
+# The test modules those suites live in, and their helpers.
+CORE_SUITE_FOLDERS := Tests/PracticeEngineTests Tests/PracticeAudioTests Tests/PracticeControlTests \
+	Tests/PracticeTUITests Tests/PracticeTestSupport
 check-threads:
 	$(call install,$(BUILD_DEPS))
 	@# The standard library's Mutex is invisible to the sanitizer (see Locked.swift): under it every
-	@# access is a race it reports, or not, by chance. These suites lock with Locked.
-	@! grep -n 'Mutex<' $(CORE_SUITE_FILES) || { echo "check-threads: use Locked, not Mutex, in the suites run under ThreadSanitizer" >&2; exit 1; }
+	@# access is a race it reports, or not, by chance. These suites and their helpers lock with Locked.
+	@! grep -rnw 'Mutex' $(CORE_SUITE_FOLDERS) || { echo "check-threads: use Locked, not Mutex, in the suites run under ThreadSanitizer and their helpers" >&2; exit 1; }
 	SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'
 
 build:

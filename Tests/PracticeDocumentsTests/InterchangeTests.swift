@@ -560,7 +560,41 @@ import PracticeTestSupport
         let entries = [InterchangeEntry(name: " \u{301}Turn", start: 1), InterchangeEntry(name: "Turn \u{301}", start: 2)]
         #expect(try read(write(entries, format).text, format).entries.map(\.name) == entries.map(\.name))
         #expect(" \u{301}a \u{301}\t".trimmingWhitespace() == " \u{301}a \u{301}")
+        // In LRC word timing, a word of it is kept too.
+        let words = LRC.parse("[00:10.00] \u{301}<00:10.50>b \u{301}\n").lyrics.lines
+        #expect(words.map(\.text) == [" \u{301}b \u{301}"] && words.first?.words.map(\.text) == [" \u{301}", "b \u{301}"])
         #expect("\n \u{301}\u{A0}".trimmingWhitespaceAndNewlines() == " \u{301}" && "\t\u{A0} \r\n".trimmingWhitespaceAndNewlines() == "")
+    }
+
+    /// A combining mark after a delimiter makes one Character of the two; the delimiter is still
+    /// found, and the text keeps the mark: FFMETADATA's `=`, `;` and `\\`, LRC's tag `:`.
+    @Test func aMarkAfterADelimiterHidesNothing() throws {
+        let names = ["\u{301}Accent", "x\\\u{301}y", ";\u{301}", "=\u{301}"]
+        let entries = names.enumerated().map { InterchangeEntry(name: $1, start: Double($0)) }
+        let ff = write(entries, .ffmetadata, title: "\u{301}Title")
+        #expect(ff.text.contains("title=\\=\u{301}\n") && ff.text.contains("title=x\\\\\u{301}y\n"))
+        #expect(try read(ff.text, .ffmetadata).entries.map(\.name) == names)
+        #expect(try read(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\ntitle=\u{301}Accent\n", .ffmetadata).entries.map(\.name) == ["\u{301}Accent"])
+        // An LRC tag whose value starts with a mark is a tag: an export of no markers for a track so
+        // titled reads back as no markers, not as "no time stamps".
+        #expect(LRC.parse("[ti:\u{301}X]\n[00:01.00]a\n").lyrics.tags["ti"] == "\u{301}X")
+        #expect(try read(write([], .lrc, title: "\u{301}X").text, .lrc).entries.isEmpty)
+    }
+
+    /// LRC has no line for a marker without a name (a line without text is a break, which readers
+    /// skip): such markers are left out, counted and said.
+    @Test func lrcLeavesOutMarkersWithoutANameAndSaysSo() throws {
+        let written = write([InterchangeEntry(name: "", start: 1), InterchangeEntry(name: " \t", start: 2), InterchangeEntry(name: "x", start: 3)], .lrc)
+        #expect(written.text == "[00:03.00]x\n" && written.leftOut == 2)
+        #expect(written.notes == ["left out 2 markers without a name (an LRC line without text is a break)"])
+        #expect(try read(written.text, .lrc).entries == [InterchangeEntry(name: "x", start: 3)])
+    }
+
+    /// An imported name keeps to one line whatever line break it holds (U+2028, U+0085 too).
+    @Test func importedNamesHoldNoLineBreak() {
+        var s = Sidecar()
+        _ = s.importEntries([InterchangeEntry(name: "a\u{2028}b\u{85}c\u{B}d", start: 1)], from: .audacity, duration: 10)
+        #expect(s.liveMarkers.map(\.name) == ["a b c d"])
     }
 
     // MARK: WAV

@@ -14,7 +14,7 @@ public final class NotificationServer: @unchecked Sendable {  // `connection` is
 
     private let connection: BusConnection
     private final class Record: Sendable {
-        let shown = Mutex<[Shown]>([])
+        let shown = Locked<[Shown]>([])
         let next = Atomic<UInt32>(1)
     }
     private let record = Record()

@@ -1,6 +1,5 @@
 import Foundation
 import PracticeAudio
-import Synchronization
 
 /// A private PulseAudio server with a real-time null sink, and a recorder on its monitor that
 /// timestamps every chunk it receives (see audio-testing.md, "Real-time pacing").
@@ -12,8 +11,8 @@ public final class PulseRig: @unchecked Sendable {  // mutable state is behind `
     private var recorder: Spawned?
     private var reader: Thread?
     /// (arrival time in CLOCK_MONOTONIC ns, total bytes received after it)
-    private let chunks = Mutex<[(Int64, Int)]>([])
-    private let captured = Mutex<Data>(Data())
+    private let chunks = Locked<[(Int64, Int)]>([])
+    private let captured = Locked<Data>(Data())
 
     public init() throws {
         runtimeDir = ScratchDirectory("pulse")

@@ -24,13 +24,15 @@ extension Interchange {
                 let number = lines[i].number
                 var text = lines[i].text
                 i += 1
-                if text.hasPrefix(";") || text.hasPrefix("#") { continue }
+                // Scalars throughout, as ffmpeg reads bytes: a combining mark after `;`, `=` or `\`
+                // makes one Character with it, which hid the delimiter.
+                if text.unicodeScalars.first == ";" || text.unicodeScalars.first == "#" { continue }
                 while endsWithEscape(text), i < lines.count {   // backslash-newline: the value goes on
                     text += "\n" + lines[i].text
                     i += 1
                 }
                 if isBlank(text) { continue }
-                if text.hasPrefix("[") {
+                if text.unicodeScalars.first == "[" {
                     inChapter = text.trimmingWhitespace().uppercased() == "[CHAPTER]"
                     if inChapter { chapters.append(Chapter(line: number)) }
                     continue   // other sections ([STREAM], [PROGRAM]) hold no chapters
@@ -75,14 +77,14 @@ extension Interchange {
 
         /// True when the line ends in an unescaped backslash (an odd run of them).
         static func endsWithEscape(_ text: String) -> Bool {
-            text.reversed().prefix { $0 == "\\" }.count % 2 == 1
+            text.unicodeScalars.reversed().prefix { $0 == "\\" }.count % 2 == 1
         }
 
         /// Splits at the first unescaped `=` and removes the escapes; nil without one.
         /// Spaces around `=` belong to the key or value, as in ffmpeg.
         static func keyValue(_ text: String) -> (key: String, value: String)? {
-            var key = "", value = "", inValue = false, escaped = false
-            for c in text {
+            var key = String.UnicodeScalarView(), value = String.UnicodeScalarView(), inValue = false, escaped = false
+            for c in text.unicodeScalars {
                 if escaped {
                     escaped = false
                 } else if c == "\\" {
@@ -94,7 +96,7 @@ extension Interchange {
                 }
                 if inValue { value.append(c) } else { key.append(c) }
             }
-            return inValue ? (key, value) : nil
+            return inValue ? (String(key), String(value)) : nil
         }
 
         /// Parses `TIMEBASE=num/den` with both parts positive.
@@ -142,9 +144,11 @@ extension Interchange {
         static func escaped(_ text: String) -> String {
             var out = ""
             for c in text {
-                if c.isNewline { out += "\\\n"; continue }
-                if c == "=" || c == ";" || c == "#" || c == "\\" { out.append("\\") }
-                out.append(c)
+                if c.isNewline { out += "\\\n"; continue }   // a line break carries no mark
+                for u in c.unicodeScalars {
+                    if u == "=" || u == ";" || u == "#" || u == "\\" { out.unicodeScalars.append("\\") }
+                    out.unicodeScalars.append(u)
+                }
             }
             return out
         }

@@ -98,7 +98,7 @@ public enum Interchange {
         return (sortedByStart(reading.entries), reading.notes)
     }
 
-    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= / LRC [ti:] when given. `leftOut` counts the entries the file does not hold (each said in `notes`): those no format can hold, and CUE's beyond 99 or on a frame already taken. Not for .wav (cue points go into a WAV file with `appendCues`).
+    /// Writes entries in the strict form (rounded to nearest as the format needs). `notes` say what was dropped or rounded (e.g. "CUE sheets hold points only: 1 loop kept as its start point", "times rounded to CUE frames (1/75 s)"). `audioFileName` is for CUE's FILE line; `duration` (seconds) ends the last WebVTT cue of a point; `title` goes to CUE TITLE / FFMETADATA title= / LRC [ti:] when given. `leftOut` counts the entries the file does not hold (each said in `notes`): those no format can hold, CUE's beyond 99 or on a frame already taken, and LRC's without a name. Not for .wav (cue points go into a WAV file with `appendCues`).
     public static func write(_ entries: [InterchangeEntry], format: InterchangeFormat, audioFileName: String, duration: Double, title: String?) -> (data: Data, notes: [String], leftOut: Int) {
         let (ready, initialNotes) = prepared(entries)
         var notes = initialNotes, leftOut = entries.count - ready.count
@@ -108,7 +108,7 @@ public enum Interchange {
         case .cue: text = Cue.write(ready, audioFileName: audioFileName, title: title, notes: &notes, leftOut: &leftOut)
         case .ffmetadata: text = FFMetadata.write(ready, duration: duration, title: title, notes: &notes)
         case .webvtt: text = WebVTT.write(ready, duration: duration, notes: &notes)
-        case .lrc: text = LyricLines.write(ready, title: title, notes: &notes)
+        case .lrc: text = LyricLines.write(ready, title: title, notes: &notes, leftOut: &leftOut)
         case .wav: return (Data(), ["WAV cues are not a text file: render a WAV to get them"], entries.count)
         }
         return (Data(text.utf8), notes, leftOut)

@@ -25,9 +25,12 @@ extension Interchange {
         /// Writes a `[ti:]` tag (when given) and a `[mm:ss.xx]name` line per entry; a region keeps its start.
         /// A name holding what reads as a word stamp (`<00:37.70>`) has its `<` written `‹`: LRC has no
         /// escape, and the stamp would be read as timing, leaving the name out.
-        static func write(_ entries: [InterchangeEntry], title: String?, notes: inout [String]) -> String {
-            var changed = 0, angled = 0
-            let lines = entries.map { entry -> Lyrics.Line in
+        /// A marker without a name is left out (and counted in `leftOut`): a line without text is a
+        /// break, which readers (ours too) skip.
+        static func write(_ entries: [InterchangeEntry], title: String?, notes: inout [String], leftOut: inout Int) -> String {
+            var changed = 0, angled = 0, unnamed = 0
+            let lines = entries.compactMap { entry -> Lyrics.Line? in
+                if entry.name.allSatisfy(\.isBlank) { unnamed += 1; return nil }
                 var text = singleLine(entry.name, changed: &changed)
                 if !LRC.wordsOf(text, lineTime: 0).words.isEmpty {
                     text = text.replacing("<", with: "‹")
@@ -35,6 +38,7 @@ extension Interchange {
                 }
                 return Lyrics.Line(time: entry.start, text: text)
             }
+            leftOut += unnamed
             let regions = entries.filter { $0.end != nil }.count
             if regions > 0 {
                 notes.append("LRC files hold points only: " + (regions == 1 ? "1 loop kept as its start point" : "\(regions) loops kept as their start points"))
@@ -42,6 +46,7 @@ extension Interchange {
             if entries.contains(where: { needsRounding($0.start, unitsPerSecond: 100) }) { notes.append("times rounded to hundredths of a second") }
             if changed > 0 { notes.append("tabs and line breaks in \(counted(changed, "name")) replaced with spaces") }
             if angled > 0 { notes.append("< written ‹ in \(counted(angled, "name")) where it would read as a word stamp") }
+            if unnamed > 0 { notes.append("left out \(counted(unnamed, "marker")) without a name (an LRC line without text is a break)") }
             return LRC.write(Lyrics(lines: lines, tags: title.map { ["ti": $0] } ?? [:]))
         }
     }

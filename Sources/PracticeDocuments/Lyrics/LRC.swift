@@ -174,15 +174,17 @@ public enum LRC {
     }
 
     /// `[key:value]` filling the whole line, the key a letter then letters, digits, `_` or `-`
-    /// (lower-cased); the value trimmed. nil for anything else.
+    /// (lower-cased); the value trimmed. nil for anything else. Scalars, as `leadingStamp`: a value
+    /// starting with a combining mark makes one Character of it and the `:`.
     static func tag(_ line: String) -> (key: String, value: String)? {
-        guard line.hasPrefix("["), line.hasSuffix("]"), line.count >= 3 else { return nil }
-        let inside = line.dropFirst().dropLast()
+        let scalars = line.unicodeScalars
+        guard scalars.first == "[", scalars.last == "]", scalars.count >= 3 else { return nil }
+        let inside = scalars.dropFirst().dropLast()
         guard let colon = inside.firstIndex(of: ":") else { return nil }
-        let key = inside[..<colon].trimmingWhitespace()
+        let key = Substring(inside[..<colon]).trimmingWhitespace()
         guard let first = key.first, first.isASCII, first.isLetter,
               key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else { return nil }
-        return (key.lowercased(), inside[inside.index(after: colon)...].trimmingWhitespace())
+        return (key.lowercased(), Substring(inside[inside.index(after: colon)...]).trimmingWhitespace())
     }
 
     /// Splits a line's text at its `<mm:ss.xx>` word stamps. Text before the first stamp becomes a

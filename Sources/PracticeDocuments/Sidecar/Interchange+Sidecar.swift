@@ -55,8 +55,7 @@ extension Sidecar {
                 end = Sidecar.milliseconds(min(b, duration))
                 if end - start >= Sidecar.shortestLoop { isRegion = true } else if end != start { short += 1 }
             }
-            var base = e.name.replacing("\t", with: " ").replacing("\r", with: " ")
-                .replacing("\n", with: " ").trimmingWhitespace()
+            var base = (e.name.onOneLine(tabs: true) ?? e.name).trimmingWhitespace()   // any line break (U+2028 too)
             if base.isEmpty { base = isRegion ? "Loop \(k + 1)" : "Marker \(k + 1)" }
             if TimeChange(base) != nil { base = "Marker \(base)" }
             if isRegion {

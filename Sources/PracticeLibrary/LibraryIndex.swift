@@ -205,8 +205,12 @@ public final class LibraryIndex: Sendable {
     }
 
     /// `turn at` → `"turn"* "at"*`: each word a prefix, all of them needed; nil when there are no words.
+    /// Quotes go by scalar: one carrying a combining mark is still a quote (left in a word, it
+    /// would end the phrase early, and SQLite would refuse the query).
     static func ftsQuery(_ text: String) -> String? {
-        let words = text.split { $0.isWhitespace || $0 == "\"" }
+        var unquoted = String.UnicodeScalarView()
+        for u in text.unicodeScalars { unquoted.append(u == "\"" ? " " : u) }
+        let words = String(unquoted).split(whereSeparator: \.isWhitespace)
         guard !words.isEmpty else { return nil }
         return words.map { "\"\($0)\"*" }.joined(separator: " ")
     }

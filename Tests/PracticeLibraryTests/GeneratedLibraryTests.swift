@@ -90,6 +90,7 @@ import PracticeTestSupport
         #expect(try index.search("ピルエット").map(\.kind) == [.marker])
         #expect(Set(try index.search("cancion otono").map(\.track.album)) == ["Canción de Otoño"], "accents and case ignored")
         #expect(try index.search("\"").isEmpty && index.search("   ").isEmpty, "no words, no hits")
+        #expect(try index.search("\"\u{301}pirouette").map(\.text) == pirouette.map(\.text), "a quote carrying a mark is a quote")
     }
 }
 

@@ -567,7 +567,8 @@ import PracticeTestSupport
     }
 
     /// A combining mark after a delimiter makes one Character of the two; the delimiter is still
-    /// found, and the text keeps the mark: FFMETADATA's `=`, `;` and `\\`, LRC's tag `:`.
+    /// found, and the text keeps the mark: FFMETADATA's `=`, `;` and `\\`, LRC's tag `:`, and the
+    /// quotes CUE's writer turns to `'`.
     @Test func aMarkAfterADelimiterHidesNothing() throws {
         let names = ["\u{301}Accent", "x\\\u{301}y", ";\u{301}", "=\u{301}"]
         let entries = names.enumerated().map { InterchangeEntry(name: $1, start: Double($0)) }
@@ -579,6 +580,8 @@ import PracticeTestSupport
         // titled reads back as no markers, not as "no time stamps".
         #expect(LRC.parse("[ti:\u{301}X]\n[00:01.00]a\n").lyrics.tags["ti"] == "\u{301}X")
         #expect(try read(write([], .lrc, title: "\u{301}X").text, .lrc).entries.isEmpty)
+        let cue = write([InterchangeEntry(name: "Say \"\u{301}hi\"", start: 1)], .cue)
+        #expect(try read(cue.text, .cue).entries.map(\.name) == ["Say '\u{301}hi'"] && cue.notes.contains("\" replaced with ' in 1 title"))
     }
 
     /// LRC has no line for a marker without a name (a line without text is a break, which readers

@@ -90,6 +90,8 @@ public enum FuzzTargets {
     // as the same entries at the same times, to the format's precision (LRC: 1/100 s, CUE: 1/75 s,
     // the others 1 ms), less those the writer counts as left out (CUE: one per frame, 99 tracks;
     // LRC: markers without a name): then each entry read back is at the time of its own written one.
+    // Names read back as written, unless they hold what the format cannot (tabs and line breaks;
+    // CUE: quotes, more than 80 characters; LRC: `<`), which the writer changes and says so.
     static func interchange(_ format: InterchangeFormat) -> Target {
         { input in
             guard let (entries, _) = try? Interchange.read(Data(input), format: format) else { return false }
@@ -108,6 +110,15 @@ public enum FuzzTargets {
             }
             if leftOut == 0 {
                 for (w, r) in zip(written, read) where !near(w, r) { broken("written \(format) moves an entry from \(w) s to \(r) s", input) }
+                let plain = entries.allSatisfy { e in
+                    !e.name.contains { $0 == "\t" || $0.isNewline }
+                        && (format != .cue || !e.name.unicodeScalars.contains("\"") && e.name.count <= 80)
+                        && (format != .lrc || !e.name.unicodeScalars.contains("<"))
+                }
+                let names = entries.map(\.name).sorted(), namesBack = back.entries.map(\.name).sorted()
+                if plain, names != namesBack {
+                    broken("written \(format) reads back the names \(namesBack.filter { !names.contains($0) }) for \(names.filter { !namesBack.contains($0) })", input)
+                }
             } else {
                 var unmatched = written
                 for r in read {

@@ -132,7 +132,7 @@ extension Practice.Markers {
                 let points = entries.filter { $0.end == nil }.count, regions = entries.count - points
                 // What the format could not hold (CUE: 99 tracks, one per frame) is not counted as written.
                 let what = "\(points) marker\(points == 1 ? "" : "s") and \(regions) loop\(regions == 1 ? "" : "s")"
-                let wrote = written.leftOut == 0 ? what : regions == 0 ? "\(points - written.leftOut) of \(what)" : "\(entries.count - written.leftOut) of \(what)"
+                let wrote = written.leftOut == 0 ? what : regions == 0 ? "\(points - written.leftOut) of \(what)" : "\(entries.count - written.leftOut) of \(entries.count) (\(what))"
                 Terminal.write("practice: wrote \(wrote) to \(output)\n", to: STDERR_FILENO)
             } else {
                 // A file's bytes: exact into a pipe or a file, made safe only for a terminal.

@@ -582,6 +582,14 @@ import PracticeTestSupport
         #expect(try read(write([], .lrc, title: "\u{301}X").text, .lrc).entries.isEmpty)
         let cue = write([InterchangeEntry(name: "Say \"\u{301}hi\"", start: 1)], .cue)
         #expect(try read(cue.text, .cue).entries.map(\.name) == ["Say '\u{301}hi'"] && cue.notes.contains("\" replaced with ' in 1 title"))
+        // A prepended scalar (U+0600) makes one Character of itself and a `<` after it: LRC's
+        // writer still writes that `<` as `‹` where it would read as a word stamp, and markup
+        // escapes still escape it; WebVTT's reader still finds tags and references.
+        let prepended = write([InterchangeEntry(name: "\u{600}<00:02.00>x", start: 1)], .lrc)
+        #expect(prepended.text == "[00:01.00]\u{600}‹00:02.00>x\n")
+        #expect(try read(prepended.text, .lrc).entries == [InterchangeEntry(name: "\u{600}‹00:02.00>x", start: 1)])
+        #expect("\u{600}<b>&\u{301}>\u{301}".markupEscaped == "\u{600}&lt;b&gt;&amp;\u{301}&gt;\u{301}")
+        #expect(try read("WEBVTT\n\n00:01.000 --> 00:02.000\n<b>\u{301}x</b>&amp;\u{301}\n", .webvtt).entries.map(\.name) == ["\u{301}x&\u{301}"])
     }
 
     /// LRC has no line for a marker without a name (a line without text is a break, which readers

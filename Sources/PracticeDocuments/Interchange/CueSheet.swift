@@ -115,7 +115,7 @@ extension Interchange {
             if let title { out += "TITLE \"\(text.clean(title))\"\n" }
             var fileName = audioFileName, fileChanged = 0
             fileName = singleLine(fileName, changed: &fileChanged)
-            if let changed = CueText.apostrophes(fileName) { fileName = changed; fileChanged += 1 }
+            if let changed = fileName.replacingScalar("\"", with: "'") { fileName = changed; fileChanged += 1 }
             out += "FILE \"\(fileName)\" WAVE\n"
 
             var tracks: [(name: String, frame: Int)] = [], regions = 0, sameFrame = 0, rounded = false
@@ -161,16 +161,10 @@ extension Interchange {
 
             mutating func clean(_ text: String) -> String {
                 var out = singleLine(text, changed: &lineBreaks)
-                if let changed = Self.apostrophes(out) { out = changed; quotes += 1 }
+                // Among scalars: a quote carrying a combining mark is a quote to a reader.
+                if let changed = out.replacingScalar("\"", with: "'") { out = changed; quotes += 1 }
                 if out.count > 80 { out = String(out.prefix(80)); shortened += 1 }
                 return out
-            }
-
-            /// `"` as `'`, found among scalars (one carrying a combining mark is a quote to a
-            /// reader, which would end the title there); nil when there is none.
-            static func apostrophes(_ text: String) -> String? {
-                guard text.unicodeScalars.contains("\"") else { return nil }
-                return String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\"" ? "'" : $0 }))
             }
         }
     }

@@ -33,7 +33,7 @@ extension Interchange {
                 if entry.name.allSatisfy(\.isBlank) { unnamed += 1; return nil }
                 var text = singleLine(entry.name, changed: &changed)
                 if !LRC.wordsOf(text, lineTime: 0).words.isEmpty {
-                    text = text.replacing("<", with: "‹")
+                    text = text.replacingScalar("<", with: "‹") ?? text   // by scalar, as stamps are found
                     angled += 1
                 }
                 return Lyrics.Line(time: entry.start, text: text)

@@ -73,14 +73,15 @@ extension Interchange {
             return try checkedTime(Double(total) / 1000, line: line)
         }
 
-        /// Cue text as plain text: tags such as `<b>` removed, character references decoded.
+        /// Cue text as plain text: tags such as `<b>` removed, character references decoded. By
+        /// scalar, as WebVTT is read: a combining mark after `>` or `;` is not part of the markup.
         static func plainText(_ text: String) -> String {
-            var out = "", rest = Substring(text)
+            var out = String.UnicodeScalarView(), rest = Substring(text).unicodeScalars
             while let c = rest.first {
                 if c == "<", let close = rest.firstIndex(of: ">") {
                     rest = rest[rest.index(after: close)...]
                 } else if c == "&", let semicolon = rest.prefix(12).firstIndex(of: ";"),
-                          let decoded = reference(rest[rest.index(after: rest.startIndex)..<semicolon]) {
+                          let decoded = reference(Substring(rest[rest.index(after: rest.startIndex)..<semicolon])) {
                     out.append(decoded)
                     rest = rest[rest.index(after: semicolon)...]
                 } else {
@@ -88,11 +89,11 @@ extension Interchange {
                     rest = rest.dropFirst()
                 }
             }
-            return out
+            return String(out)
         }
 
         /// The character for `amp`, `lt`, `#233`, `#xE9`…; nil for names we do not know.
-        static func reference(_ name: Substring) -> Character? {
+        static func reference(_ name: Substring) -> Unicode.Scalar? {
             switch name {
             case "amp": return "&"
             case "lt": return "<"
@@ -108,7 +109,7 @@ extension Interchange {
                 let hex = digits.first == "x" || digits.first == "X"
                 guard let value = UInt32(hex ? String(digits.dropFirst()) : String(digits), radix: hex ? 16 : 10),
                       value != 0, let scalar = Unicode.Scalar(value) else { return nil }
-                return Character(scalar)
+                return scalar
             }
         }
 

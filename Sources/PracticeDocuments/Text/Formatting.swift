@@ -49,17 +49,26 @@ extension Character {
 
 extension String {
     /// `&`, `<` and `>` as character references, for text that a reader takes as markup (WebVTT
-    /// cues, desktop notifications' bodies).
+    /// cues, desktop notifications' bodies, the journal's page). By scalar, as markup is read: a
+    /// `<` after a prepended scalar (U+0600) or before a combining mark is one Character with it,
+    /// and still opens a tag.
     public var markupEscaped: String {
-        var out = ""
-        for c in self {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(c)
+        var out = String.UnicodeScalarView()
+        for u in unicodeScalars {
+            switch u {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            default: out.append(u)
             }
         }
-        return out
+        return String(out)
+    }
+
+    /// Every `old` scalar as `new` (a scalar joined to its neighbours in one Character too); nil
+    /// when there is none.
+    func replacingScalar(_ old: Unicode.Scalar, with new: Unicode.Scalar) -> String? {
+        guard unicodeScalars.contains(old) else { return nil }
+        return String(String.UnicodeScalarView(unicodeScalars.map { $0 == old ? new : $0 }))
     }
 }

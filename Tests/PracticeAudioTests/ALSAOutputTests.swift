@@ -31,10 +31,7 @@ import PracticeTestSupport
         let thread = AudioThread(ring: ring, output: out, primeFrames: 2 * out.periodFrames)
         thread.start()
         defer { thread.stop() }
-        ring.beginGeneration(1)
-        let tone = Signals.sine(440, seconds: 0.5)
-        #expect(tone.withUnsafeBufferPointer { ring.write($0.baseAddress!, frames: 22_050) } == 22_050)
-        ring.markEnd()
+        #expect(ring.writeWhole(Signals.sine(440, seconds: 0.5), generation: 1) == 22_050)
         thread.setTransport(.playing, generation: 1)
         thread.wake()
         let deadline = Date().addingTimeInterval(5)

@@ -291,7 +291,9 @@ import PracticeAudio
         }
         // After the fifth pass: quiet (paused at A), nothing more.
         let last = try #require(passes.last)
-        #expect(!(tones + clicks).contains { $0.start > last.end + 2 }, "after the last pass: \((tones + clicks).filter { $0.start > last.end + 2 })")
+        let afterwards = String(kinds[last.end...]).replacingOccurrences(of: " ", with: ".")
+        #expect(!(tones + clicks).contains { $0.start > last.end + 2 },
+                "after the last pass (it ended at window \(last.end) of \(kinds.count)): \((tones + clicks).filter { $0.start > last.end + 2 }); the windows from its end: \(afterwards)")
     }
 
     /// The marker list (rename, nudge, delete with a confirm), a key moved in keys.conf, tap tempo

@@ -25,8 +25,10 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     /// A `Transport`'s raw value. (An `Atomic<Transport>` decodes through generic code that, in a
     /// debug build, looks up type metadata and allocates on every load: RealTimeRulesTests caught it.)
     private let transportValue = Atomic<UInt8>(Transport.paused.rawValue)
-    /// The generation the control side wants heard: the thread plays nothing of an older one
-    /// (the decoder may still be writing it when a command has already asked to play).
+    /// The generation the control side wants heard: the thread plays no other one. Not an older
+    /// one (the decoder may still be writing it when a command has already asked to play), nor a
+    /// newer one (the decoder may have begun it before the command that asked for it has said
+    /// whether it plays: a pause at a new place would be heard for a moment).
     public let wantedGeneration = Atomic<UInt64>(0)
     /// Underruns recovered so far.
     public let underruns = Atomic<Int>(0)
@@ -136,7 +138,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 sleep(timeoutMs: 5)   // nothing decoded yet; the decoder wakes us when it starts
                 continue
             }
-            if transportValue.load(ordering: .acquiring) != Transport.playing.rawValue || wantedGeneration.load(ordering: .acquiring) > generation {
+            if transportValue.load(ordering: .acquiring) != Transport.playing.rawValue || wantedGeneration.load(ordering: .acquiring) != generation {
                 if holding {
                     // Pausing drops what the device holds: the pause is heard at once, and the
                     // control side resumes from the heard position.
@@ -213,7 +215,7 @@ public protocol AudioThreadControl: AnyObject, Sendable {
     @discardableResult func start() -> Bool
     func stop()
     func wake()
-    /// Plays or pauses generation `generation` (nothing older is heard).
+    /// Plays or pauses generation `generation` (no other is heard).
     func setTransport(_ t: Transport, generation: UInt64)
     var isPlaying: Bool { get }
     /// Underruns recovered so far.

@@ -20,6 +20,11 @@ public final class Fingerprinter {
 
     public init(sampleRate: Int, channels: Int) throws(ChromaprintError) {
         api = try Chromaprint.api()
+        // Chromaprint (1.5.1) refuses 1000 Hz or less, then crashes (SIGSEGV, seen with 1000 Hz):
+        // such audio is refused here, before a context is made.
+        guard sampleRate > Self.highestRefusedRate, channels > 0 else {
+            throw ChromaprintError(message: "Chromaprint cannot fingerprint \(sampleRate) Hz, \(channels) channels")
+        }
         guard let context = api.pointee.new_context(Int32(Self.algorithm)) else { throw ChromaprintError(message: "Chromaprint could not start") }
         self.context = context
         guard api.pointee.start(context, Int32(sampleRate), Int32(channels)) == 1 else {
@@ -29,6 +34,9 @@ public final class Fingerprinter {
     }
 
     deinit { api.pointee.free_context(context) }
+
+    /// The highest rate Chromaprint refuses (its `kMinSampleRate`).
+    public static let highestRefusedRate = 1_000
 
     /// Adds `samples` (interleaved, all channels).
     public func feed(_ samples: UnsafeBufferPointer<Int16>) throws(ChromaprintError) {

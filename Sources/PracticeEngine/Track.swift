@@ -19,6 +19,9 @@ public struct Track: Sendable {
     public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
     public var duration: Double { info.seconds }
 
+    /// The lowest sample rate a track may have.
+    public static let lowestSampleRate = 1_000
+
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
     public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {
         try ReadableFile.check(path, noun: "an audio file")
@@ -35,6 +38,11 @@ public struct Track: Sendable {
         }
         guard file.info.channels > 0, file.info.sampleRate > 0 else {
             throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
+        }
+        // Below 1000 Hz SoundTouch's windows shrink to nothing (a stretch never ends) and Chromaprint
+        // refuses: no recording is made that slow; a header that says so is wrong.
+        guard file.info.sampleRate >= Self.lowestSampleRate else {
+            throw PracticeError(.dataError, "\(path): a sample rate of \(file.info.sampleRate) Hz is too low to play (\(Self.lowestSampleRate) Hz or more)")
         }
         guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
         var info = file.info

@@ -13,6 +13,18 @@ import PracticeTestSupport
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
     }
 
+    /// A 16-bit mono WAV of `seconds` of silence, sparse: its header, then a hole.
+    func silence(to path: String, seconds: Int, sampleRate: Int) throws {
+        let bytes = seconds * sampleRate * 2
+        var header = Data("RIFF".utf8)
+        func le32(_ v: Int) -> Data { withUnsafeBytes(of: UInt32(v).littleEndian) { Data($0) } }
+        func le16(_ v: Int) -> Data { withUnsafeBytes(of: UInt16(v).littleEndian) { Data($0) } }
+        header += le32(36 + bytes) + Data("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1) + le32(sampleRate) + le32(2 * sampleRate) + le16(2) + le16(16)
+        header += Data("data".utf8) + le32(bytes)
+        try header.write(to: URL(fileURLWithPath: path))
+        try #require(truncate(path, off_t(header.count + bytes)) == 0)
+    }
+
     @Test func aTrackOfOneSample() throws {
         let song = dir.file("one.wav")
         try Signals.write([0.5, -0.5], to: song)
@@ -37,14 +49,7 @@ import PracticeTestSupport
     /// exact, and its identity is worked out by reading all of it.
     @Test func aTrackOfADay() throws {
         let song = dir.file("day.wav")
-        let bytes = 86_400 * 8_000 * 2
-        var header = Data("RIFF".utf8)
-        func le32(_ v: Int) -> Data { withUnsafeBytes(of: UInt32(v).littleEndian) { Data($0) } }
-        func le16(_ v: Int) -> Data { withUnsafeBytes(of: UInt16(v).littleEndian) { Data($0) } }
-        header += le32(36 + bytes) + Data("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1) + le32(8_000) + le32(16_000) + le16(2) + le16(16)
-        header += Data("data".utf8) + le32(bytes)
-        try header.write(to: URL(fileURLWithPath: song))
-        try #require(truncate(song, off_t(header.count + bytes)) == 0)
+        try silence(to: song, seconds: 86_400, sampleRate: 8_000)
         let i = try info(song)
         #expect(i["duration"] as? Double == 86_400 && i["frames"] as? Int == 86_400 * 8_000, "\(i)")
         var r = try practice(["render", song, "-o", dir.file("end.wav"), "--from", "23:59:58", "--rate", "0.8", "-q"], in: dir)
@@ -57,6 +62,45 @@ import PracticeTestSupport
         #expect(r.status == 0 && r.stderr == "", "\(r)")
         r = try practice([song, "--device", "null", "--from", "24:00:01"], in: dir)
         #expect(r.status == 64 && r.stderr == "practice: --from 24:00:01.000 is past the end of \(song) (24:00:00.000)\n", "\(r)")
+    }
+
+    /// Past a day (25 hours at 1 kHz, sparse): a marker at 24:30:00 is taken, and an export leaves
+    /// it out (no interchange format holds a time past 24 hours), says so, and counts what it wrote.
+    @Test func aMarkerPastADayIsLeftOutOfAnExportAndNotCounted() throws {
+        let song = dir.file("long.wav")
+        try silence(to: song, seconds: 25 * 3_600, sampleRate: 1_000)
+        for args in [["markers", "add", song, "Early", "1"], ["markers", "add", song, "Late", "24:30:00"], ["loops", "add", song, "L", "Early", "2"]] {
+            let r = try practice(args, in: dir)
+            #expect(r.status == 0, "\(r)")
+        }
+        let r = try practice(["markers", "export", song, "-o", "labels.txt"], in: dir)
+        #expect(r.status == 0 && r.stderr == "practice: note: left out 1 entry with a time outside 0 to 24 hours or an end before the start\n"
+                + "practice: wrote 2 of 3 (2 markers and 1 loop) to labels.txt\n", "\(r)")
+        #expect(try String(contentsOfFile: dir.file("labels.txt"), encoding: .utf8) == "1.000000\t1.000000\tEarly\n1.000000\t2.000000\tL\n")
+    }
+
+    /// A header that says 8 Hz (SoundTouch's windows would shrink to nothing: a stretch that never
+    /// ends) is refused in one line by every command; 1 kHz, the lowest taken, plays, renders and
+    /// takes markers (Chromaprint, which refuses 1 kHz, is not asked: it crashed when it was).
+    @Test func aSampleRateTooLowIsRefusedInOneLine() throws {
+        let low = dir.file("low.wav")
+        try Signals.write(Signals.sine(1, seconds: 3, sampleRate: 8, channels: 1), to: low, sampleRate: 8, channels: 1)
+        for args in [["info", low], ["render", low, "-o", dir.file("low-out.wav"), "--rate", "0.8"], [low, "--device", "null"], ["markers", "add", low, "M", "1"]] {
+            let r = try practice(args, in: dir)
+            #expect(r.status == 65 && r.stdout == "" && r.stderr == "practice: \(low): a sample rate of 8 Hz is too low to play (1000 Hz or more)\n", "\(args): \(r)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("low-out.wav")))
+        let kHz = dir.file("khz.wav")
+        try Signals.write(Signals.sine(100, seconds: 3, sampleRate: 1_000, channels: 1), to: kHz, sampleRate: 1_000, channels: 1)
+        var r = try practice(["markers", "add", kHz, "M", "1"], in: dir)
+        #expect(r.status == 0 && r.stderr == "", "\(r)")
+        r = try practice(["render", kHz, "-o", dir.file("khz-out.wav"), "--rate", "0.8", "-q"], in: dir)
+        #expect(r.status == 0 && r.stderr == "", "\(r)")
+        let (out, outInfo) = try Signals.read(dir.file("khz-out.wav"))
+        #expect(outInfo.sampleRate == 1_000 && abs(outInfo.frames - 3_750) <= 10, "\(outInfo.frames) frames")
+        #expect(abs(Analysis.dominantFrequency(out[1_000..<3_048].map(Double.init), sampleRate: 1_000) - 100) < 1)
+        r = try practice([kHz, "--device", "null", "--no-tui", "--no-journal", "--rate", "0.8"], in: dir)
+        #expect(r.status == 0 && r.stderr == "", "\(r)")
     }
 
     /// Eight channels at 384 kHz: every channel is carried through the stretcher and the resampler.

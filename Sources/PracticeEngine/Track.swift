@@ -19,8 +19,9 @@ public struct Track: Sendable {
     public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
     public var duration: Double { info.seconds }
 
-    /// The lowest sample rate a track may have.
-    public static let lowestSampleRate = 1_000
+    /// The sample rates a track may have: from below any recording's to 768 kHz, the highest
+    /// that audio interfaces record at.
+    public static let sampleRates = 1_000...768_000
 
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
     public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {
@@ -40,9 +41,13 @@ public struct Track: Sendable {
             throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
         }
         // Below 1000 Hz SoundTouch's windows shrink to nothing (a stretch never ends) and Chromaprint
-        // refuses: no recording is made that slow; a header that says so is wrong.
-        guard file.info.sampleRate >= Self.lowestSampleRate else {
-            throw PracticeError(.dataError, "\(path): a sample rate of \(file.info.sampleRate) Hz is too low to play (\(Self.lowestSampleRate) Hz or more)")
+        // refuses; a header that says 2 GHz hung playing, rendering and marking. No recording is
+        // made at either; such a header is wrong.
+        guard Self.sampleRates.contains(file.info.sampleRate) else {
+            throw PracticeError(.dataError, "\(path): a sample rate of \(file.info.sampleRate) Hz is not one practice plays (\(Self.sampleRates.lowerBound) to \(Self.sampleRates.upperBound) Hz)")
+        }
+        guard file.info.channels <= TimeStretcher.maxChannels else {
+            throw PracticeError(.dataError, "\(path): \(file.info.channels) channels are more than practice plays (\(TimeStretcher.maxChannels) at most)")
         }
         guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
         var info = file.info

@@ -13,13 +13,13 @@ import PracticeTestSupport
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
     }
 
-    /// A 16-bit mono WAV of `seconds` of silence, sparse: its header, then a hole.
-    func silence(to path: String, seconds: Int, sampleRate: Int) throws {
-        let bytes = seconds * sampleRate * 2
+    /// A 16-bit WAV of `frames` of silence, sparse: its header, then a hole.
+    func silence(to path: String, frames: Int, sampleRate: Int, channels: Int = 1) throws {
+        let bytes = frames * channels * 2
         var header = Data("RIFF".utf8)
         func le32(_ v: Int) -> Data { withUnsafeBytes(of: UInt32(v).littleEndian) { Data($0) } }
         func le16(_ v: Int) -> Data { withUnsafeBytes(of: UInt16(v).littleEndian) { Data($0) } }
-        header += le32(36 + bytes) + Data("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1) + le32(sampleRate) + le32(2 * sampleRate) + le16(2) + le16(16)
+        header += le32(36 + bytes) + Data("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(channels) + le32(sampleRate) + le32(2 * channels * sampleRate) + le16(2 * channels) + le16(16)
         header += Data("data".utf8) + le32(bytes)
         try header.write(to: URL(fileURLWithPath: path))
         try #require(truncate(path, off_t(header.count + bytes)) == 0)
@@ -49,7 +49,7 @@ import PracticeTestSupport
     /// exact, and its identity is worked out by reading all of it.
     @Test func aTrackOfADay() throws {
         let song = dir.file("day.wav")
-        try silence(to: song, seconds: 86_400, sampleRate: 8_000)
+        try silence(to: song, frames: 86_400 * 8_000, sampleRate: 8_000)
         let i = try info(song)
         #expect(i["duration"] as? Double == 86_400 && i["frames"] as? Int == 86_400 * 8_000, "\(i)")
         var r = try practice(["render", song, "-o", dir.file("end.wav"), "--from", "23:59:58", "--rate", "0.8", "-q"], in: dir)
@@ -68,7 +68,7 @@ import PracticeTestSupport
     /// it out (no interchange format holds a time past 24 hours), says so, and counts what it wrote.
     @Test func aMarkerPastADayIsLeftOutOfAnExportAndNotCounted() throws {
         let song = dir.file("long.wav")
-        try silence(to: song, seconds: 25 * 3_600, sampleRate: 1_000)
+        try silence(to: song, frames: 25 * 3_600 * 1_000, sampleRate: 1_000)
         for args in [["markers", "add", song, "Early", "1"], ["markers", "add", song, "Late", "24:30:00"], ["loops", "add", song, "L", "Early", "2"]] {
             let r = try practice(args, in: dir)
             #expect(r.status == 0, "\(r)")
@@ -80,16 +80,22 @@ import PracticeTestSupport
     }
 
     /// A header that says 8 Hz (SoundTouch's windows would shrink to nothing: a stretch that never
-    /// ends) is refused in one line by every command; 1 kHz, the lowest taken, plays, renders and
-    /// takes markers (Chromaprint, which refuses 1 kHz, is not asked: it crashed when it was).
-    @Test func aSampleRateTooLowIsRefusedInOneLine() throws {
-        let low = dir.file("low.wav")
-        try Signals.write(Signals.sine(1, seconds: 3, sampleRate: 8, channels: 1), to: low, sampleRate: 8, channels: 1)
-        for args in [["info", low], ["render", low, "-o", dir.file("low-out.wav"), "--rate", "0.8"], [low, "--device", "null"], ["markers", "add", low, "M", "1"]] {
-            let r = try practice(args, in: dir)
-            #expect(r.status == 65 && r.stdout == "" && r.stderr == "practice: \(low): a sample rate of 8 Hz is too low to play (1000 Hz or more)\n", "\(args): \(r)")
+    /// ends), 2 GHz (it hung too) or 17 channels (SoundTouch takes 16) is refused in one line by
+    /// every command; 1 kHz, the lowest taken, plays, renders and takes markers (Chromaprint,
+    /// which refuses 1 kHz, is not asked: it crashed when it was).
+    @Test func aSampleRateOrChannelsNoRecordingHasAreRefusedInOneLine() throws {
+        try silence(to: dir.file("low.wav"), frames: 24, sampleRate: 8)
+        try silence(to: dir.file("high.wav"), frames: 30_000, sampleRate: 2_000_000_000)
+        try silence(to: dir.file("many.wav"), frames: 4_410, sampleRate: 44_100, channels: 17)
+        for (file, why) in [("low.wav", "a sample rate of 8 Hz is not one practice plays (1000 to 768000 Hz)"),
+                            ("high.wav", "a sample rate of 2000000000 Hz is not one practice plays (1000 to 768000 Hz)"),
+                            ("many.wav", "17 channels are more than practice plays (16 at most)")] {
+            for args in [["info", file], ["render", file, "-o", "out.wav", "--rate", "0.8"], [file, "--device", "null"], ["markers", "add", file, "M", "0"]] {
+                let r = try practice(args, in: dir)
+                #expect(r.status == 65 && r.stdout == "" && r.stderr == "practice: \(file): \(why)\n", "\(args): \(r)")
+            }
         }
-        #expect(!FileManager.default.fileExists(atPath: dir.file("low-out.wav")))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
         let kHz = dir.file("khz.wav")
         try Signals.write(Signals.sine(100, seconds: 3, sampleRate: 1_000, channels: 1), to: kHz, sampleRate: 1_000, channels: 1)
         var r = try practice(["markers", "add", kHz, "M", "1"], in: dir)

@@ -5,8 +5,9 @@ internal import CSoundTouch
 /// SoundTouch allocates inside `putSamples` (its FIFOs grow with `new[]`), so a stretcher lives on
 /// the decoder thread only, never the audio thread.
 public struct TimeStretcher: ~Copyable {
-    /// The most channels SoundTouch takes (its SOUNDTOUCH_MAX_CHANNELS).
-    public static let maxChannels = 16
+    /// The most channels SoundTouch stretches: it takes 16 (SOUNDTOUCH_MAX_CHANNELS), but its
+    /// anti-alias filter asserts fewer, and Debian's build aborts there.
+    public static let maxChannels = 15
 
     /// Named groups of SoundTouch settings. The figures that chose them are in `bench/quality/`.
     public struct Profile: Sendable, Equatable {

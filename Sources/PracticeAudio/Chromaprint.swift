@@ -36,7 +36,7 @@ public final class Fingerprinter {
     deinit { api.pointee.free_context(context) }
 
     /// The highest rate Chromaprint refuses (its `kMinSampleRate`).
-    public static let highestRefusedRate = 1_000
+    private static let highestRefusedRate = 1_000
 
     /// Adds `samples` (interleaved, all channels).
     public func feed(_ samples: UnsafeBufferPointer<Int16>) throws(ChromaprintError) {

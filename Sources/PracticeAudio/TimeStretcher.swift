@@ -63,6 +63,8 @@ public struct TimeStretcher: ~Copyable {
     private static func configure(_ h: CSoundTouchHandle, channels: Int, sampleRate: Int, scale: Int32, profile: Profile) throws(SoundTouchError) {
         // Rate and channels first: the other settings are computed from them.
         try soundTouch("soundtouch_setSampleRate") { soundtouch_setSampleRate(h, UInt32(sampleRate)) }
+        // More channels than its filter takes would abort the process (an assertion), not fail the call.
+        guard (1...maxChannels).contains(channels) else { throw SoundTouchError(function: "soundtouch_setChannels(\(channels))") }
         try soundTouch("soundtouch_setChannels") { soundtouch_setChannels(h, UInt32(channels)) }
         try soundTouch("soundtouch_setSetting(USE_QUICKSEEK)") {
             soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_USE_QUICKSEEK), profile.quickSeek ? 1 : 0)

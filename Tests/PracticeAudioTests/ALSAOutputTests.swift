@@ -34,9 +34,7 @@ import PracticeTestSupport
         #expect(ring.writeWhole(Signals.sine(440, seconds: 0.5), generation: 1) == 22_050)
         thread.setTransport(.playing, generation: 1)
         thread.wake()
-        let deadline = Date().addingTimeInterval(5)
-        while thread.endedGeneration.load(ordering: .acquiring) != 1 && Date() < deadline { usleep(1_000) }
-        #expect(thread.endedGeneration.load(ordering: .acquiring) == 1)
+        #expect(thread.waitForEnd(of: 1))
         #expect(thread.clock.read().heardFrame == 22_050)
         #expect(thread.underruns.load(ordering: .relaxed) == 0)
     }

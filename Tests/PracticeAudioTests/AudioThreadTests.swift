@@ -24,9 +24,7 @@ import PracticeTestSupport
         thread.wake()
         let heard = out.play(frames: 4_410)
         #expect(heard.count == 8_820 && heard.contains { $0 != 0 })
-        let deadline = Date().addingTimeInterval(5)
-        while thread.endedGeneration.load(ordering: .acquiring) != 1 && Date() < deadline { usleep(1_000) }
-        #expect(thread.endedGeneration.load(ordering: .acquiring) == 1)
+        #expect(thread.waitForEnd(of: 1))
 
         // The decoder begins generation 2 (and wakes the thread) before the command says "paused".
         let second = Signals.sine(660, seconds: 0.5)
@@ -45,16 +43,5 @@ import PracticeTestSupport
         let now = out.play(frames: 22_050)
         #expect(now.count == 44_100)
         #expect(zip(now, second).allSatisfy { $0 == $1 }, "generation 2 was not heard from its start")
-    }
-}
-
-extension RingBuffer {
-    /// Writes `samples` (interleaved) as the whole of generation `generation`, its end marked, as
-    /// the decoder does; returns the frames written.
-    func writeWhole(_ samples: [Float], generation: UInt64) -> Int {
-        beginGeneration(generation)
-        let n = samples.withUnsafeBufferPointer { write($0.baseAddress!, frames: samples.count / channels) }
-        markEnd()
-        return n
     }
 }

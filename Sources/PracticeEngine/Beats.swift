@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import PracticeAudio
 import PracticeDocuments
 
@@ -11,17 +12,24 @@ import PracticeDocuments
 /// spacing; the "1" comes from the accents: of the `meter` phases the beats can be counted in,
 /// the one whose beats are loudest.
 public enum BeatAnalysis {
-    /// The grid for the onsets: 128 samples (2.9 ms at 44.1 kHz).
-    static let fineHop = 128
+    /// The analysis hop at 44.1 kHz: 512 samples (11.6 ms), as `aubio tempo` uses; other rates
+    /// scale it (a power of two), so the tracker hears the same span of music at any rate.
+    static func hop(sampleRate: Int) -> Int {
+        var hop = 16
+        while hop < 4_096, Double(hop) * 44_100 < 512 * Double(sampleRate) * 0.75 { hop *= 2 }
+        return hop
+    }
 
-    /// The grid of `track`, counted in `meter` (8: eights; 4 or 3: bars).
+    /// The grid of `track`, counted in `meter` (8: eights; 4 or 3: bars). Time and memory are
+    /// linear in the track's length and bounded on any input: about 2 × 10⁵ numbers a minute.
     public static func analyse(_ track: Track, meter: Int = 8) throws(PracticeError) -> BeatGrid {
         let rate = track.info.sampleRate, channels = track.info.channels
-        let found: (beats: [Double], energy: [Float], fine: [Float], bpm: Double, hop: Int)
+        // The onsets' grid is a quarter of the hop: 128 samples (2.9 ms) at 44.1 kHz.
+        let hop = Self.hop(sampleRate: rate), fineHop = hop / 4
+        let found: (beats: [Double], energy: [Float], fine: [Float])
         do {
             let file = try SoundFile(path: track.path)
-            let tracker = try BeatTracker(sampleRate: rate)
-            let hop = tracker.hop
+            let tracker = try BeatTracker(sampleRate: rate, window: 2 * hop, hop: hop)
             var buffer = [Float](repeating: 0, count: hop * channels)
             var mono = [Float](repeating: 0, count: hop)
             var energy: [Float] = [], fine: [Float] = []
@@ -34,6 +42,8 @@ public enum BeatAnalysis {
                 for i in 0..<hop {
                     var v: Float = 0
                     if i < n { for c in 0..<channels { v += buffer[i * channels + c] }; v /= Float(channels) }
+                    // A sample that is not a number (a broken float file) counts as silence.
+                    if !v.isFinite { v = 0 }
                     mono[i] = v
                     sum += v * v
                 }
@@ -45,26 +55,32 @@ public enum BeatAnalysis {
                 }
                 mono.withUnsafeBufferPointer { tracker.feed($0) }
             }
-            found = (tracker.beats, energy, fine, tracker.bpm, hop)
+            found = (tracker.beats, energy, fine)
         } catch let error as AubioError {
             throw PracticeError(.unavailable, "\(track.path): cannot find its beats: \(error.message)")
         } catch {
             throw PracticeError(.dataError, "\(track.path): cannot decode: \(error)")
         }
         let onsets = Onsets(energy: found.fine, seconds: Double(fineHop) / Double(rate))
-        let beats = onsets.refine(found.beats.filter { $0 >= 0 && $0 < track.duration }).map(Sidecar.milliseconds)
-        guard beats.count >= 2, let tempo = BeatGrid.tempo(of: beats) ?? (found.bpm > 0 ? found.bpm : nil) else {
+        let tracked = onsets.refine(found.beats.filter { $0 >= 0 && $0 < track.duration })
+        guard let reading = TempoReading.choose(tracked, onsets: onsets, duration: track.duration) else {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }
-        let hopSeconds = Double(found.hop) / Double(rate)
+        var beats: [Double] = []
+        for t in reading.beats.map(Sidecar.milliseconds) where t < track.duration && t >= (beats.last ?? -1) + Onsets.shortestBeat { beats.append(t) }
+        guard beats.count >= 2, let tempo = BeatGrid.tempo(of: beats, span: 8), BeatGrid.tempoRange.contains(tempo) else {
+            throw PracticeError(.dataError, "\(track.path): no steady beat found")
+        }
+        let hopSeconds = Double(hop) / Double(rate)
         // A beat's accent: the loudest hop from 20 ms before it to 80 ms after.
         let accents = beats.map { t -> Double in
             let a = max(Int((t - 0.02) / hopSeconds), 0), b = min(Int((t + 0.08) / hopSeconds), found.energy.count - 1)
             return a <= b ? Double(found.energy[a...b].max() ?? 0) : 0
         }
         let phase = loudestPhase(accents, meter: meter)
-        let one = beats[phase]
-        return BeatGrid(times: beats, tempo: (tempo * 100).rounded() / 100, one: one, meter: meter, source: "aubio")
+        var grid = BeatGrid(times: beats, tempo: (tempo * 100).rounded() / 100, one: beats[phase], meter: meter, source: "aubio")
+        grid.otherTempo = reading.other.map { (($0 * tempo / reading.tempo) * 100).rounded() / 100 }.flatMap { BeatGrid.tempoRange.contains($0) ? $0 : nil }
+        return grid
     }
 
     /// The first beat of the loudest phase: for bars, the phase (of `meter`) whose beats are the
@@ -89,6 +105,96 @@ public enum BeatAnalysis {
     }
 }
 
+/// Which octave of the tempo a dancer counts: a tracker hears a steady beat at its half or double
+/// as readily (a click every 0.5 s is also a click every second), and locks onto a backbeat's
+/// kicks or onto the hats between the beats. As librosa and Ellis's dynamic-programming tracker
+/// weigh the readings with a prior for where counted tempos lie, so do we, but the onsets decide
+/// first: the beats are doubled (or tripled) where onsets between them are nearly as strong as the
+/// beats themselves, and halved where every other beat has hardly any. Only where the onsets
+/// allow two readings does the prior (log-normal around 120 bpm, one octave wide) choose.
+struct TempoReading {
+    var beats: [Double]
+    var tempo: Double
+    /// The runner-up reading, shown as "96 bpm (or 48)".
+    var other: Double?
+
+    /// Readings a dancer counts in: none slower than 40 or faster than 240 bpm is chosen.
+    static let counted = 40.0...240.0
+    /// Below this autocorrelation at the beat's period there is no steady beat (noise, a tone,
+    /// a single click; real songs measure 0.2 and more).
+    static let steadiness = 0.1
+    /// Onsets between the beats at least this strong (against the beats') are beats too.
+    static let between = 0.55
+    /// Every other beat weaker than this (against the others) is no beat.
+    static let alternate = 0.3
+
+    static func prior(_ bpm: Double) -> Double {
+        let octaves = log2(bpm / 120)
+        return exp(-0.5 * octaves * octaves)
+    }
+
+    /// The reading of `beats` (as tracked) the onsets and the prior favour; nil where no beat is steady.
+    static func choose(_ tracked: [Double], onsets: Onsets, duration: Double) -> TempoReading? {
+        guard tracked.count >= 4, let found = BeatGrid.tempo(of: tracked), found.isFinite else { return nil }
+        let envelope = onsets.envelope()
+        guard envelope.correlation(atPeriod: 60 / found) >= steadiness
+              || envelope.correlation(atPeriod: 120 / found) >= steadiness else { return nil }
+        var beats = tracked, tempo = found
+        var other: Double?
+        var direction = 0.0
+        // At most two steps (a tracker two octaves off), never back the way it came.
+        for _ in 0..<2 {
+            let e = onsets.evidence(beats)
+            var scored: [(factor: Double, score: Double)] = [(1, prior(tempo))]
+            func support(_ ratio: Double) -> Double { min(max(ratio / between, 0), 1.25) }
+            if direction >= 0 {
+                if counted.contains(tempo * 2) { scored.append((2, prior(tempo * 2) * support(e.halves))) }
+                if counted.contains(tempo * 3) { scored.append((3, prior(tempo * 3) * support(e.thirds))) }
+            }
+            if direction <= 0, counted.contains(tempo / 2), beats.count >= 8 {
+                // Every other beat much weaker: a strong case for half; all alike: a weak one.
+                let halving = e.alternate <= alternate ? 1.25 : 1.25 - 0.85 * min((e.alternate - alternate) / (1 - alternate), 1)
+                scored.append((0.5, prior(tempo / 2) * halving))
+            }
+            let ranked = scored.sorted { $0.score > $1.score }
+            if ranked[0].factor == 1 {
+                if other == nil { other = ranked.count > 1 ? tempo * ranked[1].factor : nil }
+                break
+            }
+            other = tempo
+            direction = ranked[0].factor > 1 ? 1 : -1
+            tempo *= ranked[0].factor
+            beats = onsets.regrid(beats, by: ranked[0].factor)
+        }
+        return TempoReading(beats: beats, tempo: tempo, other: other)
+    }
+}
+
+/// An onset envelope on a grid of about 11.6 ms: the rise of energy, compressed (a drum's
+/// transient is not a hundred times a note's), its mean removed.
+struct Envelope {
+    let values: [Double]
+    let seconds: Double
+
+    /// How strongly the envelope repeats after `period` seconds: its autocorrelation there
+    /// (1: exactly; 0: no more than chance), the best within ±3 % (a tracker's period is rounded).
+    func correlation(atPeriod period: Double) -> Double {
+        let n = values.count
+        let power = values.reduce(0) { $0 + $1 * $1 } / Double(max(n, 1))
+        guard power > 0, period > 0 else { return 0 }
+        let lo = max(1, Int((period * 0.97 / seconds).rounded(.down))), hi = Int((period * 1.03 / seconds).rounded(.up))
+        var best = -1.0
+        var lag = lo
+        while lag <= hi, lag < n / 2 {
+            var sum = 0.0
+            for i in 0..<(n - lag) { sum += values[i] * values[i + lag] }
+            best = max(best, sum / Double(n - lag) / power)
+            lag += 1
+        }
+        return best
+    }
+}
+
 /// How sharply the energy rises in each step of a track: where the notes and drums start.
 struct Onsets {
     /// The rise of energy into each step (0 where it falls).
@@ -107,7 +213,13 @@ struct Onsets {
             if i >= 4 { sum -= energy[i - 4] }
             window[i] = sum
         }
-        rise = energy.indices.map { i in i < 4 ? 0 : max(window[i] - window[i - 4], 0) }
+        // A rise of less than a tenth of the energy before it is none: a steady tone's ripple
+        // (1–2 %), not a note starting. So is one below -100 dB.
+        rise = energy.indices.map { i in
+            guard i >= 4 else { return 0 }
+            let r = window[i] - window[i - 4]
+            return r > 0.1 * window[i - 4] && r > 1e-10 ? r : 0
+        }
     }
 
     /// The strongest rise between `a` and `b` seconds: its time (where the step that ends it
@@ -124,24 +236,118 @@ struct Onsets {
         return (Double(max(first - 3, 0)) * seconds, rise[best])
     }
 
+    /// The envelope for tempo readings: four steps to one (11.6 ms at 44.1 kHz), each rise
+    /// compressed against the typical rise, the mean removed.
+    func envelope() -> Envelope {
+        let group = 4
+        var summed: [Double] = []
+        summed.reserveCapacity(rise.count / group + 1)
+        var i = 0
+        while i < rise.count {
+            var e = 0.0
+            for j in i..<min(i + group, rise.count) { e += Double(rise[j]) }
+            summed.append(e)
+            i += group
+        }
+        let nonzero = summed.filter { $0 > 0 }
+        let typical = nonzero.isEmpty ? 0 : nonzero.reduce(0, +) / Double(nonzero.count)
+        guard typical > 0, typical.isFinite else { return Envelope(values: [], seconds: seconds * Double(group)) }
+        var values = summed.map { log1p($0 / typical) }
+        let mean = values.reduce(0, +) / Double(max(values.count, 1))
+        for k in values.indices { values[k] -= mean }
+        return Envelope(values: values, seconds: seconds * Double(group))
+    }
+
+    /// The beats read at `factor` times their tempo: 2 and 3 add beats between each pair (on
+    /// the onset there, if any, else evenly), ½ keeps every other one (the stronger half).
+    func regrid(_ beats: [Double], by factor: Double) -> [Double] {
+        guard beats.count >= 2 else { return beats }
+        if factor < 1 {
+            func strength(_ phase: Int) -> Double {
+                stride(from: phase, to: beats.count, by: 2).reduce(0) { $0 + Double(peak(from: beats[$1] - 0.02, to: beats[$1] + 0.02)?.strength ?? 0) }
+            }
+            let phase = strength(1) > strength(0) * 1.05 ? 1 : 0
+            return stride(from: phase, to: beats.count, by: 2).map { beats[$0] }
+        }
+        let parts = Int(factor.rounded())
+        guard parts > 1 else { return beats }
+        let typical = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }.sorted()[beats.count / 2]
+        var out: [Double] = []
+        out.reserveCapacity(beats.count * parts)
+        for k in beats.indices {
+            out.append(beats[k])
+            let gap = k + 1 < beats.count ? beats[k + 1] - beats[k] : beats[k] - beats[k - 1]
+            if k + 1 == beats.count, beats[k] + gap * Double(parts - 1) / Double(parts) >= Double(rise.count) * seconds { continue }
+            for j in 1..<parts {
+                let t = beats[k] + gap * Double(j) / Double(parts), reach = min(0.05, 0.12 * gap)
+                if let p = peak(from: t - reach, to: t + reach), Double(p.strength) > 0.1 * typical, p.time > out.last! + 0.25 * gap / Double(parts) {
+                    out.append(p.time)
+                } else {
+                    out.append(t)
+                }
+            }
+        }
+        return out
+    }
+
+    /// How strong the onsets are halfway (and a third of the way) between the beats, and on
+    /// every other beat, each against the beats' (medians, compressed as the envelope is).
+    func evidence(_ beats: [Double]) -> (halves: Double, thirds: Double, alternate: Double) {
+        guard beats.count >= 3 else { return (0, 0, 1) }
+        let scale = max(rise.reduce(0) { $0 + Double($1) } / Double(max(rise.count, 1)), 1e-20)
+        func strength(_ t: Double, reach: Double) -> Double { log1p(Double(peak(from: t - reach, to: t + reach)?.strength ?? 0) / scale) }
+        func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
+        var on: [Double] = [], half: [Double] = [], third: [Double] = []
+        for k in 0..<(beats.count - 1) {
+            let gap = beats[k + 1] - beats[k], reach = min(0.04, 0.1 * gap)
+            on.append(strength(beats[k], reach: reach))
+            half.append(strength(beats[k] + gap / 2, reach: reach))
+            third.append(max(min(strength(beats[k] + gap / 3, reach: reach), strength(beats[k] + 2 * gap / 3, reach: reach)), 0))
+        }
+        let beat = median(on)
+        guard beat > 0 else { return (0, 0, 1) }
+        let even = median(stride(from: 0, to: on.count, by: 2).map { on[$0] }), odd = median(stride(from: 1, to: on.count, by: 2).map { on[$0] })
+        return (median(half) / beat, median(third) / beat, min(even, odd) / max(max(even, odd), 1e-20))
+    }
+
+    /// Beats closer than `gap` seconds to the one before are one beat.
+    static func distinct(_ beats: [Double], gap: Double) -> [Double] {
+        var out: [Double] = []
+        out.reserveCapacity(beats.count)
+        for t in beats where t.isFinite && (out.last.map { t - $0 >= gap } ?? true) { out.append(t) }
+        return out
+    }
+
+    /// The shortest beat a grid has: 400 bpm.
+    static let shortestBeat = 60.0 / 400
+    /// The longest: 20 bpm.
+    static let longestBeat = 60.0 / 20
+
     /// Beats as a tracker predicted them, each moved onto its onset, runs on the off-beats moved
-    /// onto the beats, then followed beat by beat.
+    /// onto the beats, then followed beat by beat. Linear in the beats and bounded on any input:
+    /// each step moves on by at least half a beat, and a beat lasts 0.15 to 3 s.
     func refine(_ predicted: [Double]) -> [Double] {
-        let beats = onTheBeat(predicted.compactMap { t in peak(from: t - 0.07, to: t + 0.07).map(\.time) })
+        let beats = Self.distinct(onTheBeat(Self.distinct(predicted.compactMap { t in peak(from: t - 0.07, to: t + 0.07).map(\.time) }, gap: Self.shortestBeat)), gap: Self.shortestBeat)
         guard beats.count >= 4 else { return beats }
         // Then beat by beat from the first: the next is the first found beat between 0.75 and
         // 1.25 spacings on (the spacing of the last four, so a tempo change is followed), unless
         // it is more than 40 ms from one spacing on and an onset there is at least half as
         // strong (the tracker's guess was off); where none was found, the onset one spacing on
         // (else the place itself). No beat is skipped, none doubled.
-        guard var spacing = BeatGrid.tempo(of: beats).map({ 60 / $0 }) else { return beats }
+        guard let median = BeatGrid.tempo(of: beats).map({ 60 / $0 }), median.isFinite else { return beats }
+        // The spacing follows the music within half to twice the median (and 0.15 to 3 s).
+        let allowed = max(0.5 * median, Self.shortestBeat)...min(2 * median, Self.longestBeat)
+        guard allowed.lowerBound < allowed.upperBound else { return beats }
+        var spacing = min(max(median, allowed.lowerBound), allowed.upperBound)
         func strengthAt(_ t: Double) -> Float { peak(from: t - 0.01, to: t + 0.01)?.strength ?? 0 }
         // An onset weaker than a quarter of the typical beat's is none.
         let typical = beats.map(strengthAt).sorted()[beats.count / 2]
         let weak = typical / 4
         var out = [beats[0]]
         var k = 1
-        let end = beats.last! + 0.5 * spacing
+        // To the end of the track: past the tracker's last beat (it stops a second or more
+        // before the end), onsets carry the beat on.
+        let end = Double(rise.count) * seconds
         while true {
             let t = out.last!, expected = t + spacing
             if expected > end { break }
@@ -158,19 +364,24 @@ struct Onsets {
                 let c = chosen + side * spacing
                 if c > t + 0.25 * spacing, let p = peak(from: c - 0.06, to: c + 0.06), p.strength > 2 * max(strengthAt(chosen), weak) { chosen = p.time; break }
             }
+            // Every step moves on by at least half a beat (an onset found behind would loop).
+            if chosen < t + 0.5 * spacing { chosen = expected }
             out.append(chosen)
             let recent = out.suffix(5)
-            if recent.count >= 3, let local = BeatGrid.tempo(of: Array(recent)) { spacing = 60 / local }
+            if recent.count >= 3, let local = BeatGrid.tempo(of: Array(recent)) { spacing = min(max(60 / local, allowed.lowerBound), allowed.upperBound) }
         }
         // Before the first beat the tracker found (it listens a while first): back towards the
         // start at the first spacing, while there are onsets on those beats.
-        let first = BeatGrid.tempo(of: Array(out.prefix(5))).map { 60 / $0 } ?? spacing
+        let first = BeatGrid.tempo(of: Array(out.prefix(5))).map { min(max(60 / $0, allowed.lowerBound), allowed.upperBound) } ?? spacing
+        var before: [Double] = []
         var t = out[0] - first
         while t >= 0, let there = peak(from: t - 0.04, to: t + 0.04), there.strength > weak {
-            out.insert(there.time, at: 0)
-            t = there.time - first
+            let placed = min(there.time, (before.last ?? out[0]) - 0.5 * first)
+            guard placed >= 0 else { break }
+            before.append(placed)
+            t = placed - first
         }
-        return onTheBeat(out)
+        return Self.distinct(onTheBeat(before.reversed() + out), gap: Self.shortestBeat)
     }
 
     /// Where, over eight beats, what lies between the beats (30–70 % of the way to the next) is

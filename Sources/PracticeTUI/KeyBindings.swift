@@ -18,7 +18,7 @@ public enum Action: String, CaseIterable, Sendable {
     case loopSection = "loop-section", passes = "passes"
     case nudgeEarlier = "nudge-earlier", nudgeLater = "nudge-later"
     case nudgeEarlierMore = "nudge-earlier-more", nudgeLaterMore = "nudge-later-more", switchEnd = "switch-end"
-    case tapTempo = "tap-tempo", countIn = "count-in"
+    case tapTempo = "tap-tempo", tempoOctave = "tempo-octave", countIn = "count-in"
     case lyricsView = "lyrics", lyricsEarlier = "lyrics-earlier", lyricsLater = "lyrics-later"
     case previousCount = "previous-eight", nextCount = "next-eight", loopCount = "loop-eight", growLoop = "loop-grow", shrinkLoop = "loop-shrink"
     case note = "note"
@@ -55,7 +55,7 @@ public struct KeyBindings: Sendable, Equatable {
         .character("a"): .loopStart, .character("b"): .loopEnd, .character("l"): .loopToggle,
         .character("L"): .nextLoop, .character("s"): .saveLoop, .character("o"): .loopSection, .character("p"): .passes,
         .down: .nudgeEarlier, .up: .nudgeLater, .shiftDown: .nudgeEarlierMore, .shiftUp: .nudgeLaterMore, .tab: .switchEnd,
-        .character("t"): .tapTempo, .character("c"): .countIn,
+        .character("t"): .tapTempo, .character("T"): .tempoOctave, .character("c"): .countIn,
         .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
         .character("("): .previousCount, .character(")"): .nextCount, .character("e"): .loopCount,
         .character("E"): .growLoop, .character("z"): .shrinkLoop,

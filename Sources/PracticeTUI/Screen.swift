@@ -151,7 +151,7 @@ public enum Screen {
         ([.switchEnd], "nudge A or B"),
         ([.nudgeEarlier, .nudgeLater], "nudge it −10 / +10 ms"),
         ([.nudgeEarlierMore, .nudgeLaterMore], "nudge it −100 / +100 ms"),
-        ([.tapTempo], "tap the tempo (bpm)"),
+        ([.tapTempo, .tempoOctave], "tap / other tempo (bpm)"),
         ([.lyricsView], "all the lyrics"),
         ([.lyricsEarlier, .lyricsLater], "lyrics −50 / +50 ms"),
         ([.countIn], "count-in (as --count-in)"),
@@ -354,7 +354,9 @@ public enum Screen {
         let beats = (1...g.meter).map { n -> String in
             n == here.beat ? (color ? reverse(" \(n) ") : "‹\(n)›") : " \(n) "
         }.joined()
-        let line = "\(g.countName.capitalized) \(here.group)  " + beats
+        // The other reading of the tempo, and the key that switches to it: "96 bpm (or 48: T)".
+        let other = g.otherTempo.map { "   \(StatusLine.formatNumber(g.tempo)) bpm (or \(StatusLine.formatNumber($0)): \(s.bindings.label(.tempoOctave)))" } ?? ""
+        let line = "\(g.countName.capitalized) \(here.group)  " + beats + other
         guard large, let glyph = bigDigits[here.beat] else { return [line] }
         let pad = String(repeating: " ", count: max(Table.width(of: withoutStyle(line)), 0))
         return [line + "   " + glyph[0], pad + "   " + glyph[1], pad + "   " + glyph[2]]

@@ -188,6 +188,15 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                     s.settings = settings
                 }
                 return .bpmSaved(bpm)
+            case .switchTempoOctave:
+                let (grid, _) = try update { (s: inout Sidecar) throws(PracticeError) -> BeatGrid in
+                    guard let switched = s.beats?.switchedOctave(duration: duration) else { throw PracticeError(.usage, "the beats have no other reading of their tempo") }
+                    var g = switched
+                    g.updatedAt = Sidecar.now()
+                    s.beats = g
+                    return g
+                }
+                return .tempoSwitched(tempo: grid.tempo, other: grid.otherTempo ?? grid.tempo)
             case .shiftLyrics(let seconds):
                 let (total, _) = try update { (s: inout Sidecar) throws(PracticeError) -> Double in
                     var settings = s.settings ?? PracticeSettings()

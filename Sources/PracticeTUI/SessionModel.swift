@@ -32,6 +32,8 @@ public enum SidecarEdit: Equatable, Sendable {
     case addLoop(name: String, start: Double, end: Double, startMarker: String? = nil, endMarker: String? = nil)
     case setBPM(Double)
     case shiftLyrics(by: Double)
+    /// The beat grid read at its other tempo (half, double or triple: `BeatGrid.switchedOctave`).
+    case switchTempoOctave
 }
 
 /// What came of an action, told back to the model.
@@ -44,6 +46,8 @@ public enum SessionOutcome: Equatable, Sendable {
     case markerDeleted(String)
     case loopSaved(name: String, file: String)
     case bpmSaved(Double)
+    /// The beat grid now counts at `tempo`; `other` is the reading it left.
+    case tempoSwitched(tempo: Double, other: Double)
     /// The lyrics' shift now kept in the sidecar, in seconds.
     case lyricsShifted(total: Double)
     /// Today's note written in the journal.
@@ -219,6 +223,8 @@ public struct SessionModel: Sendable {
                     message! += "; count-ins follow it, not the beat grid's \(StatusLine.formatNumber(grid.tempo))\(hint) ('practice beats --bpm \(StatusLine.formatNumber(bpm))' remakes the grid)"
                 }
             }
+        case .tempoSwitched(let tempo, let other):
+            message = "beats at \(StatusLine.formatNumber(tempo)) bpm (or \(StatusLine.formatNumber(other)); \(bindings.label(.tempoOctave)) switches back; saved)"
         case .lyricsShifted(let total):
             message = "lyrics \(total >= 0 ? "+" : "−")\(Int((abs(total) * 1000).rounded())) ms (saved)"
         case .noted:
@@ -301,6 +307,10 @@ public struct SessionModel: Sendable {
         case .nudgeEarlierMore: return nudgeLoop(by: -0.1, s)
         case .nudgeLaterMore: return nudgeLoop(by: 0.1, s)
         case .tapTempo: return tap(now: now, s)
+        case .tempoOctave:
+            guard let g = sidecar.beats, !g.times.isEmpty else { message = "no beats known: 'practice beats' finds them"; return [] }
+            guard g.otherTempo != nil else { message = "the beats have no other reading of their tempo (\(StatusLine.formatNumber(g.tempo)) bpm)"; return [] }
+            return [.edit(.switchTempoOctave)]
         case .countIn: return toggleCountIn(s)
         case .lyricsView: toggleLyricsView(s)
         case .lyricsEarlier: return shiftLyrics(by: -0.05)

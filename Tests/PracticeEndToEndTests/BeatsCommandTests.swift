@@ -40,7 +40,12 @@ import PracticeTestSupport
         r = try practice(["beats", "song.wav"])
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
         let lines = r.stdout.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("Drill: 12") == true && lines.first?.contains(" bpm in eights, the one at 0:0") == true, "\(r.stdout)")
+        #expect(lines.first?.hasPrefix("Drill: 12") == true && lines.first?.contains(" bpm (or 60) in eights, the one at 0:0") == true, "\(r.stdout)")
+        // The other reading: every other beat (the one kept), then back to the beats found.
+        g = try grid(try practice(["beats", "song.wav", "--other", "--json"]))
+        #expect(g.tempo == 60 && g.beats.count == known.count / 2 && g.beats.contains(g.one), "\(g)")
+        r = try practice(["beats", "song.wav", "--other"])
+        #expect(r.status == 0 && r.stdout.contains(" bpm (or 60) in eights") && r.stdout.contains("\n40 beats (found) from "), "\(r)")
         #expect(lines.count == 3 && lines[2].hasPrefix("eight 1 at ") && lines[2].contains(", eight 2 at "), "\(r.stdout)")
 
         // Places on the grid: eight 2 is the eight beats (4 s) from 4 s after the one; bar 3 (bars of

@@ -85,7 +85,7 @@ import PracticeControl
             "  PgUp PgDn    back / forward 30 s        Tab          nudge A or B",
             "  g            go to a time or marker     ↓ ↑          nudge it −10 / +10 ms",
             "  Home         to the start (or A)        ⇧↓ ⇧↑        nudge it −100 / +100 ms",
-            "  [ ]          speed −0.1 / +0.1          t            tap the tempo (bpm)",
+            "  [ ]          speed −0.1 / +0.1          t T          tap / other tempo (bpm)",
             "  { }          speed −0.01 / +0.01        y            all the lyrics",
             "  0 backspace  speed 1.0                  < >          lyrics −50 / +50 ms",
             "  - +          pitch −1 / +1 semitone     c            count-in (as --count-in)",

@@ -49,6 +49,25 @@ import PracticeEngine
     }
 
     /// Taps with a beat grid: the same tempo confirms it; twice it overrides it for count-ins.
+    /// `T`: the beat grid's other reading of its tempo, when it has one; the screen's count line
+    /// shows it beside the key; the grid itself switched (halved, and doubled back to the end).
+    @Test func theOtherTempo() throws {
+        var m = SessionModel()
+        var grid = BeatGrid(times: (0..<40).map { 0.5 + Double($0) * 0.5 }, tempo: 120, one: 0.5, meter: 8, source: "aubio")
+        _ = m.reload(SidecarView(beats: grid))
+        #expect(m.handle(.character("T"), player: Self.state(at: 3), now: 0) == [] && m.message == "the beats have no other reading of their tempo (120 bpm)")
+        grid.otherTempo = 60
+        _ = m.reload(SidecarView(beats: grid))
+        #expect(m.handle(.character("T"), player: Self.state(at: 3), now: 0) == [.edit(.switchTempoOctave)])
+        let count = Screen.countLines(m.screen(Self.state(at: 3)), color: false, large: false)
+        #expect(count == ["Eight 1   1  2  3  4  5 ‹6› 7  8    120 bpm (or 60: T)"], "\(count)")
+        #expect(m.finished(.tempoSwitched(tempo: 60, other: 120), player: Self.state(at: 3)) == [] && m.message == "beats at 60 bpm (or 120; T switches back; saved)")
+        let half = try #require(grid.switchedOctave(duration: 20.2))
+        #expect(half.tempo == 60 && half.otherTempo == 120 && half.times == (0..<20).map { 0.5 + Double($0) } && half.one == 0.5)
+        #expect(half.switchedOctave(duration: 20.2)?.times == grid.times)
+        #expect(BeatGrid(times: [0.5, 1], tempo: 120, one: 0.5, meter: 8, source: "aubio").switchedOctave(duration: 2) == nil)
+    }
+
     @Test func tapsConfirmOrOverrideTheGrid() {
         var m = SessionModel()
         _ = m.reload(SidecarView(beats: BeatGrid(times: [0.5, 1, 1.5], tempo: 120, one: 0.5, meter: 8, source: "aubio")))

@@ -14,6 +14,9 @@ public struct BeatGrid: Sendable, Equatable {
     public var meter: Int
     /// How it was made: `aubio` (found), `steady` (a tempo from the one, as given with --bpm).
     public var source: String
+    /// The other likely reading of the tempo (its half, double or triple: "96 bpm (or 48)"),
+    /// which `practice beats --other` or the screen's `T` switches to.
+    public var otherTempo: Double?
     /// The last change, for merges (RFC 3339 UTC, as a marker's).
     public var updatedAt: String
     public var extra: [String: JSONValue] = [:]
@@ -74,12 +77,47 @@ public struct BeatGrid: Sendable, Equatable {
         return BeatGrid(times: times, tempo: tempo, one: Sidecar.milliseconds(one), meter: meter, source: source)
     }
 
-    /// Beats a minute from the median spacing of `times`.
-    public static func tempo(of times: [Double]) -> Double? {
+    /// Beats a minute from the median spacing of `times`, each spacing measured over `span`
+    /// beats (up to as many as there are). A span of 8 gives the tempo of beats kept to the
+    /// millisecond to a few hundredths (0.499 and 0.500 s alternating are 120.1 bpm, not 120.24
+    /// or 120); a span of 1 is not misled by a beat missing or doubled.
+    public static func tempo(of times: [Double], span: Int = 1) -> Double? {
         guard times.count >= 2 else { return nil }
-        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        let span = max(1, min(span, times.count - 1))
+        let gaps = (0..<(times.count - span)).map { (times[$0 + span] - times[$0]) / Double(span) }.sorted()
         let median = gaps.count % 2 == 1 ? gaps[gaps.count / 2] : (gaps[gaps.count / 2 - 1] + gaps[gaps.count / 2]) / 2
         return median > 0 ? 60 / median : nil
+    }
+
+    /// The grid read at its other tempo (`otherTempo`): beats added between the beats (double,
+    /// triple: evenly), or every other one dropped (half: keeping the one); the tempos swap.
+    /// Nil when there is no other reading, or the beats are too few.
+    /// Beats added after the last one go on to `duration`.
+    public func switchedOctave(duration: Double) -> BeatGrid? {
+        guard let other = otherTempo, times.count >= 2, tempo > 0 else { return nil }
+        let ratio = other / tempo
+        var g = self
+        if ratio < 1 {
+            let keep = oneIndex % 2
+            g.times = stride(from: keep, to: times.count, by: 2).map { times[$0] }
+        } else {
+            let parts = max(2, Int(ratio.rounded()))
+            var out: [Double] = []
+            out.reserveCapacity(times.count * parts)
+            for k in times.indices {
+                out.append(times[k])
+                let gap = k + 1 < times.count ? times[k + 1] - times[k] : times[k] - times[k - 1]
+                for j in 1..<parts {
+                    let t = Sidecar.milliseconds(times[k] + gap * Double(j) / Double(parts))
+                    if k + 1 < times.count || t < duration { out.append(t) }
+                }
+            }
+            g.times = out
+        }
+        guard g.times.count >= 2 else { return nil }
+        g.tempo = other
+        g.otherTempo = tempo
+        return g
     }
 
     /// What a meter is called: `eights`, `bars of 4`, `bars of 3`.

@@ -375,6 +375,10 @@ extension BeatGrid {
             }
         }
         self.init(times: times, tempo: tempo, one: one, meter: meter, source: try m.string("source") ?? "", updatedAt: try m.string("updatedAt") ?? oldestEdit)
+        if let other = try m.number("otherTempo") {
+            guard BeatGrid.tempoRange.contains(other) else { throw m.fail("otherTempo", "expected beats a minute from 20 to 400") }
+            otherTempo = other
+        }
         extra = m.rest
     }
 
@@ -385,6 +389,7 @@ extension BeatGrid {
         o["meter"] = .integer(meter)
         o["times"] = .array(times.map { .seconds($0) })
         if !source.isEmpty { o["source"] = .string(source) }
+        if let otherTempo { o["otherTempo"] = .double(otherTempo) }
         o["updatedAt"] = .string(updatedAt)
         return .object(o)
     }

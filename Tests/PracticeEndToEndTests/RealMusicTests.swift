@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// Real songs: Debian's wesnoth-1.16-music (tagged Ogg Vorbis, 2–9 minutes; `make test` installs
+/// it), and copies made from them by sox, lame and oggenc, as a crew has them. What generated
+/// music proves exact must also work here: the beats found, within their bounds, and the day's
+/// commands on a real song.
+@Suite struct RealMusicTests {
+    static let folder = "/usr/share/games/wesnoth/1.16/data/core/music"
+    /// Four songs, 20 minutes in all: a march, a fast piece, the longest (9:17), a slow one.
+    static let songs = ["wanderer", "frantic", "knalgan_theme", "heroes_rite"]
+    let dir = ScratchDirectory("real-music")
+
+    func practice(_ args: [String]) throws -> ProcessResult {
+        try run(practiceBinary, args, environment: ["XDG_CACHE_HOME": dir.file("cache")], currentDirectory: dir.path)
+    }
+
+    /// Runs `practice` under python3's resource module: its result, the CPU seconds it used
+    /// (user + system) and its peak resident memory in MB.
+    func measured(_ args: [String]) throws -> (result: ProcessResult, cpu: Double, peakMB: Double) {
+        let script = """
+            import resource, subprocess, sys
+            r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            u = resource.getrusage(resource.RUSAGE_CHILDREN)
+            sys.stderr.write(r.stderr)
+            sys.stdout.write(r.stdout)
+            sys.stdout.write("\\nMEASURED %d %.3f %d\\n" % (r.returncode, u.ru_utime + u.ru_stime, u.ru_maxrss))
+            """
+        var r = try run("/usr/bin/python3", ["-c", script, practiceBinary] + args, environment: ["XDG_CACHE_HOME": dir.file("cache")], currentDirectory: dir.path)
+        let line = try #require(r.stdout.split(separator: "\n").last(where: { $0.hasPrefix("MEASURED ") }), "\(r)")
+        let f = line.split(separator: " ")
+        r.status = Int32(f[1])!
+        r.stdout = String(r.stdout[..<r.stdout.range(of: "\nMEASURED ")!.lowerBound])
+        return (r, Double(f[2])!, Double(f[3])! / 1024)
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+
+    /// Whole songs: the beats found in at most a second of CPU per minute of audio and under
+    /// 100 MB, a tempo a dancer counts with the other reading beside it, and beats that fill the song.
+    @Test(arguments: songs)
+    func theBeatsOfAWholeSong(_ name: String) throws {
+        let path = "\(Self.folder)/\(name).ogg"
+        let info = try json(try practice(["info", path, "--json"]).stdout)
+        let minutes = (info["duration"] as! Double) / 60
+        let m = try measured(["beats", path, "--json", "--markers", dir.file("\(name).json")])
+        #expect(m.result.status == 0, "\(m.result)")
+        let g = try json(m.result.stdout)
+        let tempo = g["tempo"] as! Double, beats = g["beats"] as! [Double]
+        print("real: \(name): \(tempo) bpm (or \(g["otherTempo"] ?? "-")), \(beats.count) beats, \(String(format: "%.2f", m.cpu)) s CPU for \(String(format: "%.1f", minutes)) min, \(String(format: "%.1f", m.peakMB)) MB")
+        #expect(m.cpu <= minutes * 1.0, "\(name): \(m.cpu) s of CPU for \(minutes) minutes")
+        #expect(m.peakMB < 100, "\(name): \(m.peakMB) MB")
+        #expect((40...240).contains(tempo) && g["otherTempo"] is Double, "\(g["tempo"] ?? "-") (or \(g["otherTempo"] ?? "-"))")
+        // Beats from near the start to near the end, none closer than 400 bpm allows.
+        #expect(beats.count >= Int(minutes * tempo * 0.6) && beats.first! < 15 && beats.last! > minutes * 60 - 20, "\(beats.count) beats from \(beats.first!) to \(beats.last!)")
+        #expect(zip(beats.dropFirst(), beats).allSatisfy { $0 - $1 >= 0.15 })
+    }
+
+    /// The ten seconds that once hung the analysis for minutes while it took 9.8 GB
+    /// (`sox wanderer.ogg w10.wav trim 30 10`), and the same with --bpm: both end, in bounds.
+    @Test func theExcerptThatHung() throws {
+        _ = try run("/usr/bin/sox", ["\(Self.folder)/wanderer.ogg", dir.file("w10.wav"), "trim", "30", "10"])
+        var m = try measured(["beats", "w10.wav", "--json"])
+        #expect(m.result.status == 0 || m.result.stderr == "practice: w10.wav: no steady beat found\n", "\(m.result)")
+        #expect(m.cpu < 2 && m.peakMB < 100, "\(m.cpu) s, \(m.peakMB) MB")
+        m = try measured(["beats", "w10.wav", "--bpm", "122", "--again", "--json"])
+        #expect(m.result.status == 0 && m.cpu < 2 && m.peakMB < 100, "\(m.result) \(m.cpu) s, \(m.peakMB) MB")
+        let g = try json(m.result.stdout)
+        let beats = g["beats"] as! [Double]
+        #expect(g["tempo"] as? Double == 122 && zip(beats.dropFirst(), beats).allSatisfy { abs($0 - $1 - 60.0 / 122) < 0.0015 }, "\(g)")
+    }
+
+    /// A crew mate's MP3 and Ogg copies of 30 s of a real song: rendered at 0.8× to the exact
+    /// length, marked, looped with a count-in (the render as long as the clicks, the gap and the
+    /// passes), previewed, and fingerprinted.
+    @Test func aDayOnARealSong() throws {
+        // Each copy in a folder of its own, as each crew mate has it.
+        for copy in ["wav", "mp3", "ogg"] { try FileManager.default.createDirectory(atPath: dir.file(copy), withIntermediateDirectories: true) }
+        _ = try run("/usr/bin/sox", ["\(Self.folder)/frantic.ogg", dir.file("wav/frantic.wav"), "trim", "20", "30"])
+        _ = try run("/usr/bin/lame", ["--quiet", "-b", "192", dir.file("wav/frantic.wav"), dir.file("mp3/frantic.mp3")])
+        _ = try run("/usr/bin/oggenc", ["--quiet", "-q", "5", dir.file("wav/frantic.wav"), "-o", dir.file("ogg/frantic.ogg")])
+        for song in ["wav/frantic.wav", "mp3/frantic.mp3", "ogg/frantic.ogg"] {
+            let seconds = try json(try practice(["info", song, "--json"]).stdout)["duration"] as! Double
+            var r = try practice(["render", song, "-o", "\(song).slow.wav", "--rate", "0.8", "-q", "--force"])
+            #expect(r.status == 0, "\(r)")
+            let slow = try json(try practice(["info", "\(song).slow.wav", "--json"]).stdout)["duration"] as! Double
+            #expect(abs(slow - seconds / 0.8) < 0.001, "\(song): \(seconds) s at 0.8× rendered \(slow) s")
+            r = try practice(["markers", "add", song, "Verse", "4.5"])
+            #expect(r.status == 0, "\(r)")
+            r = try practice(["markers", "add", song, "Chorus", "12.5"])
+            #expect(r.status == 0, "\(r)")
+            r = try practice(["loops", "add", song, "verse", "Verse", "Chorus"])
+            #expect(r.status == 0, "\(r)")
+            r = try practice(["render", song, "-o", "\(song).drill.wav", "--loop", "verse", "--times", "2", "--rate", "0.8", "--count-in", "4", "--bpm", "120", "-q", "--force"])
+            #expect(r.status == 0, "\(r)")
+            // Four clicks at 120 bpm (heard at 0.8×: 2.5 s), then two passes of 8 s at 0.8× (10 s each).
+            let drill = try json(try practice(["info", "\(song).drill.wav", "--json"]).stdout)["duration"] as! Double
+            #expect(abs(drill - (2.5 + 20)) < 0.01, "\(song): the drill rendered \(drill) s")
+            r = try practice(["preview", song, "--where"])
+            #expect(r.status == 0 && r.stdout == "0:04.5–0:19.5 the loop 'verse'\n", "\(r)")
+            let sidecar = try String(contentsOfFile: dir.file("\(song).practice.json"), encoding: .utf8)
+            #expect(sidecar.contains("\"chromaprint\"") && sidecar.contains("\"fingerprint\": \""), "\(song): \(sidecar.prefix(400))")
+        }
+    }
+}

@@ -63,9 +63,13 @@ public enum Renderer {
         return parts.joined(separator: " · ")
     }
 
+    /// A render stopped by a signal.
+    struct Interrupted: Error {}
+
     /// Renders `job`, reporting progress (0…1) now and then. The output appears only when complete:
-    /// it is written to a temporary file in the same folder and renamed over the target.
-    public static func render(_ job: RenderJob, progress: (Double) -> Void = { _ in }) throws(PracticeError) -> RenderResult {
+    /// it is written to a temporary file in the same folder and renamed over the target. When
+    /// `interrupted` says so (a signal came), the temporary file is removed and nothing is written.
+    public static func render(_ job: RenderJob, interrupted: () -> Bool = { false }, progress: (Double) -> Void = { _ in }) throws(PracticeError) -> RenderResult {
         guard let container = job.container else {
             throw PracticeError(.usage, "\(job.output): unknown output format '.\(Path.pathExtension(job.output))' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)")
         }
@@ -120,6 +124,7 @@ public enum Renderer {
                 try writer.write(p, frames: n)
                 frames += n
             }) {
+                if interrupted() { throw Interrupted() }
                 let done = program.progress ?? 0
                 if done - lastReport >= 0.01 { progress(done); lastReport = done }
             }
@@ -131,6 +136,9 @@ public enum Renderer {
                     throw PracticeError(.ioError, "\(job.output): cannot write cue points: \(error.message)")
                 }
             }
+        } catch is Interrupted {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw PracticeError(.tempFailure, "\(job.output): interrupted; nothing was written")
         } catch let e as SndFileError {
             // libsndfile's encoders say what they could not do, not why: a full disk is the usual
             // why (looked at before the part is removed, which frees its room).

@@ -85,9 +85,22 @@ extension Practice {
             job.sampleFormat = sampleFormat.flatMap(RenderJob.SampleFormat.init(rawValue:))
             if job.container == .wav { job.cues = try cues(for: job) }
             let showProgress = !quiet && (progress || (Terminal.isTTY(STDOUT_FILENO) && Terminal.isTTY(STDERR_FILENO)))
-            let result = try Renderer.render(job) { fraction in
-                guard showProgress else { return }
-                Terminal.writeRaw(Terminal.redraw(ProgressBar.render(fraction, width: min(Terminal.width(STDERR_FILENO) - 1, 60))), to: STDERR_FILENO)
+            // Ctrl-C (or a kill) stops the render between blocks: the part written so far is
+            // removed, nothing is left behind, and the exit is the signal's (128 + N).
+            let signals = SignalHandlers { _ in }
+            let result: RenderResult
+            do {
+                result = try Renderer.render(job, interrupted: { signals.received != nil }) { fraction in
+                    guard showProgress else { return }
+                    Terminal.writeRaw(Terminal.redraw(ProgressBar.render(fraction, width: min(Terminal.width(STDERR_FILENO) - 1, 60))), to: STDERR_FILENO)
+                }
+            } catch {
+                if let signal = signals.received {
+                    if showProgress { Terminal.write("\n", to: STDERR_FILENO) }
+                    Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
+                    Glibc.exit(128 + signal)
+                }
+                throw error
             }
             if showProgress { Terminal.write("\n", to: STDERR_FILENO) }
             if let early = result.earlyEnd { Terminal.write("practice: warning: \(early)\n", to: STDERR_FILENO) }

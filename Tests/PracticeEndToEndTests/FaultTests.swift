@@ -25,6 +25,34 @@ import PracticeTestSupport
 
     func names(_ folder: String) throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder).sorted() }
 
+    /// Ctrl-C (SIGINT) or a kill (SIGTERM) during a render: the part written so far is removed,
+    /// one line says so, the exit is 128 + the signal, and a file that was there stays as it was.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedRenderLeavesNothing(_ signal: Int32) throws {
+        let folder = dir.file("interrupted-\(signal)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Signals.write(Signals.music(seconds: 600, seed: 3), to: folder + "/long.wav")
+        try Data("before".utf8).write(to: URL(fileURLWithPath: folder + "/slow.flac"))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: practiceBinary)
+        p.arguments = ["render", "long.wav", "-o", "slow.flac", "--rate", "0.8", "--force", "-q"]
+        p.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        // Signalled once the part is being written.
+        let deadline = Date().addingTimeInterval(30)
+        while try !names(folder).contains(where: { $0.hasPrefix(".slow.flac.partial-") }) && Date() < deadline { usleep(5_000) }
+        let written = try names(folder)
+        try #require(written.contains { $0.hasPrefix(".slow.flac.partial-") }, "no part written: \(written)")
+        kill(p.processIdentifier, signal)
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 128 + signal && stderr == "practice: slow.flac: interrupted; nothing was written\n", "\(p.terminationStatus): \(stderr)")
+        #expect(try names(folder) == ["long.wav", "slow.flac"])
+        #expect(try String(contentsOfFile: folder + "/slow.flac", encoding: .utf8) == "before")
+    }
+
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskKeepsTheOldSidecarWhole() throws {
         let disk = try tmpfs("full-sidecar", kilobytes: 512)

@@ -96,7 +96,7 @@ extension Practice {
             for line in Self.describe(grid, title: track.displayTitle) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
         }
 
-        /// `Drill: 120.00 bpm in eights, the one at 0:00.500` and where the first counts start.
+        /// `Drill: 120.00 bpm (or 60) in eights, the one at 0:00.500` and where the first counts start.
         static func describe(_ g: BeatGrid, title: String) -> [String] {
             let counting = g.meter == 8 ? "in eights" : "in bars of \(g.meter)"
             let or = g.otherTempo.map { " (or \(StatusLine.formatNumber(($0 * 100).rounded() / 100)))" } ?? ""

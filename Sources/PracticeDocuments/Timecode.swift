@@ -1,6 +1,20 @@
 /// Times as people type them: `83.5`, `1:23.5`, `1:02:03.25` (seconds, m:ss, h:mm:ss).
 public enum Timecode {
     /// Parses a time in seconds; nil for anything else (negative, empty, minutes ≥ 60 after hours, …).
+    /// The note a typed time needs when it reads like minutes and seconds but means seconds:
+    /// `1.30` is 1.3 s, where `1:30` was likely meant. Nil for every other time.
+    public static func ambiguity(_ text: String) -> String? {
+        let t = text.trimmingWhitespace()
+        let parts = t.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...3).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isWholeNumber } }),
+              let minutes = Int(parts[0]), minutes >= 1, let seconds = Int(parts[1]), seconds < 60, let value = Double(t) else { return nil }
+        var shown = String(value)
+        if shown.hasSuffix(".0") { shown.removeLast(2) }
+        let spoken = seconds == 0 ? "\(minutes) min" : seconds == 30 && minutes == 1 ? "a minute and a half" : "\(minutes) min \(seconds) s"
+        return "\(t) is \(shown) s; \(minutes):\(parts[1]) is \(spoken)"
+    }
+
     public static func parse(_ text: String) -> Double? {
         let parts = text.trimmingWhitespace().split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), let last = parts.last, isDecimal(last), let seconds = Double(last) else { return nil }

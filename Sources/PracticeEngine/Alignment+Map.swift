@@ -132,7 +132,8 @@ extension Track {
             SHA256.hash(data: Data("alignment v1\0\(k)\0\(theirs.algorithm)\0\(theirs.start)\0\(theirs.fingerprint)".utf8)).hex
         }
         let cacheFile = key.map { XDG.cache.appendingPathComponent("alignment/\($0).json") }
-        if let cacheFile, let data = try? Data(contentsOf: cacheFile), let json = try? JSONValue.parse(data), let known = TimeMap(json: json) {
+        if let cacheFile, let data = try? Data(contentsOf: cacheFile), let json = try? JSONValue.parse(data), var known = TimeMap(json: json) {
+            known.kept = true
             return known
         }
         guard let ours = try identity().chromaprint else { return nil }

@@ -62,6 +62,10 @@ public struct Places {
             if Double(trimmed) != nil {
                 throw PracticeError(.usage, "\(option) '\(text.terminalSafe)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
             }
+            // Meant as a time, by the look of it (`1:3O`, `45s`): say what a time looks like too.
+            if trimmed.first?.isNumber == true {
+                throw PracticeError(.usage, "\(option) '\(text.terminalSafe)' is not a time (83.5, 1:23.5 or 1:02:03.25), nor \(s.liveMarkers.isEmpty ? "a marker (there are none yet)" : "a marker's name")")
+            }
             throw PracticeError(.usage, "\(option): \(error.message)")
         }
     }

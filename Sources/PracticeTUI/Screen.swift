@@ -139,7 +139,7 @@ public enum Screen {
         ([.speedReset], "speed 1.0"),
         ([.pitchDown, .pitchUp], "pitch −1 / +1 semitone"),
         ([.addMarker], "marker where you are"),
-        ([.jump1, .jump9], "jump to marker N, play"),
+        ([.jump1, .jump9], "jump to marker N"),
         ([.previousMarker, .nextMarker], "previous / next marker"),
         ([.markerList], "rename, nudge, delete"),
         ([.loopStart, .loopEnd], "loop start / end here"),

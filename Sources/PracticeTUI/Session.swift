@@ -223,7 +223,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         if let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) {
             paths += [loaded.writePath] + (loaded.readPath.map { [$0] } ?? [])
             // Markers moved to match this copy of the song: said once, unless resuming is.
-            if model.message == nil, let line = loaded.notices.first { model.say(line) }
+            if model.message == nil, let line = loaded.notices.first ?? loaded.alignment { model.say(line) }
         }
         if sidecarPath == nil { paths += SidecarStore.siblingPaths(forAudio: player.track.path) }
         watcher = FolderWatcher(paths: paths)

@@ -8,8 +8,10 @@ public enum SessionAction: Equatable, Sendable {
     /// Leave the player playing without this screen.
     case detach
     case togglePause
+    /// Go there, playing or paused as it was: a time, a marker, an eight, a lyric line (as mpv
+    /// and cmus seek, so that a paused person can go to 1:00 and mark it exactly there).
     case seek(Double)
-    /// Seek there and play (a marker's or a lyric line's place).
+    /// Go there and play: the start of a loop being drilled.
     case jump(Double)
     case rate(Double)
     case pitch(Double)
@@ -358,7 +360,7 @@ public struct SessionModel: Sendable {
 
     private mutating func jump(to m: ScreenState.MarkerRow) -> [SessionAction] {
         message = "\(m.name) (\(Timecode.format(m.time, decimals: 3)))"
-        return [.jump(m.time)]
+        return [.seek(m.time)]
     }
 
     /// `a`: the loop's start here. With an end after it (the loop's, or one waiting), the loop is
@@ -402,11 +404,11 @@ public struct SessionModel: Sendable {
             let back = here.beat == 1 && s.position - g.times[here.index] < 0.25 * 60 / g.tempo ? 1 : 0
             guard let t = g.start(ofGroup: here.group - back) ?? g.times.first else { return [] }
             message = "\(name) \(here.group - back)"
-            return [.jump(t)]
+            return [.seek(t)]
         case .nextCount:
             guard let t = g.start(ofGroup: here.group + 1) else { message = "no \(name) after here"; return [] }
             message = "\(name) \(here.group + 1)"
-            return [.jump(t)]
+            return [.seek(t)]
         case .loopCount:
             guard let a = g.start(ofGroup: here.group) ?? g.times.first else { return [] }
             let b = g.start(ofGroup: here.group + 1) ?? s.duration
@@ -615,7 +617,7 @@ public struct SessionModel: Sendable {
         if let t = Timecode.parse(typed) {
             guard t <= s.duration else { message = "\(Timecode.format(t, decimals: 3)) is past the end (\(Timecode.format(s.duration, decimals: 3)))"; return [] }
             message = "at \(Timecode.format(t, decimals: 3))"
-            return [.jump(t)]
+            return [.seek(t)]
         }
         let folded = typed.lowercased()
         if let m = sidecar.markers.first(where: { $0.name.lowercased() == folded }) ?? sidecar.markers.first(where: { $0.name.lowercased().hasPrefix(folded) }) {
@@ -660,11 +662,11 @@ public struct SessionModel: Sendable {
         case .tab:
             v.seekMode.toggle()
             seekModeDefault = v.seekMode
-            message = v.seekMode ? "Enter jumps to the line and plays" : "Enter closes the lyrics"
+            message = v.seekMode ? "Enter jumps to the line" : "Enter closes the lyrics"
         case .enter:
             guard v.seekMode, lyrics.isSynced else { lyricsView = nil; return [] }
             let line = lyrics.lines[v.selected]
-            actions = [.jump(line.time)]
+            actions = [.seek(line.time)]
             v.following = true
             message = "line \(v.selected + 1) (\(Timecode.format(line.time, decimals: 2)))"
         case .escape: lyricsView = nil; return []

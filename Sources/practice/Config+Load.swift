@@ -19,6 +19,10 @@ extension Config {
         let json: String
         do { json = try TOML.json(from: text) } catch {
             let place = error.line > 0 ? ":\(error.line):\(error.column)" : ""
+            // `notifications = no`: a bare word where a value goes (toml++ says "expected 'nan'").
+            if let word = Self.bareWord(onLine: error.line, of: text) {
+                throw PracticeError(.config, "\(path):\(error.line): '\(word.terminalSafe)' is not a TOML value (true, false, a number, or \"text\" in quotes)")
+            }
             throw PracticeError(.config, "\(path)\(place): not TOML (\(error.message))")
         }
         let value: JSONValue
@@ -28,6 +32,20 @@ extension Config {
         let config = try Config(json: value, file: path)
         for warning in config.warnings where warn { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
         return config
+    }
+}
+
+extension Config {
+    /// The bare word given as the value on line `n` of `text` (`key = no`), if that is what the line holds.
+    static func bareWord(onLine n: Int, of text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard n >= 1, n <= lines.count else { return nil }
+        let line = lines[n - 1].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let value = parts[1].trimmingWhitespace()
+        guard !value.isEmpty, value.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }), !["true", "false", "inf", "nan"].contains(value) else { return nil }
+        return value
     }
 }
 

@@ -99,6 +99,7 @@ struct PlaceOptions: ParsableArguments {
             }
             return (nil, nil, nil)
         }
+        for text in [from, to].compactMap({ $0 }) + loop { if let n = Timecode.ambiguity(text) { note([n]) } }
         let f = try from.map { t throws(PracticeError) in try places.time(t, option: "--from") }
         let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to", end: true) }
         var l = loop.isEmpty ? nil : try places.loop(loop, passes: times)

@@ -13,7 +13,8 @@ struct OtherCopy {
 
     init(_ theirs: Sidecar, path: String, on track: Track) throws(PracticeError) {
         let linedUp = try SidecarStore.lineUp(theirs, readFrom: path, on: track)
-        messages = (linedUp.warnings, linedUp.notices.map { "\(path): \($0)" })
+        // Asked for: how it lines up is said every time.
+        messages = (linedUp.warnings, (linedUp.notices.isEmpty ? linedUp.alignment.map { [$0] } ?? [] : linedUp.notices).map { "\(path): \($0)" })
         sidecar = linedUp.sidecar
         if let missing = linedUp.placement?.missing, !missing.isEmpty {
             messages.notices.append(Self.leftOut(missing, from: sidecar))

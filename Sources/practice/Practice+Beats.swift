@@ -10,15 +10,16 @@ extension Practice {
         static let configuration = CommandConfiguration(
             abstract: "Find a track's tempo, beats and \"one\", and keep them in its sidecar.",
             discussion: """
-                The beats are found with aubio (following a tempo that drifts), each placed on its
-                onset; the "one" is the beat whose count is loudest. Counts are eights (8, for
-                dance) unless --meter says bars of 4 or 3. A steady beat can be counted at half
-                or double its tempo: the reading whose onsets repeat most, nearest 120 bpm, is
-                chosen and the other is shown ("96 bpm (or 48)"). The grid is kept in the sidecar,
-                so the crew shares it; run again to see it. Corrections keep the beats found:
-                --other switches to the other reading, --one moves the "1" to the beat nearest a
-                time, --meter changes the count; --bpm replaces them with a steady grid at that
-                tempo through the one.
+                The beats are found with aubio (following a tempo that drifts), each placed on its \
+                onset; the "one" is the beat whose count is loudest. Counts are eights (8, for \
+                dance) unless --meter says bars of 4 or 3. A steady beat can be counted at half or \
+                double its tempo: the beats are doubled where onsets between them are nearly as \
+                strong, halved where every other beat has hardly any, and where both readings fit, \
+                the one nearer 120 bpm is chosen; the other is shown ("96 bpm (or 48)"). The grid \
+                is kept in the sidecar, so the crew shares it; run again to see it. Corrections \
+                keep the beats found: --other switches to the other reading, --one moves the "1" \
+                to the beat nearest a time, --meter changes the count; --bpm replaces them with a \
+                steady grid at that tempo through the one.
 
                 Examples:
                   practice beats song.mp3

@@ -141,14 +141,18 @@ extension Practice {
                     """)
             @OptionGroup var target: SidecarOptions
             @Argument(help: "The marker's name (not a time; unique, ignoring case).") var name: String
-            @Argument(help: "Where: seconds, m:ss or h:mm:ss.") var time: TimeArgument
+            @Argument(help: "Where: seconds, m:ss or h:mm:ss.") var time: String
             @Option(help: "A note to keep with it.") var note: String?
             @Option(help: "A colour for views, as #rrggbb.") var color: String?
             @Flag(help: "Put it on the nearest beat of the track's beat grid ('practice beats').") var snap = false
 
             func run() throws {
+                guard let seconds = Timecode.parse(time) else {
+                    throw PracticeError(.usage, "'\(time.terminalSafe)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
+                }
+                if let n = Timecode.ambiguity(time) { Terminal.write("practice: note: \(n)\n", to: STDERR_FILENO) }
                 let (m, loaded) = try target.update { (s, track) throws(PracticeError) in
-                    var t = time.seconds
+                    var t = seconds
                     if snap {
                         guard let grid = s.beats, let k = grid.nearest(t) else {
                             throw PracticeError(.usage, "--snap: no beats known for \(Path.lastComponent(track.path)); find them with 'practice beats \(track.path)'")

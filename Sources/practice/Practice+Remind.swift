@@ -61,7 +61,10 @@ extension Practice {
                 let clock = cFormat("%02d:%02d", hour, minute)
                 guard noEnable || Remind.hasSystemd else {
                     Terminal.write("practice: systemd does not run this machine; add this line to your crontab ('crontab -e') instead:\n", to: STDERR_FILENO)
-                    Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=/run/user/\(getuid()) \(Remind.binary) remind check\n", to: STDOUT_FILENO)
+                    // The session's runtime folder (its bus is where the notification goes): this
+                    // session's when it has one, else the shell's guess for the user.
+                    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty || $0.contains(" ") ? nil : $0 } ?? "/run/user/$(id -u)"
+                    Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=\(runtime) \(Remind.binary) remind check\n", to: STDOUT_FILENO)
                     return
                 }
                 try Remind.writeUnits(at: clock)

@@ -44,8 +44,15 @@ struct Practice: AsyncParsableCommand {
             Terminal.write(usage, to: STDOUT_FILENO)
             Glibc.exit(0)
         }
+        if let first = CommandLine.arguments.dropFirst().first, let command = misspelledCommand(first) {
+            fail("\(first.terminalSafe): no such file, nor a command; did you mean 'practice \(command)'?", code: PracticeError.Kind.usage.rawValue)
+        }
         do {
             var command = try parseAsRoot(argumentsAllowingNudges(Array(CommandLine.arguments.dropFirst())))
+            // One rule for every command, as git has for its configuration: a settings file that
+            // cannot be read is said (exit 78) before anything is done, whether or not the command
+            // uses a setting (its warnings are the commands' that read it to say).
+            _ = try Config.load(warn: false)
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
             } else {
@@ -93,20 +100,36 @@ struct Practice: AsyncParsableCommand {
         return TimeChange(s) != nil
     }
 
+    /// The command `word` is likely a misspelling of (`jornal` → `journal`): a word that is no
+    /// file, no command and no option, one or two letters from a command's name. Nil otherwise
+    /// (a file name goes on to `play`, which says it is missing).
+    static func misspelledCommand(_ word: String) -> String? {
+        guard !word.hasPrefix("-"), !word.contains("/"), !word.contains("."), !FileManager.default.fileExists(atPath: word) else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(word) else { return nil }
+        return names.map { ($0, editDistance($0, word.lowercased())) }.filter { $0.1 <= min(2, $0.0.count / 3) }.min { $0.1 < $1.1 }?.0
+    }
+
+    /// Levenshtein distance between two words.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+
     static func fail(_ message: String, code: Int32) -> Never {
         Terminal.write("practice: \(message)\n", to: STDERR_FILENO)
         Glibc.exit(code)
     }
-}
-
-/// Converts `83.5`, `1:23.5` or `1:02:03.25` to seconds for ArgumentParser.
-struct TimeArgument: ExpressibleByArgument, Sendable {
-    let seconds: Double
-    init?(argument: String) {
-        guard let s = Timecode.parse(argument) else { return nil }
-        seconds = s
-    }
-    static var defaultValueDescription: String { "seconds, m:ss or h:mm:ss" }
 }
 
 /// The options that shape the sound, shared by `play` and `render` (where: `PlaceOptions`).

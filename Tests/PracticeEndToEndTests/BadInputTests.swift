@@ -7,6 +7,19 @@ import PracticeTestSupport
 @Suite struct BadInputTests {
     let fx = Fixtures.shared
 
+    /// A time typed as M.SS (`1.30`) is seconds, as always, with a note of what `1:30` would be;
+    /// other times have none.
+    @Test func minutesAndSecondsWithADot() throws {
+        var r = try practice(["render", "tone.wav", "-o", "dot.wav", "--from", "1.30", "--to", "2", "-q", "--force"], in: fx.dir)
+        #expect(r.status == 0 && r.stderr == "practice: note: 1.30 is 1.3 s; 1:30 is a minute and a half\n", "\(r)")
+        r = try practice(["render", "tone.wav", "-o", "dot.wav", "--from", "2.05", "--to", "2.5", "-q", "--force"], in: fx.dir)
+        #expect(r.status == 0 && r.stderr == "practice: note: 2.05 is 2.05 s; 2:05 is 2 min 5 s\n", "\(r)")
+        for time in ["1.3", "0.30", "0:01.30", "2.5", "1.305"] {
+            r = try practice(["render", "tone.wav", "-o", "dot.wav", "--from", time, "--to", "3", "-q", "--force"], in: fx.dir)
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(time): \(r)")
+        }
+    }
+
     @Test(arguments: [
         (["play", "missing.wav"], 66, "practice: missing.wav: no such file"),
         (["play", "folder.wav"], 66, "practice: folder.wav: is a directory, not an audio file"),
@@ -23,6 +36,11 @@ import PracticeTestSupport
         (["tone.wav", "--from", "1:75"], 64, "practice: --from '1:75' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
         (["tone.wav", "--from", "5", "--to", "2"], 64, "practice: --to must be after --from"),
         (["tone.wav", "--from", "Chorus"], 64, "practice: --from: no marker named 'Chorus' (there are none yet)"),
+        (["tone.wav", "--from", "1:3O"], 64, "practice: --from '1:3O' is not a time (83.5, 1:23.5 or 1:02:03.25), nor a marker (there are none yet)"),
+        (["markers", "add", "tone.wav", "Chorus", "45s"], 64, "practice: '45s' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
+        (["jornal"], 64, "practice: jornal: no such file, nor a command; did you mean 'practice journal'?"),
+        (["lyrcs", "tone.wav"], 64, "practice: lyrcs: no such file, nor a command; did you mean 'practice lyrics'?"),
+        (["mising.wav"], 66, "practice: mising.wav: no such file"),
         (["tone.wav", "--loop", "chorus"], 64, "practice: --loop: no loop named 'chorus' (there are none yet)"),
         (["tone.wav", "--loop", "3"], 64, "practice: --loop takes a loop's name, or a start and an end (got only '3')"),
         (["tone.wav", "--loop", "4", "3"], 64, "practice: --loop: the end (0:03.000) must be after the start (0:04.000)"),

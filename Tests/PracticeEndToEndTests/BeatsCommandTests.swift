@@ -116,4 +116,13 @@ import PracticeTestSupport
         let bad = try practice(["render", "tone.wav", "-o", "x.wav", "--loop", "2", "4", "--count-in", "4", "--bpm", "120", "--count-in-sound", "drum"])
         #expect(bad.status == 64 && bad.stderr == "practice: --count-in-sound 'drum': 'click' or 'voice'\n", "\(bad)")
     }
+
+    /// `beats --help` wraps its paragraphs where the terminal ends, not mid-sentence: every line of
+    /// the description but a paragraph's last runs to within 12 columns of 80.
+    @Test func theHelpWrapsWhole() throws {
+        let r = try practice(["beats", "--help"])
+        let text = r.stdout.components(separatedBy: "\n\nExamples:")[0].components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n")
+        let paragraphs = text.components(separatedBy: "\n\n").map { $0.split(separator: "\n") }
+        #expect(!paragraphs.isEmpty && paragraphs.allSatisfy { lines in lines.dropLast().allSatisfy { $0.count >= 68 && $0.count <= 80 } }, "\(r.stdout)")
+    }
 }

@@ -24,12 +24,18 @@ import Testing
         ("[journal]\nrecord = \"no\"\n", "'journal.record' must be true or false (got a string)"),
         ("[desktop\nmpris = true\n", ":1:9: not TOML (Error while parsing table header: expected ']', saw '\\n')"),
         ("[desktop]\nmpris = true\nmpris = false\n", ":3:9: not TOML (Error while parsing key-value pair: cannot redefine existing boolean 'mpris')"),
+        ("[desktop]\nnotifications = no   # off\n", ":2: 'no' is not a TOML value (true, false, a number, or \"text\" in quotes)"),
     ])
     func aWrongFileIsOneLineAndExit78(text: String, message: String) throws {
         let r = try play(withConfig: text)
         let file = dir.file("practice/config.toml")
         let expected = message.hasPrefix(":") ? "practice: \(file)\(message)\n" : "practice: \(file): \(message)\n"
         #expect(r.status == 78 && r.stderr == expected && r.stdout.isEmpty, "\(r)")
+        // One rule for every command: those that read no setting refuse the file too.
+        for args in [["info", fx.dir.file("tone.wav")], ["journal"], ["markers", fx.dir.file("tone.wav")]] {
+            let other = try run(practiceBinary, args, environment: ["XDG_CONFIG_HOME": dir.path], currentDirectory: dir.path)
+            #expect(other.status == 78 && other.stderr == expected && other.stdout.isEmpty, "\(args): \(other)")
+        }
     }
 
     @Test func unknownSettingsAreWarningsAndShownSafely() throws {

@@ -66,7 +66,7 @@ import Synchronization
         (["markers", "add", "tone.wav", "1:05", "2"], 64, "practice: '1:05' looks like a time; a marker name needs a letter or symbol too"),
         (["markers", "add", "tone.wav", " ", "2"], 64, "practice: a marker name cannot be empty or only spaces"),
         (["markers", "add", "tone.wav", "CHORUS", "2"], 64, "practice: there is already a marker named 'Chorus' (names ignore case)"),
-        (["markers", "add", "tone.wav", "x", "soon"], 64, "practice: The value 'soon' is invalid for '<time>' (see 'practice --help')"),
+        (["markers", "add", "tone.wav", "x", "soon"], 64, "practice: 'soon' is not a time (83.5, 1:23.5 or 1:02:03.25)"),
         (["markers", "add", "tone.wav", "x", "2", "--color", "orange"], 64, "practice: a colour is written #rrggbb, such as #ff8800 (got 'orange')"),
         (["markers", "rm", "tone.wav", "Bridge"], 64, "practice: no marker named 'Bridge' (there are 'Chorus')"),
         (["markers", "move", "tone.wav", "Chorus", "later"], 64, "practice: 'later' is not a time (83.5, 1:23.5) or a nudge (+0.1, -0.25) (see 'practice --help')"),

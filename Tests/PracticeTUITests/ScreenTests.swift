@@ -90,7 +90,7 @@ import PracticeControl
             "  0 backspace  speed 1.0                  < >          lyrics −50 / +50 ms",
             "  - +          pitch −1 / +1 semitone     c            count-in (as --count-in)",
             "  m            marker where you are       ( )          previous / next eight",
-            "  1…9          jump to marker N, play     e            loop this eight",
+            "  1…9          jump to marker N           e            loop this eight",
             "  , .          previous / next marker     E z          loop one more / fewer",
             "  M            rename, nudge, delete      n            today's journal note",
             "  a b          loop start / end here      ?            these keys",

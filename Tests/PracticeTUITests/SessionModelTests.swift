@@ -30,9 +30,9 @@ import PracticeEngine
         #expect(m.handle(.character(")"), player: Self.state(at: 3), now: 0) == [] && m.message == "no beats known: 'practice beats' finds them")
         _ = m.reload(SidecarView(beats: grid))
         // 7.2 s is beat 2 of eight 2 (which starts at 6.5): next is eight 3 at 10.5, previous eight 2.
-        #expect(m.handle(.character(")"), player: Self.state(at: 7.2), now: 0) == [.jump(10.5)] && m.message == "eight 3")
-        #expect(m.handle(.character("("), player: Self.state(at: 7.2), now: 0) == [.jump(6.5)])
-        #expect(m.handle(.character("("), player: Self.state(at: 6.55), now: 0) == [.jump(2.5)], "just after a one: the eight before")
+        #expect(m.handle(.character(")"), player: Self.state(at: 7.2), now: 0) == [.seek(10.5)] && m.message == "eight 3")
+        #expect(m.handle(.character("("), player: Self.state(at: 7.2), now: 0) == [.seek(6.5)])
+        #expect(m.handle(.character("("), player: Self.state(at: 6.55), now: 0) == [.seek(2.5)], "just after a one: the eight before")
         #expect(m.handle(.character("e"), player: Self.state(at: 7.2), now: 0)
                 == [.loop(LoopRange(start: 6.5, end: 10.5, name: "eight 2"), keepingCount: false, on: true)])
         let looping = Self.state(at: 7.2, loop: LoopState(start: 6.5, end: 10.5, name: "eight 2", pass: 1, passes: nil))
@@ -114,7 +114,7 @@ import PracticeEngine
         #expect(m.finished(.markerMoved(name: "Verse", time: 2.1, by: 0.1), player: Self.state(at: 2.5)) == [.seek(2.1)])
         #expect(m.message == "'Verse' at 0:02.100 (+100 ms)")
         m.reload(SidecarView(markers: [.init(name: "Intro", time: 1), .init(name: "Verse", time: 2.1)]))   // as the I/O loop does after an edit
-        #expect(m.handle(.enter, player: Self.state(at: 2.1), now: 0) == [.jump(2.1)])
+        #expect(m.handle(.enter, player: Self.state(at: 2.1), now: 0) == [.seek(2.1)])
     }
 
     /// Taps half a second apart at 0.8×: the song's tempo is 120 ÷ 0.8 = 150 bpm, kept in the sidecar.

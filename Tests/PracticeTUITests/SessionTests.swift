@@ -175,10 +175,16 @@ import PracticeControl
         defer { output.unplug(); player.stop() }
         try addMarkers([("Chorus", 1.25), ("Chorus end", 2.5), ("Outro", 3.5)], for: player)
         session.prepare()
+        // Paused, a go-to stays paused (the `m` after it lands exactly there); playing, it plays on.
         _ = session.handle(.character("g"))
         type("1.5", into: session)
         _ = session.handle(.enter)
-        #expect(player.state.position == 1.5 && player.state.isPlaying, "a go-to plays from there, as a jump does")
+        #expect(player.state.position == 1.5 && !player.state.isPlaying, "a go-to keeps the player paused")
+        player.play()
+        _ = session.handle(.character("g"))
+        type("0.5", into: session)
+        _ = session.handle(.enter)
+        #expect(abs(player.state.position - 0.5) < 0.05 && player.state.isPlaying, "a go-to keeps it playing")
         player.pause()
         _ = session.handle(.character("g"))
         type("ch", into: session)
@@ -306,7 +312,7 @@ import PracticeControl
         #expect(abs(player.state.position - Sidecar.milliseconds(38.0 / 78 * 4)) < 1 / 44_100 && !player.state.isPlaying, "\(player.state.position)")
         let row = try #require(Screen.render(session.screenState, width: 80, height: 24).firstIndex { $0.hasSuffix("0:01.500  Verse") })
         #expect(session.click(column: 10, row: row + 1, columns: 80, rows: 24))
-        #expect(player.state.position == 1.5 && player.state.isPlaying)
+        #expect(player.state.position == 1.5 && !player.state.isPlaying, "a marker's row: there, still paused")
 
         var bindings = KeyBindings.defaults
         try bindings.apply("mouse off\n", file: "keys.conf")

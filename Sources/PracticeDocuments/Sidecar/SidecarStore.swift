@@ -99,6 +99,9 @@ public struct LoadedSidecar: Sendable {
     public var warnings: [String] = []
     /// Things done that the user should hear of (markers moved to match this copy): one line each.
     public var notices: [String] = []
+    /// How the markers were moved onto this copy, said or not: a command says it in `notices` the
+    /// first time a copy is lined up only; a screen says it at its start.
+    public var alignment: String?
     /// Written by a newer practice: shown, never rewritten.
     public var isReadOnly: Bool { sidecar.version > Sidecar.currentVersion }
     /// Set when the sidecar was made on another copy of the song and its times were moved onto
@@ -266,6 +269,7 @@ public enum SidecarStore {
         loaded.placement = linedUp.placement
         loaded.warnings += linedUp.warnings
         loaded.notices += linedUp.notices
+        loaded.alignment = linedUp.alignment
         if fallback && !fallbackExists {
             loaded.warnings.append(fallbackNotice(for: track, at: writePath))
         } else if readPath != writePath {
@@ -300,7 +304,9 @@ public enum SidecarStore {
         let (placed, missing) = sidecar.placed(by: map)
         out.sidecar = placed
         out.placement = LoadedSidecar.Placement(map: map, reference: sidecar, missing: missing)
-        out.notices = [placedNotice(map, placed: placed, missing: missing)]
+        // Said when this copy is first lined up, not at every command after (the map is kept).
+        out.alignment = placedNotice(map, placed: placed, missing: missing)
+        out.notices = map.kept ? [] : [out.alignment!]
         return out
     }
 
@@ -310,6 +316,8 @@ public enum SidecarStore {
         public var placement: LoadedSidecar.Placement?
         public var warnings: [String] = []
         public var notices: [String] = []
+        /// How the times were moved (in `notices` too unless the map was kept from an earlier open).
+        public var alignment: String?
     }
 
     /// "markers moved +1.250 s to match this recording (match 96 %)", and which are in audio this copy lacks.

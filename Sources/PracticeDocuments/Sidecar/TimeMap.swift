@@ -24,6 +24,12 @@ public struct TimeMap: Sendable, Equatable {
     public var duration: Double
     /// Whether the match is good enough, over enough music, to move markers by it.
     public var isConfident: Bool
+    /// Read from where an earlier open kept it (its notice was said then): not part of the map.
+    public var kept = false
+
+    public static func == (a: TimeMap, b: TimeMap) -> Bool {
+        a.pieces == b.pieces && a.similarity == b.similarity && a.matched == b.matched && a.duration == b.duration && a.isConfident == b.isConfident
+    }
 
     public init(pieces: [Piece], similarity: Double, matched: Double, duration: Double, isConfident: Bool) {
         self.pieces = pieces; self.similarity = similarity; self.matched = matched; self.duration = duration

@@ -100,7 +100,7 @@ public final class LibraryIndex: Sendable {
     /// Where pictures taken from the files' tags are written (`Artwork.folder`, in the cache).
     public let covers: String
     let db: DatabasePool
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     /// `$XDG_CACHE_HOME/practice/library.sqlite`.
     public static var standardPath: String { XDG.cache.appendingPathComponent("library.sqlite").path }
@@ -120,6 +120,11 @@ public final class LibraryIndex: Sendable {
     }
 
     static func create(_ db: Database) throws {
+        // Version 2 adds the day's pick to an index of version 1.
+        if try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 {
+            try db.execute(sql: "CREATE TABLE pick (day TEXT PRIMARY KEY, path TEXT NOT NULL); PRAGMA user_version = 2;")
+            return
+        }
         try db.execute(sql: """
             CREATE TABLE track (
                 id INTEGER PRIMARY KEY,
@@ -145,7 +150,8 @@ public final class LibraryIndex: Sendable {
             );
             CREATE INDEX entryByTrack ON entry(trackId);
             CREATE VIRTUAL TABLE words USING fts5(text, tokenize='unicode61 remove_diacritics 2');
-            PRAGMA user_version = 1;
+            CREATE TABLE pick (day TEXT PRIMARY KEY, path TEXT NOT NULL);
+            PRAGMA user_version = 2;
             """)
     }
 

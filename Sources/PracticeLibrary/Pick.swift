@@ -94,8 +94,28 @@ extension LibraryIndex {
     }
 
     /// Today's pick among the tracks in the index, "practised" meaning a resume point saved
-    /// (the journal's sessions, once it exists).
+    /// or a session in the journal.
     public func pick(now: Date = Date(), practised: (LibraryTrack) -> Date?) throws(PracticeError) -> TodaysPick? {
-        TodaysPick.choose(among: try tracks(), now: now, practised: practised) { firstLoop(of: $0.id) }
+        try pick(among: try tracks(), now: now, practised: practised)
+    }
+
+    /// Today's pick among `tracks`: the one chosen first today while it is still among them (kept
+    /// in the index), so that practising it, or marking another track, does not change it during
+    /// the day; else chosen now and kept. Its reason is told as things are now.
+    public func pick(among tracks: [LibraryTrack], now: Date = Date(), practised: (LibraryTrack) -> Date?) throws(PracticeError) -> TodaysPick? {
+        let day = Day(now).description
+        let kept = (try? db.read { try String.fetchOne($0, sql: "SELECT path FROM pick WHERE day = ?", arguments: [day]) }) ?? nil
+        if let kept, let track = tracks.first(where: { $0.path == kept }) {
+            return TodaysPick.choose(among: [track], now: now, practised: practised) { firstLoop(of: $0.id) }
+        }
+        let pick = TodaysPick.choose(among: tracks, now: now, practised: practised) { firstLoop(of: $0.id) }
+        if let pick {
+            // Best effort: an index we cannot write only loses the keeping.
+            try? db.write { db in
+                try db.execute(sql: "DELETE FROM pick WHERE day <> ?", arguments: [day])
+                try db.execute(sql: "INSERT OR REPLACE INTO pick (day, path) VALUES (?, ?)", arguments: [day, pick.track.path])
+            }
+        }
+        return pick
     }
 }

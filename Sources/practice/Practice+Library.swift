@@ -125,7 +125,7 @@ extension Practice {
                     let practised = Library.practised()
                     let tracks = try index.tracks()
                     let week = Date().addingTimeInterval(-7 * 86400)
-                    let pick = TodaysPick.choose(among: tracks, practised: practised) { index.firstLoop(of: $0.id) }
+                    let pick = try index.pick(among: tracks, practised: practised)
                     screen.update(tracks: tracks, pick: pick,
                                   practisedThisWeek: Set(tracks.filter { practised($0).map { $0 >= week } ?? false }.map(\.path)))
                 }

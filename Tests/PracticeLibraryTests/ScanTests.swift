@@ -214,12 +214,12 @@ import PracticeTestSupport
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "this is not a database, it is a note")
         let newer = dir.file("newer.sqlite")
         _ = try LibraryIndex(path: newer)
-        #expect(try run("/usr/bin/env", ["python3", "-c", "import sqlite3; c = sqlite3.connect('\(newer)'); c.execute('PRAGMA user_version = 2'); c.commit()"]).status == 0)
+        #expect(try run("/usr/bin/env", ["python3", "-c", "import sqlite3; c = sqlite3.connect('\(newer)'); c.execute('PRAGMA user_version = 3'); c.commit()"]).status == 0)
         do {
             _ = try LibraryIndex(path: newer)
             Issue.record("a newer index was opened")
         } catch {
-            #expect(error.message == "\(newer): made by a newer version of practice (index version 2); delete it to start again with this one")
+            #expect(error.message == "\(newer): made by a newer version of practice (index version 3); delete it to start again with this one")
         }
     }
 }
@@ -259,6 +259,31 @@ import PracticeTestSupport
         let pick = TodaysPick.choose(among: marked, now: now, practised: { now.addingTimeInterval($0.id == 1 ? -7200 : -86400 - 60) }) { _ in nil }
         #expect(pick?.track.id == 2 && pick?.reason == "1 marker, last practised yesterday")
         #expect(TodaysPick.choose(among: [], practised: { _ in nil }) { _ in nil } == nil)
+    }
+
+    /// Kept in the index: practising the pick (it is no longer rested) or marking another track
+    /// (the pool grows) changes nothing until the next day; an index of version 1 gains the table.
+    @Test func keptInTheIndexAllDay() throws {
+        let dir = ScratchDirectory("library-pick")
+        let path = dir.file("library.sqlite")
+        // An index made by the version before (no pick table), opened by this one.
+        let made = try run("/usr/bin/python3", ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript('CREATE TABLE track (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE); PRAGMA user_version = 1;'); c.close()", path])
+        try #require(made.status == 0, "\(made)")
+        let index = try LibraryIndex(path: path, covers: dir.file("covers"))
+        var tracks = [track(1, markers: 1), track(2, markers: 1), track(3), track(4, markers: 1)]
+        let day = Date(timeIntervalSince1970: 1_795_000_000)
+        var practised: [Int64: Date] = [:]
+        let morning = try #require(try index.pick(among: tracks, now: day, practised: { practised[$0.id] }))
+        #expect(morning.reason == "1 marker, not practised yet")
+        practised[morning.track.id] = day.addingTimeInterval(600)
+        tracks[2] = track(3, markers: 5)
+        let later = try #require(try index.pick(among: tracks, now: day.addingTimeInterval(3 * 3600), practised: { practised[$0.id] }))
+        #expect(later.track.id == morning.track.id && later.reason == "1 marker, last practised today", "\(later)")
+        // Without the keeping, the afternoon's choice would have been another track.
+        #expect(TodaysPick.choose(among: tracks, now: day.addingTimeInterval(3 * 3600), practised: { practised[$0.id] }) { _ in nil }?.track.id != morning.track.id)
+        // The next day: chosen afresh, and not the track practised yesterday.
+        let next = try #require(try index.pick(among: tracks, now: day.addingTimeInterval(86400), practised: { practised[$0.id] }))
+        #expect(next.track.id != morning.track.id)
     }
 
     @Test func timestampsAsSidecarsWriteThem() {

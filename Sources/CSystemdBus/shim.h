@@ -16,6 +16,7 @@
     X(int, start, (sd_bus *), "sd_bus_start") \
     X(sd_bus *, flush_close_unref, (sd_bus *), "sd_bus_flush_close_unref") \
     X(int, request_name, (sd_bus *, const char *, uint64_t), "sd_bus_request_name") \
+    X(int, release_name, (sd_bus *, const char *), "sd_bus_release_name") \
     X(int, get_unique_name, (sd_bus *, const char **), "sd_bus_get_unique_name") \
     X(int, add_object_vtable, (sd_bus *, sd_bus_slot **, const char *, const char *, const sd_bus_vtable *, void *), "sd_bus_add_object_vtable") \
     X(int, add_match, (sd_bus *, sd_bus_slot **, const char *, sd_bus_message_handler_t, void *), "sd_bus_add_match") \

@@ -187,6 +187,12 @@ public final class BusConnection: @unchecked Sendable {
         return true
     }
 
+    /// Gives a well-known name back. The corresponding C function is `sd_bus_release_name`.
+    public func releaseName(_ name: String) throws(BusError) {
+        let rc = api.pointee.release_name(handle, name)
+        try bus("sd_bus_release_name") { rc }
+    }
+
     /// This connection's unique name (`:1.42`).
     public var uniqueName: String {
         var name: UnsafePointer<CChar>?

@@ -35,13 +35,18 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
         public var open: (@Sendable (String) throws(BusFailure) -> Void)?
         /// The cover image's path, for Metadata's `mpris:artUrl`.
         public var cover: String?
-        public init(quit: @escaping @Sendable () -> Void, open: (@Sendable (String) throws(BusFailure) -> Void)? = nil, cover: String? = nil) {
-            self.quit = quit; self.open = open; self.cover = cover
+        /// Told the well-known name when it changes (from `….instance<pid>` to the plain one).
+        public var named: (@Sendable (String) -> Void)?
+        public init(quit: @escaping @Sendable () -> Void, open: (@Sendable (String) throws(BusFailure) -> Void)? = nil, cover: String? = nil,
+                    named: (@Sendable (String) -> Void)? = nil) {
+            self.quit = quit; self.open = open; self.cover = cover; self.named = named
         }
     }
 
     /// The well-known name taken (`org.mpris.MediaPlayer2.practice` or `….instance<pid>`).
-    public let busName: String
+    public var busName: String { name.withLock { $0 } }
+    private let name: Mutex<String>
+    static let plainName = "org.mpris.MediaPlayer2.practice"
     private let player: Player
     private let host: Host
     private let bus: BusConnection
@@ -62,12 +67,14 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
         self.player = player
         self.host = host
         bus = try BusConnection.session()
-        var name = "org.mpris.MediaPlayer2.practice"
+        var name = Self.plainName
         if try !bus.requestName(name) {
+            // Another player has the plain name (or is handing over to this one: `d`): an
+            // instance name until it lets the plain one go (tried again once a second).
             name += ".instance\(getpid())"
             guard try bus.requestName(name) else { throw BusError("sd_bus_request_name", message: "\(name) is taken") }
         }
-        busName = name
+        self.name = Mutex(name)
         markers = MarkerWatch(track: player.track, explicit: player.sidecar)
         trackID = "/org/practice/track/\(getpid())"
         try bus.add(object: Self.objectPath, [rootInterface(), playerInterface(), markersInterface()])
@@ -120,6 +127,7 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
     private func serve() {
         var published = emitted()
         var look = ContinuousClock.now + nextLook()
+        var plainTry = ContinuousClock.now + .seconds(1)
         while !stopping.load(ordering: .acquiring) {
             let (fd, events, timeout) = bus.pollDescriptor
             var fds = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
@@ -130,6 +138,7 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
             if stopping.load(ordering: .acquiring) { break }
             for work in posted.withLock({ w in defer { w.removeAll() }; return w }) { work(bus) }
             do { try bus.process() } catch { break }   // the bus went away: no more MPRIS
+            if ContinuousClock.now >= plainTry { takePlainName(); plainTry = ContinuousClock.now + .seconds(1) }
             let kinds = outbox.withLock { o in defer { o.removeAll() }; return o }
             // A change of the player's, a method call (one may have edited the markers), or the
             // time to look again: the properties as they are now, and what changed.
@@ -150,6 +159,16 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
             bus.flush()
         }
         bus.flush()
+    }
+
+    /// On an instance name, takes the plain one if it is free now (the player that had it has
+    /// quit, or handed over to this one), and gives the instance name back: one player, one name.
+    private func takePlainName() {
+        let current = busName
+        guard current != Self.plainName, (try? bus.requestName(Self.plainName)) == true else { return }
+        try? bus.releaseName(current)
+        name.withLock { $0 = Self.plainName }
+        host.named?(Self.plainName)
     }
 
     /// How long until the properties may have changed with no event to say so: when the heard

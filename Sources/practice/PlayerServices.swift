@@ -32,11 +32,14 @@ final class PlayerServices: Sendable {
         }
         guard settings.mpris else { mpris = nil; return }
         let replacement = self.replacement
+        let socket = self.socket
         let host = MPRIS.Host(quit: quit, open: { uri throws(BusFailure) in
             try PlayerServices.checkOpenable(uri)
             replacement.withLock { $0 = uri }
             quit()
-        }, cover: settings.cover)
+        }, cover: settings.cover, named: { name in
+            socket?.setStatus("mpris", .string(String(name.dropFirst("org.mpris.MediaPlayer2.".count))))
+        })
         do {
             let m = try MPRIS(player: player, host: host)
             mpris = m

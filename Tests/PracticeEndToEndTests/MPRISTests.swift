@@ -91,6 +91,18 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         return names
     }
 
+    /// Waits until the players on the bus are exactly `expected` (10 s at most); what they are.
+    func waitForNames(_ expected: [String]) throws -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        var names: [String] = []
+        while Date() < deadline {
+            names = try playerctl("-l").stdout.split(separator: "\n").map(String.init)
+            if names == expected { return names }
+            usleep(50_000)
+        }
+        return names
+    }
+
     /// The heard position, as MPRIS gives it.
     func position(_ player: String = "practice") throws -> Double { Double(try playerctl("-p", player, "position").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
 
@@ -287,12 +299,14 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("-p", "practice", "status").stdout == "Paused\n")
         let status = try practice(["ctl", "status", "--player", String(second.pid)], in: dir, environment: env)
         #expect(status.stdout.hasPrefix("'Tango': paused 0:0") && status.stdout.hasSuffix(" / 0:30.0 at 1×, pid \(second.pid)\n"), "\(status)")
-        #expect(try practice(["ctl", "quit", "--player", "tango"], in: dir, environment: env).status == 0)
-        #expect(second.wait() == 0)
-        #expect(try waitForPlayers(1) == ["practice"])
-        #expect(try playerctl("-p", "practice", "metadata", "xesam:title").stdout == "Bolero\n")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        // The player with the plain name quits: the other takes it and lets its instance name go
+        // (one player, one name, as the README's busctl lines need).
+        #expect(try practice(["ctl", "quit", "--player", "bolero"], in: dir, environment: env).status == 0)
         #expect(first.wait() == 0)
+        #expect(try waitForNames(["practice"]) == ["practice"])
+        #expect(try playerctl("-p", "practice", "metadata", "xesam:title").stdout == "Tango\n")
+        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        #expect(second.wait() == 0)
     }
 
     /// A terminal of its own (tmux, 100×30), with the test's environment, in the scratch folder.
@@ -437,6 +451,8 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         try terminal.keys("d")
         var shown = try terminal.waitFor("EXIT=")
         #expect(shown.contains("practice: playing 'Song' in the background (pid ") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+        // The player handed over to has the plain name once the screen's player let it go.
+        #expect(try waitForNames(["practice"]) == ["practice"])
         try terminal.type("\(practiceBinary) attach")
         shown = try terminal.waitFor("Trainer:")
         // Three passes still to play, the trainer going on from 0.80×.

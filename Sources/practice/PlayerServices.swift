@@ -14,6 +14,8 @@ final class PlayerServices: Sendable {
     let mpris: MPRIS?
     /// What OpenUri asked to play instead (the host replaces this process with it when the player ends).
     let replacement = Locked<String?>(nil)
+    /// Who quit the player from outside this process, if anyone did: for the screen to say so.
+    let quitBy = Locked<String?>(nil)
 
     struct Settings {
         var mpris = true
@@ -24,8 +26,12 @@ final class PlayerServices: Sendable {
 
     init(_ player: Player, settings: Settings, quit: @escaping @Sendable () -> Void) {
         let socketPath = Players.socketPath()
+        let quitBy = self.quitBy
         do {
-            socket = try ControlSocket(path: socketPath, player: player, onQuit: quit)
+            socket = try ControlSocket(path: socketPath, player: player) {
+                quitBy.withLock { $0 = "another terminal ('practice attach' there, or 'practice ctl quit')" }
+                quit()
+            }
         } catch {
             socket = nil
             if settings.verbose { Terminal.write("practice: no socket for 'practice ctl': \(error.message)\n", to: STDERR_FILENO) }
@@ -33,7 +39,10 @@ final class PlayerServices: Sendable {
         guard settings.mpris else { mpris = nil; return }
         let replacement = self.replacement
         let socket = self.socket
-        let host = MPRIS.Host(quit: quit, open: { uri throws(BusFailure) in
+        let host = MPRIS.Host(quit: {
+            quitBy.withLock { $0 = "the desktop's media controls (MPRIS)" }
+            quit()
+        }, open: { uri throws(BusFailure) in
             try PlayerServices.checkOpenable(uri)
             replacement.withLock { $0 = uri }
             quit()

@@ -168,6 +168,10 @@ extension Practice {
                     Self.handOver(last, to: pid)
                     return
                 }
+                // Quit from elsewhere: this terminal's screen closed without a key of its own.
+                if signal == nil, services.replacement.withLock({ $0 }) == nil, let by = services.quitBy.withLock({ $0 }) {
+                    Terminal.write("practice: '\(player.state.title.terminalSafe)' was quit from \(by)\n", to: STDERR_FILENO)
+                }
                 Self.finishRecording(recorder, say: true)
                 if let signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }

@@ -409,6 +409,23 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("run/practice/players")).isEmpty)
     }
 
+    /// A screen's player quit from a second terminal (`practice attach` there, then `q`): the first
+    /// terminal's screen closes and says who quit it, instead of vanishing without a word.
+    @Test func aScreenQuitFromElsewhereSaysSo() throws {
+        try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("song.wav"), tags: ["title": "Song"])
+        let (pulse, first) = try realTimeTerminal()
+        defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
+        try first.type("\(practiceBinary) song.wav --device pulse")
+        _ = try first.waitFor("▶ Playing   0:01")
+        let second = try Terminal(self)
+        try second.type("\(practiceBinary) attach")
+        _ = try second.waitFor("attached to the player of pid")
+        try second.keys("q")
+        #expect(try second.waitFor("EXIT=").contains("EXIT=0"))
+        let shown = try first.waitFor("EXIT=")
+        #expect(shown.contains("practice: 'Song' was quit from another terminal ('practice attach' there, or 'practice ctl quit')") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+    }
+
     /// `d` on the practice screen leaves the track playing in the background, where it was and at
     /// its speed; `practice FILE` on that track opens the running player's screen, and `d` there
     /// leaves it again; `practice ctl quit` ends it.

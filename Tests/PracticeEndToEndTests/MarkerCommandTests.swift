@@ -173,20 +173,28 @@ import Synchronization
         #expect(r.stderr == "practice: warning: tone.wav.practice.json was made for tone.wav: this copy is 0.5 s shorter (0:09.500 against 0:10.000); the decoded audio differs; it does not line up with this copy (match 100 %, but over only 0 s of music), so times are as made there and may be off\n")
     }
 
-    @Test func aSiblingsSidecarIsFoundAndCopiedOnWrite() throws {
+    /// A sibling's sidecar (the only one beside the song) is shared, not forked: edits go into it
+    /// and the line says so; a sibling that cannot be written is copied on write, as before.
+    @Test func aSiblingsSidecarIsFoundAndSharedOnWrite() throws {
         let w = try Workspace()
         _ = try w.run(["markers", "add", "tone.wav", "Chorus", "4"])
         // A lossless re-encoding of the same audio finds tone.wav's sidecar.
         let flac = try #require(try? w.run(["render", "tone.wav", "-o", "tone.flac", "-q"]))
         #expect(flac.status == 0)
         var r = try w.run(["markers", "tone.flac"])
-        #expect(r.stdout == "TIME      NAME\n0:04.000  Chorus\n")
-        #expect(r.stderr == "practice: warning: using tone.wav.practice.json (made for another file of the same song); changes go to tone.flac.practice.json\n")
+        #expect(r.stdout == "TIME      NAME\n0:04.000  Chorus\n" && r.stderr.isEmpty, "\(r)")
         r = try w.run(["markers", "add", "tone.flac", "Outro", "9"])
-        #expect(r.status == 0)
-        let copied = try w.sidecar("tone.flac.practice.json")
-        #expect(copied.contains("\"Chorus\"") && copied.contains("\"Outro\"") && copied.contains("\"fileName\": \"tone.flac\""))
-        #expect(!(try w.sidecar()).contains("Outro"))
+        #expect(r.status == 0 && r.stdout == "added marker 'Outro' at 0:09.000 (tone.wav.practice.json)\n", "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: w.dir.file("tone.flac.practice.json")))
+        let shared = try w.sidecar()
+        #expect(shared.contains("\"Chorus\"") && shared.contains("\"Outro\"") && shared.contains("\"fileName\": \"tone.wav\""))
+        // Read-only: this copy's edits go to a file of its own.
+        chmod(w.dir.file("tone.wav.practice.json"), 0o444)
+        r = try w.run(["markers", "add", "tone.flac", "Bridge", "6"])
+        #expect(r.status == 0 && r.stdout == "added marker 'Bridge' at 0:06.000 (tone.flac.practice.json)\n", "\(r)")
+        #expect(r.stderr == "practice: warning: using tone.wav.practice.json (made for another file of the same song); changes go to tone.flac.practice.json\n", "\(r)")
+        let own = try w.sidecar("tone.flac.practice.json"), crew = try w.sidecar()
+        #expect(!crew.contains("Bridge") && own.contains("\"fileName\": \"tone.flac\""))
     }
 
     @Test func unchangedSidecarsAreNotRewritten() throws {

@@ -105,4 +105,36 @@ import PracticeTestSupport
             #expect(sidecar.contains("\"chromaprint\"") && sidecar.contains("\"fingerprint\": \""), "\(song): \(sidecar.prefix(400))")
         }
     }
+
+    /// A crew's `song.ogg.practice.json` in the folder and a crew mate's own MP3 of the song
+    /// beside it: his edits go into the crew's file, moved onto the Ogg's timeline, and the line
+    /// says which file was written; no `song.mp3.practice.json` forks it. Then the Ogg is renamed:
+    /// its sidecar is found by the audio it was made for, and said.
+    @Test func aCrewMatesEditsGoIntoTheSharedFile() throws {
+        _ = try run("/usr/bin/sox", ["\(Self.folder)/wanderer.ogg", dir.file("song.wav"), "trim", "30", "30"])
+        _ = try run("/usr/bin/oggenc", ["--quiet", "-q", "4", dir.file("song.wav"), "-o", dir.file("song.ogg")])
+        _ = try run("/usr/bin/lame", ["--quiet", "-b", "160", dir.file("song.wav"), dir.file("song.mp3")])
+        try FileManager.default.removeItem(atPath: dir.file("song.wav"))
+        var r = try practice(["markers", "add", "song.ogg", "Chorus", "10"])
+        #expect(r.status == 0 && r.stdout == "added marker 'Chorus' at 0:10.000 (song.ogg.practice.json)\n", "\(r)")
+        // The MP3 lines up with the Ogg (the note says how); the edit goes into the crew's file.
+        r = try practice(["markers", "add", "song.mp3", "Turn", "20"])
+        #expect(r.status == 0 && r.stdout == "added marker 'Turn' at 0:20.000 (song.ogg.practice.json)\n", "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("song.mp3.practice.json")))
+        func times(_ song: String) throws -> [String: Double] {
+            let r = try practice(["markers", song, "--json"])
+            let list = try #require((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["markers"] as? [[String: Any]], "\(r)")
+            return Dictionary(uniqueKeysWithValues: list.map { ($0["name"] as! String, $0["time"] as! Double) })
+        }
+        let onMP3 = try times("song.mp3"), onOgg = try times("song.ogg")
+        let shift = onMP3["Chorus"]! - 10   // how far the MP3's audio is from the Ogg's
+        #expect(abs(onMP3["Turn"]! - 20) <= 0.001 && abs(onOgg["Turn"]! - (20 - shift)) <= 0.002 && abs(shift) < 0.1, "MP3 \(onMP3), Ogg \(onOgg)")
+        // Renamed: found by its audio.
+        try FileManager.default.moveItem(atPath: dir.file("song.ogg"), toPath: dir.file("Song (dance edit).ogg"))
+        r = try practice(["markers", "Song (dance edit).ogg"])
+        #expect(r.status == 0 && r.stdout.contains("Chorus") && r.stdout.contains("Turn"), "\(r)")
+        #expect(r.stderr == "practice: note: using song.ogg.practice.json, made for this recording under another name (song.ogg); edits go there\n", "\(r)")
+        r = try practice(["markers", "add", "Song (dance edit).ogg", "Outro", "28"])
+        #expect(r.status == 0 && r.stdout == "added marker 'Outro' at 0:28.000 (song.ogg.practice.json)\n", "\(r)")
+    }
 }

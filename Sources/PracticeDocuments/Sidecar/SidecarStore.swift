@@ -234,6 +234,14 @@ public enum SidecarStore {
         } else {
             besidePath = siblingPaths(forAudio: track.path).first { FileManager.default.fileExists(atPath: $0) }
         }
+        // A song renamed (`mv song.ogg "Song (dance edit).ogg"`): a sidecar in the folder whose
+        // song is gone, made for this very recording, is this song's. Only when there are such
+        // orphans is the track's identity needed (decoded once, then kept in the cache).
+        var renamedFrom: String?
+        if explicit == nil, besidePath == nil, let orphan = try renamedSidecar(for: track) {
+            besidePath = orphan
+            renamedFrom = orphan
+        }
         let fallback = explicit == nil && writePath != own
         let fallbackExists = fallback && FileManager.default.fileExists(atPath: writePath)
         guard let readPath = fallbackExists ? writePath : besidePath else {
@@ -245,6 +253,9 @@ public enum SidecarStore {
         var sidecar = try read(readPath)
         try checkTimes(sidecar, for: track, path: readPath)
         var loaded = LoadedSidecar(readPath: readPath, writePath: writePath, sidecar: sidecar)
+        if let renamedFrom {
+            loaded.notices.append("using \(renamedFrom), made for this recording under another name (\(sidecar.audio?.fileName ?? "?")); edits go there")
+        }
         if fallbackExists, let besidePath {
             // The crew's file beside the song: taken in when it can be; when not, your markers
             // still show, and you are told why theirs do not.
@@ -270,10 +281,18 @@ public enum SidecarStore {
         loaded.warnings += linedUp.warnings
         loaded.notices += linedUp.notices
         loaded.alignment = linedUp.alignment
+        // The only sidecar beside the song is another copy's (the crew's `song.ogg.practice.json`
+        // beside your `song.mp3`) or a renamed song's: edits go into it, moved onto its timeline
+        // where it was lined up, so the shared file is not forked. Not where it could not be
+        // lined up (its times are another recording's), nor where it cannot be written.
+        if explicit == nil, !fallback, readPath == besidePath, readPath != own, isWritable(readPath),
+           linedUp.placement != nil || sidecar.audio.map({ (try? track.identity()).map($0.differences) == .some(nil) }) ?? true {
+            loaded.writePath = readPath
+        }
         if fallback && !fallbackExists {
             loaded.warnings.append(fallbackNotice(for: track, at: writePath))
-        } else if readPath != writePath {
-            loaded.warnings.append("using \(readPath) (made for another file of the same song); changes go to \(writePath)")
+        } else if readPath != loaded.writePath {
+            loaded.warnings.append("using \(readPath) (made for another file of the same song); changes go to \(loaded.writePath)")
         }
         return loaded
     }
@@ -331,6 +350,30 @@ public enum SidecarStore {
         return line
     }
 
+    /// Whether we may write the file at `path`: the system allows it, and its mode says it may be
+    /// written (a file made read-only by its owner stays so, even for root).
+    static func isWritable(_ path: String) -> Bool {
+        var st = stat()
+        return access(path, W_OK) == 0 && stat(path, &st) == 0 && st.st_mode & 0o222 != 0
+    }
+
+    /// The sidecar in the track's folder whose song is gone (no file of its name) and that was
+    /// made for this recording (the same decoded audio), if there is one: the track was renamed.
+    static func renamedSidecar(for track: some SidecarTrack) throws(PracticeError) -> String? {
+        let folder = Path.directory(track.path)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        let orphans = names.sorted().filter { name in
+            name.hasSuffix(suffix) && !name.hasPrefix(".") && name.count > suffix.count
+                && !FileManager.default.fileExists(atPath: (folder.isEmpty ? "" : folder + "/") + String(name.dropLast(suffix.count)))
+        }.map { folder.isEmpty ? $0 : folder + "/" + $0 }
+        guard !orphans.isEmpty else { return nil }
+        let here = try track.identity()
+        return orphans.first { path in
+            guard let s = try? read(path), let audio = s.audio else { return false }
+            return audio.pcm.sha256 == here.pcm.sha256
+        }
+    }
+
     /// A `--markers PATH` that does not exist: a typo, or a new sidecar to start.
     static func notYet(_ path: String) -> String { "\(path) does not exist yet: it is created at the first edit" }
 
@@ -347,18 +390,21 @@ public enum SidecarStore {
     public static func update<R>(for track: some SidecarTrack, explicit: String? = nil,
                                  _ edit: (inout Sidecar) throws(PracticeError) -> R) throws(PracticeError) -> (result: R, loaded: LoadedSidecar) {
         let identity = try track.identity()       // outside the lock: decoding takes a while
-        let writePath = try self.writePath(for: track, explicit: explicit)
-        if explicit == nil, writePath != ownPath(forAudio: track.path) {
+        let lockPath = try self.writePath(for: track, explicit: explicit)
+        if explicit == nil, lockPath != ownPath(forAudio: track.path) {
             do {
-                try FileManager.default.createDirectory(atPath: Path.directory(writePath), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: Path.directory(lockPath), withIntermediateDirectories: true)
             } catch {
-                throw PracticeError(.cannotCreate, "\(Path.directory(writePath)): cannot create the folder for markers of songs in read-only folders: \(systemMessage(for: error))")
+                throw PracticeError(.cannotCreate, "\(Path.directory(lockPath)): cannot create the folder for markers of songs in read-only folders: \(systemMessage(for: error))")
             }
         }
-        let lock = try FolderLock(for: writePath)
+        let lock = try FolderLock(for: lockPath)
         defer { lock.release() }
-        AtomicFile.removeLeftovers(of: writePath)
         var loaded = try load(for: track, explicit: explicit)
+        // Where the edit goes: beside the song (its own file, or the one other copy's it shares;
+        // the same folder, under the same lock), else `explicit` or the fallback.
+        let writePath = loaded.writePath
+        AtomicFile.removeLeftovers(of: writePath)
         if let explicit { loaded.warnings.removeAll { $0 == notYet(explicit) } }   // this edit creates it
         if loaded.isReadOnly {
             throw PracticeError(.dataError, "\(loaded.readPath ?? writePath): written by a newer practice (format version \(loaded.sidecar.version)); not changed")

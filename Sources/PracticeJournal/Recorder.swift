@@ -45,6 +45,9 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         var sidecarPath: String?
         var sidecarStamp: String?
         var problem: String?
+        /// The recording the track's sidecar was made on, when it is another copy's lined up with
+        /// this one (a crew's file): the song the session counts for, so copies join.
+        var songAudio: String?
     }
 
     /// Starts recording `player` (a journal from a newer version: nil, with its warning said by the caller).
@@ -170,8 +173,10 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     /// journal never decodes a track to find out: that is the sidecar commands' work).
     func readTrackNotes() {
         let writePath: String, markers: [Marker]
+        var reference: String?
         if TrackIdentity.known(player.track) != nil, let loaded = try? SidecarStore.load(for: player.track, explicit: sidecar) {
             (writePath, markers) = (loaded.writePath, loaded.sidecar.liveMarkers)
+            reference = loaded.placement?.reference.audio?.pcm.sha256
         } else {
             writePath = sidecar ?? SidecarStore.ownPath(forAudio: player.track.path)
             markers = FileManager.default.fileExists(atPath: writePath) ? ((try? SidecarStore.read(writePath))?.liveMarkers ?? []) : []
@@ -180,6 +185,11 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         state.withLock { r in
             r.sidecarPath = writePath
             r.sidecarStamp = stamp
+            if let reference, r.songAudio != reference {
+                r.songAudio = reference
+                r.session.audio = reference
+                r.dirty = true
+            }
             r.tally.setMarkers(markers.map { (time: $0.time, name: $0.name) })
             let ids = Set(markers.map(\.id))
             if let first = r.markerIDs {
@@ -201,15 +211,16 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         defer { identified.signal() }
         guard let identity = TrackIdentity.known(player.track) else { return }
         state.withLock { r in
-            guard r.session.audio != identity.pcm.sha256 else { return }
-            r.session.audio = identity.pcm.sha256
+            let song = r.songAudio ?? identity.pcm.sha256
+            guard r.session.audio != song else { return }
+            r.session.audio = song
             r.dirty = true
         }
     }
 
     func identifyAgain() {
         guard let identity = TrackIdentity.known(player.track) else { return }
-        state.withLock { $0.session.audio = identity.pcm.sha256 }
+        state.withLock { $0.session.audio = $0.songAudio ?? identity.pcm.sha256 }
     }
 
     static func stamp(_ path: String) -> String {

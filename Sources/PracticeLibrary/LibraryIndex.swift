@@ -60,6 +60,35 @@ public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
 
     /// The folder the file is in.
     public var folder: String { Path.directory(path) }
+
+    /// What tells apart the tracks among `tracks` that would show alike (the same artist and
+    /// title: the FLAC and the Ogg of one song): their format (`FLAC`), and where that is the same
+    /// too, their folder's name as well. Keyed by path; tracks that show alone have none.
+    public static func distinctions(among tracks: [LibraryTrack]) -> [String: String] {
+        var groups: [String: [LibraryTrack]] = [:]
+        for t in tracks { groups["\(t.displayArtist.lowercased())\u{0}\(t.displayTitle.lowercased())", default: []].append(t) }
+        var out: [String: String] = [:]
+        for group in groups.values {
+            let paths = Set(group.map(\.path))
+            guard paths.count > 1 else { continue }
+            func format(_ t: LibraryTrack) -> String {
+                let ext = Path.pathExtension(t.path).lowercased()
+                return ["flac": "FLAC", "ogg": "Ogg", "oga": "Ogg", "opus": "Opus", "mp3": "MP3", "wav": "WAV", "aif": "AIFF", "aiff": "AIFF", "m4a": "M4A"][ext] ?? ext.uppercased()
+            }
+            var byFormat: [String: Set<String>] = [:]
+            for t in group { byFormat[format(t), default: []].insert(t.path) }
+            for t in group {
+                let f = format(t)
+                out[t.path] = byFormat[f]!.count > 1 ? "\(f), \(Path.lastComponent(t.folder))" : f
+            }
+        }
+        return out
+    }
+
+    /// The title, with what tells it apart from `distinctions` (`Drill (FLAC)`).
+    public func displayTitle(_ distinctions: [String: String]) -> String {
+        distinctions[path].map { "\(displayTitle) (\($0))" } ?? displayTitle
+    }
 }
 
 /// Where a search found something: in a track's tags, a marker, a loop or a lyric line.

@@ -170,8 +170,9 @@ extension LibraryView {
     func albumLines(_ album: LibraryAlbum?, width: Int, room: Int) -> [String] {
         guard let album else { return [] }
         var out = [Screen.bold(album.title.terminalSafe) + " — " + album.artist.terminalSafe + (album.year > 0 ? " (\(album.year))" : "")]
+        let apart = LibraryTrack.distinctions(among: album.tracks)
         let rows = album.tracks.map { t in
-            [t.trackNumber > 0 ? String(t.trackNumber) : "", t.displayTitle.terminalSafe,
+            [t.trackNumber > 0 ? String(t.trackNumber) : "", t.displayTitle(apart).terminalSafe,
              t.displayArtist == album.artist ? "" : t.displayArtist.terminalSafe,
              t.duration > 0 ? Timecode.format(t.duration, decimals: 0) : "", t.has]
         }
@@ -183,7 +184,7 @@ extension LibraryView {
         let l = listed
         guard !l.isEmpty else { return ["No tracks pass the filters."] }
         let rows = l.map { t in
-            [t.displayArtist.terminalSafe, t.displayTitle.terminalSafe, (t.album ?? "").terminalSafe,
+            [t.displayArtist.terminalSafe, t.displayTitle(apart).terminalSafe, (t.album ?? "").terminalSafe,
              t.duration > 0 ? Timecode.format(t.duration, decimals: 0) : "", t.has]
         }
         let header = sort == .artist ? ["ARTIST ▾", "TITLE", "ALBUM", "LENGTH", "HAS"] : ["ARTIST", "TITLE ▾", "ALBUM", "LENGTH", "HAS"]
@@ -193,8 +194,10 @@ extension LibraryView {
     func searchLines(width: Int, room: Int) -> [String] {
         let h = shownHits
         guard !h.isEmpty else { return [query.isEmpty ? "Type to search tags, file names, markers, loops and lyrics." : "Nothing matches."] }
+        // The FLAC and the Ogg of one song are told apart by format (and folder).
+        let apart = LibraryTrack.distinctions(among: h.map(\.track))
         let rows = h.map { hit in
-            ["\(hit.track.displayArtist) — \(hit.track.displayTitle)".terminalSafe, hit.time.map { Timecode.format($0, decimals: 1) } ?? "",
+            ["\(hit.track.displayArtist) — \(hit.track.displayTitle(apart))".terminalSafe, hit.time.map { Timecode.format($0, decimals: 1) } ?? "",
              hit.kind.rawValue, hit.kind == .tags ? (hit.track.album ?? "").terminalSafe : hit.text.terminalSafe]
         }
         return window(Table.render(header: ["TRACK", "AT", "IN", "WHAT"], rows: rows, rightAligned: [1]), room: room)

@@ -50,6 +50,8 @@ public struct LibraryView: Sendable {
     /// list's order: worked out when the tracks, the filters or the order change, not at each key.
     public private(set) var albums: [LibraryAlbum] = []
     private(set) var listed: [LibraryTrack] = []
+    /// What tells apart the tracks that would show alike (`LibraryTrack.distinctions`), worked out once per change.
+    private(set) var apart: [String: String] = [:]
     private(set) var shownCount = 0
     /// The search box's text, and whether keys go into it.
     public var query = ""
@@ -87,6 +89,7 @@ public struct LibraryView: Sendable {
         case .artist: listed = shown
         case .title: listed = shown.sorted { ($0.displayTitle.lowercased(), $0.path) < ($1.displayTitle.lowercased(), $1.path) }
         }
+        apart = LibraryTrack.distinctions(among: shown)
         shownHits = filter.isEmpty ? hits : hits.filter { passes($0.track) }
         if let openAlbum {
             if let k = albums.firstIndex(where: { $0.key == openAlbum }) { mode = .album(k) } else { mode = .grid }

@@ -137,4 +137,23 @@ import PracticeTestSupport
         r = try practice(["markers", "add", "Song (dance edit).ogg", "Outro", "28"])
         #expect(r.status == 0 && r.stdout == "added marker 'Outro' at 0:28.000 (song.ogg.practice.json)\n", "\(r)")
     }
+
+    /// The journal counts a crew mate's copy as the crew's song: a session on the WAV and one on
+    /// its Ogg (which shares the WAV's sidecar, lined up) are one song in the report.
+    @Test func copiesAreOneSongInTheJournal() throws {
+        let env = ["XDG_CACHE_HOME": dir.file("cache"), "XDG_DATA_HOME": dir.file("data"), "TZ": "UTC"]
+        func practice(_ args: [String]) throws -> ProcessResult { try run(practiceBinary, args, environment: env, currentDirectory: dir.path) }
+        _ = try run("/usr/bin/sox", ["\(Self.folder)/frantic.ogg", dir.file("drill.wav"), "trim", "20", "20"])
+        _ = try run("/usr/bin/oggenc", ["--quiet", "-q", "3", dir.file("drill.wav"), "-o", dir.file("drill.ogg")])
+        #expect(try practice(["markers", "add", "drill.wav", "Verse", "4"]).status == 0)
+        #expect(try practice(["markers", "drill.ogg"]).status == 0)   // the Ogg lined up with the crew's file
+        for song in ["drill.wav", "drill.ogg"] {
+            let r = try practice([song, "--device", "null", "--no-tui", "--to", "6"])
+            #expect(r.status == 0, "\(r)")
+        }
+        let r = try practice(["journal", "today", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        let songs = try #require(json["songs"] as? [[String: Any]])
+        #expect(json["sessions"] as? Int == 2 && songs.count == 1, "\(json)")
+    }
 }

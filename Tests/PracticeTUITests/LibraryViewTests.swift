@@ -148,6 +148,26 @@ import PracticeLibrary
         #expect(screen.contains("John Coltrane — Blue Train 2  1:12.3  marker  turn — watch the left foot"), "\(screen)")
     }
 
+    /// The FLAC and the Ogg of one song (and a second FLAC elsewhere) are not rows that look the
+    /// same: each says its format, and where that is the same too, its folder.
+    @Test func copiesOfOneSongAreToldApart() {
+        func copy(_ id: Int64, _ path: String) -> LibraryTrack {
+            LibraryTrack(id: id, path: path, title: "Drill", artist: "Crew", album: "Studio", duration: 200)
+        }
+        let tracks = [copy(1, "/music/Crew/Studio/drill.flac"), copy(2, "/music/Crew/Studio/drill.ogg"), copy(3, "/music/Backup/drill.flac"),
+                      LibraryTrack(id: 4, path: "/music/Crew/Studio/other.flac", title: "Other", artist: "Crew", album: "Studio")]
+        #expect(LibraryTrack.distinctions(among: tracks) == ["/music/Crew/Studio/drill.flac": "FLAC, Studio", "/music/Crew/Studio/drill.ogg": "Ogg",
+                                                              "/music/Backup/drill.flac": "FLAC, Backup"])
+        var v = LibraryView()
+        v.show(tracks)
+        _ = v.handle(.character("/"))
+        v.found(tracks.prefix(3).map { LibraryHit(track: $0, kind: .tags, text: "drill") })
+        let screen = v.render(width: 100, height: 24) { _, _, _ in nil }
+        for label in ["Crew — Drill (FLAC, Studio)", "Crew — Drill (Ogg)", "Crew — Drill (FLAC, Backup)"] {
+            #expect(screen.contains { $0.contains(label) }, "\(label): \(screen)")
+        }
+    }
+
     @Test func filtersKeepTracksWithMarkersLyricsOrPractisedThisWeek() {
         var v = Self.view()
         _ = v.handle(.character("m"))

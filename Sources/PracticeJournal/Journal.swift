@@ -14,7 +14,7 @@ public final class Journal: Sendable {
     /// Made by a newer version: read, never written (`warning` says so).
     public let isReadOnly: Bool
     public let warning: String?
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     /// `$XDG_DATA_HOME/practice/journal.sqlite`.
     public static var standardPath: String { XDG.data.appendingPathComponent("journal.sqlite").path }
@@ -29,6 +29,11 @@ public final class Journal: Sendable {
     }
 
     static func create(_ db: Database) throws {
+        // Version 2 keeps each part's most practised speed; a version 1 journal gains the column.
+        if try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 {
+            try db.execute(sql: "ALTER TABLE part ADD COLUMN mainSpeed REAL; PRAGMA user_version = 2;")
+            return
+        }
         try db.execute(sql: """
             CREATE TABLE session (
                 id INTEGER PRIMARY KEY,
@@ -58,6 +63,7 @@ public final class Journal: Sendable {
                 passes INTEGER NOT NULL,
                 seconds REAL NOT NULL,
                 topSpeed REAL NOT NULL,
+                mainSpeed REAL,
                 PRIMARY KEY (sessionId, kind, name)
             ) WITHOUT ROWID;
             CREATE TABLE note (
@@ -67,7 +73,7 @@ public final class Journal: Sendable {
                 written REAL NOT NULL
             );
             CREATE INDEX noteByDay ON note(day);
-            PRAGMA user_version = 1;
+            PRAGMA user_version = 2;
             """)
     }
 
@@ -116,11 +122,11 @@ public final class Journal: Sendable {
             }
             let before = whole ? [:] : Dictionary((last?.parts ?? []).map { ("\($0.kind.rawValue)\u{0}\($0.name)", $0) }, uniquingKeysWith: { a, _ in a })
             let part = try db.cachedStatement(sql: """
-                INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (sessionId, kind, name) DO UPDATE SET passes = excluded.passes, seconds = excluded.seconds, topSpeed = excluded.topSpeed
+                INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed, mainSpeed) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sessionId, kind, name) DO UPDATE SET passes = excluded.passes, seconds = excluded.seconds, topSpeed = excluded.topSpeed, mainSpeed = excluded.mainSpeed
                 """)
             for p in s.parts where before["\(p.kind.rawValue)\u{0}\(p.name)"] != p {
-                try part.execute(arguments: [id, p.kind.rawValue, p.name, p.passes, p.seconds, p.topSpeed])
+                try part.execute(arguments: [id, p.kind.rawValue, p.name, p.passes, p.seconds, p.topSpeed, p.mainSpeed])
             }
             return id
         }
@@ -141,7 +147,7 @@ public final class Journal: Sendable {
             var parts: [Int64: [JournalPart]] = [:]
             for r in try Row.fetchAll(db, sql: "SELECT * FROM part WHERE sessionId BETWEEN ? AND ? ORDER BY sessionId, kind, name", arguments: [low, high]) {
                 parts[r["sessionId"], default: []].append(JournalPart(kind: JournalPart.Kind(rawValue: r["kind"]) ?? .section, name: r["name"],
-                                                                      passes: r["passes"], seconds: r["seconds"], topSpeed: r["topSpeed"]))
+                                                                      passes: r["passes"], seconds: r["seconds"], topSpeed: r["topSpeed"], mainSpeed: r["mainSpeed"]))
             }
             return rows.map { r in
                 let id: Int64 = r["id"]
@@ -241,8 +247,23 @@ public struct JournalPart: Sendable, Equatable {
     public var passes: Int
     public var seconds: Double
     public var topSpeed: Double
-    public init(kind: Kind, name: String, passes: Int, seconds: Double, topSpeed: Double) {
-        self.kind = kind; self.name = name; self.passes = passes; self.seconds = seconds; self.topSpeed = topSpeed
+    /// The speed it was practised at longest (nil in sessions written before it was kept).
+    public var mainSpeed: Double?
+    /// Seconds at each speed, while the session is tallied (not kept: `mainSpeed` is).
+    var secondsAt: [Double: Double] = [:]
+    public init(kind: Kind, name: String, passes: Int, seconds: Double, topSpeed: Double, mainSpeed: Double? = nil) {
+        self.kind = kind; self.name = name; self.passes = passes; self.seconds = seconds; self.topSpeed = topSpeed; self.mainSpeed = mainSpeed
+    }
+
+    public static func == (a: JournalPart, b: JournalPart) -> Bool {
+        a.kind == b.kind && a.name == b.name && a.passes == b.passes && a.seconds == b.seconds && a.topSpeed == b.topSpeed && a.mainSpeed == b.mainSpeed
+    }
+
+    /// `seconds` more heard at `rate`; the main speed follows (ties: the faster).
+    mutating func hear(_ seconds: Double, at rate: Double) {
+        guard seconds > 0 else { return }
+        secondsAt[rate, default: 0] += seconds
+        mainSpeed = secondsAt.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key
     }
 }
 

@@ -97,6 +97,8 @@ public struct JournalReport: Sendable, Equatable {
         var songs: [String: SongTotal] = [:], songOrder: [String] = []
         var sections: [String: SectionTotal] = [:], sectionOrder: [String] = []
         var genres: [String: GenreTotal] = [:]
+        // The speed practised longest each day, by song and by section: seconds at each speed.
+        var songSpeeds: [String: [Day: [Double: Double]]] = [:], sectionSpeeds: [String: [Day: [Double: Double]]] = [:]
         for s in sessions {
             let day = Day(s.started)
             let passes = s.parts.filter { $0.kind == .loop }.reduce(0) { $0 + $1.passes }
@@ -111,7 +113,10 @@ public struct JournalReport: Sendable, Equatable {
             song.seconds += s.heard
             song.passes += passes
             song.sessions += 1
-            if let top = s.topSpeed, s.heard > 0 { song.speeds.add(day, top) }
+            if s.heard > 0 {
+                if s.speeds.isEmpty, let top = s.topSpeed { songSpeeds[k, default: [:]][day, default: [:]][top, default: 0] += s.heard }
+                for (rate, seconds) in s.speeds { songSpeeds[k, default: [:]][day, default: [:]][rate, default: 0] += seconds }
+            }
             songs[k] = song
             for p in s.parts {
                 let pk = "\(k)\u{0}\(p.kind.rawValue)\u{0}\(p.name)"
@@ -120,13 +125,23 @@ public struct JournalReport: Sendable, Equatable {
                 section.song = s.song
                 section.seconds += p.seconds
                 section.passes += p.passes
-                section.speeds.add(day, p.topSpeed)
+                sectionSpeeds[pk, default: [:]][day, default: [:]][p.mainSpeed ?? p.topSpeed, default: 0] += max(p.seconds, 1e-9)
                 sections[pk] = section
             }
             let genre = s.genre ?? "no genre"
             genres[genre, default: GenreTotal(genre: genre, seconds: 0, passes: 0)].seconds += s.heard
             genres[genre]!.passes += passes
         }
+        // Each day's point: the speed practised longest that day (ties: the faster).
+        func speeds(_ byDay: [Day: [Double: Double]]?) -> Speeds {
+            var out = Speeds()
+            for (day, at) in (byDay ?? [:]).sorted(by: { $0.key < $1.key }) {
+                if let main = at.max(by: { ($0.value, $0.key) < ($1.value, $1.key) }) { out.byDay.append((day, main.key)) }
+            }
+            return out
+        }
+        for k in songs.keys { songs[k]!.speeds = speeds(songSpeeds[k]) }
+        for k in sections.keys { sections[k]!.speeds = speeds(sectionSpeeds[k]) }
         days = []
         var d = from
         while d <= to {

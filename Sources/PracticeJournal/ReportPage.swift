@@ -140,12 +140,21 @@ public enum ReportPage {
             svg.appendChild(el("text", {class: "bar-label", x: x + 11, y: h - bottom + 14, "text-anchor": "middle"}, b.label.split(" ")[0]));
           });
           svg.appendChild(el("text", {class: "axis", x: 0, y: top + 10}, minutes(most) + " min"));
+          document.getElementById(id).appendChild(svg);
+          // Three columns of 150 px: each label measured and shortened to its 132 px (a square
+          // and a gap before it), so that no label runs into the next one; the whole name on hover.
           keys.forEach((k, n) => {
             const x = left + (n % 3) * 150, y = h + 16 * Math.floor(n / 3);
             svg.appendChild(el("rect", {x: x, y: y, width: 10, height: 10, fill: colour(k)}));
-            svg.appendChild(el("text", {class: "legend", x: x + 14, y: y + 9}, k.length > 22 ? k.slice(0, 21) + "…" : k));
+            const label = el("text", {class: "legend", x: x + 14, y: y + 9}, k);
+            svg.appendChild(label);
+            let shown = k;
+            while (shown.length > 1 && label.getComputedTextLength() > 132) {
+              shown = shown.slice(0, -1);
+              label.textContent = shown.trimEnd() + "…";
+            }
+            label.appendChild(el("title", {}, k));
           });
-          document.getElementById(id).appendChild(svg);
         }
         function horizontal(id, items) {
           const w = 640, row = 22, left = 260;

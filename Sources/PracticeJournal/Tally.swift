@@ -38,6 +38,8 @@ public struct PracticeTally: Sendable, Equatable {
     private var last: Sample?
     /// The section the last run ended in: entering another one is a pass of it.
     private var inSection: Int?
+    /// The loop pass each section was last counted in (a loop's pass enters a section once).
+    private var sectionPass: [Int: Int] = [:]
     /// The loop being played (its ends and name) and the highest pass of it already counted.
     private var loopKey: String?
     private var loopPassCounted = 0
@@ -52,6 +54,7 @@ public struct PracticeTally: Sendable, Equatable {
     public mutating func setMarkers(_ markers: [(time: Double, name: String)]) {
         sections = markers.sorted { $0.time < $1.time }.map { (start: $0.time, name: $0.name) }
         inSection = nil
+        sectionPass = [:]
     }
 
     /// The loop's name in the journal: its own, else its ends (`0:12–0:20`).
@@ -84,28 +87,35 @@ public struct PracticeTally: Sendable, Equatable {
     /// own speed (a trainer's), worked out from where the passes turn, and whatever is left over
     /// (count-ins, gaps) at the speed of the pass it leads into.
     private mutating func hear(from a: Sample, to b: Sample, seconds dt: Double) {
-        var pieces: [(seconds: Double, rate: Double, from: Double, to: Double)] = []
+        var pieces: [(seconds: Double, rate: Double, from: Double, to: Double, pass: Int?)] = []
+        let pass = a.loop.flatMap { $0.isOn ? $0.pass : nil }
         let expected = a.position + a.rate * dt
         let tolerance = 0.3 + 0.05 * a.rate * dt
         var jumped = false
         if let loop = a.loop, loop.isOn, let after = b.loop, after.isOn, after.start == loop.start, after.end == loop.end,
            after.pass > loop.pass, b.rate > 0, a.rate > 0 {
             // Wrapped: the rest of this pass, whole passes between, the start of the last one.
-            pieces.append(((loop.end - a.position) / a.rate, a.rate, a.position, loop.end))
+            pieces.append(((loop.end - a.position) / a.rate, a.rate, a.position, loop.end, loop.pass))
             for pass in (loop.pass + 1)..<after.pass {
                 let rate = loop.rehearsal.trainer?.rate(forPass: pass - 1) ?? a.rate
-                pieces.append(((loop.end - loop.start) / rate, rate, loop.start, loop.end))
+                pieces.append(((loop.end - loop.start) / rate, rate, loop.start, loop.end, pass))
             }
             let lead = max(b.position - loop.start, 0)
-            pieces.append((lead / b.rate, b.rate, b.position - lead, b.position))
+            pieces.append((lead / b.rate, b.rate, b.position - lead, b.position, after.pass))
             let music = pieces.reduce(0) { $0 + $1.seconds }
-            if dt > music { pieces.append((dt - music, b.rate, b.position, b.position)) }
-            else if music > 0 { pieces = pieces.map { ($0.seconds * dt / music, $0.rate, $0.from, $0.to) } }
+            if dt > music { pieces.append((dt - music, b.rate, b.position, b.position, after.pass)) }
+            else if music > 0 { pieces = pieces.map { ($0.seconds * dt / music, $0.rate, $0.from, $0.to, $0.pass) } }
         } else if abs(b.position - expected) <= tolerance {
-            pieces.append((dt, a.rate, a.position, b.position))
+            pieces.append((dt, a.rate, a.position, b.position, pass))
+        } else if b.position >= a.position - 0.01, b.position < expected, a.rate > 0 {
+            // Held, then on from where it was (a count-in or a gap before the music goes on): the
+            // same pass of the same section, not a jump into it again.
+            let run = max(b.position - a.position, 0) / a.rate
+            pieces.append((dt - run, a.rate, a.position, a.position, pass))
+            if run > 0 { pieces.append((run, a.rate, a.position, b.position, pass)) }
         } else {
             // A seek, a count-in or a gap: heard, but in no section.
-            pieces.append((dt, a.rate, b.position, b.position))
+            pieces.append((dt, a.rate, b.position, b.position, pass))
             jumped = true
         }
         for (k, piece) in pieces.enumerated() {
@@ -115,17 +125,20 @@ public struct PracticeTally: Sendable, Equatable {
                 let key = PartKey(kind: .loop, name: Self.name(of: loop))
                 parts[key, default: JournalPart(kind: .loop, name: key.name, passes: 0, seconds: 0, topSpeed: rate)].seconds += piece.seconds
                 parts[key]!.topSpeed = max(parts[key]!.topSpeed, rate)
+                parts[key]!.hear(piece.seconds, at: rate)
             }
             // Each pass of a loop enters its sections again.
             if k > 0, piece.from < pieces[k - 1].to { inSection = nil }
-            if piece.rate > 0 { run(piece.from, piece.to, rate: piece.rate) }
+            if piece.rate > 0 { run(piece.from, piece.to, rate: piece.rate, pass: piece.pass) }
         }
         if jumped { inSection = nil }
     }
 
     /// The position ran from `from` to `to` at `rate`: each section crossed gets its part of the
     /// time heard, and a pass when the run enters it.
-    private mutating func run(_ from: Double, _ to: Double, rate: Double) {
+    /// While a loop plays (`pass`: its pass), a section gets at most one pass per pass of the
+    /// loop, whatever count-ins, gaps and jumps happen within it.
+    private mutating func run(_ from: Double, _ to: Double, rate: Double, pass: Int? = nil) {
         guard to > from, !sections.isEmpty else { return }
         // The first section that ends after `from`.
         var k = (sections.lastIndex { $0.start <= from }) ?? 0
@@ -138,9 +151,17 @@ public struct PracticeTally: Sendable, Equatable {
                 let key = PartKey(kind: .section, name: sections[k].name)
                 let speed = Self.rounded(rate)
                 var part = parts[key] ?? JournalPart(kind: .section, name: key.name, passes: 0, seconds: 0, topSpeed: speed)
-                if inSection != k { part.passes += 1; inSection = k }
+                if inSection != k {
+                    if let pass {
+                        if sectionPass[k] != pass { part.passes += 1; sectionPass[k] = pass }
+                    } else {
+                        part.passes += 1
+                    }
+                    inSection = k
+                }
                 part.seconds += overlap / rate
                 part.topSpeed = max(part.topSpeed, speed)
+                part.hear(overlap / rate, at: speed)
                 parts[key] = part
             }
             k += 1
@@ -151,7 +172,7 @@ public struct PracticeTally: Sendable, Equatable {
     private mutating func countPasses(_ s: Sample) {
         guard let loop = s.loop, loop.isOn else { loopKey = nil; return }
         let key = "\(loop.start)\u{0}\(loop.end)\u{0}\(loop.name ?? "")"
-        if key != loopKey { loopKey = key; loopPassCounted = 0 }
+        if key != loopKey { loopKey = key; loopPassCounted = 0; sectionPass = [:] }
         guard loop.pass > loopPassCounted else { return }
         let name = Self.name(of: loop)
         let partKey = PartKey(kind: .loop, name: name)

@@ -119,6 +119,35 @@ import PracticeTestSupport
         #expect(try practice(["journal", "--html", "mine.html", "--force"]).status == 0)
     }
 
+    /// A song whose name is longer than a legend's column: its label is measured in the browser
+    /// and shortened to fit (ending in …, the whole name kept as its tooltip), so labels do not
+    /// run into each other; and a section drilled at 0.8× after a moment at 1.0× shows 0.80×, the
+    /// speed practised longest.
+    @Test func aLongNameFitsItsLegendAndTheSpeedIsThePractisedOne() throws {
+        try week()
+        let long = "A Very Long Song Title That Goes On And On Past Its Column"
+        let script = """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("UPDATE session SET title = ? WHERE title = 'Drill'", (sys.argv[2],))
+            c.execute("UPDATE part SET mainSpeed = 0.8, topSpeed = 1.0 WHERE kind = 'section' AND name = 'chorus'")
+            c.commit()
+            """
+        #expect(try run("/usr/bin/python3", ["-c", script, journalPath, long]).status == 0)
+        var r = try practice(["journal", "2026-03-01..2026-03-31", "--html", "long.html"])
+        #expect(r.status == 0, "\(r)")
+        let browser = try run("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir.file("chromium-long"))",
+                                                     "--dump-dom", "file://\(dir.file("long.html"))"])
+        let labels = browser.stdout.matches(of: /<text class="legend"[^>]*>(?<shown>[^<]*)<title>(?<full>[^<]*)<\/title>/).map { (String($0.output.shown), String($0.output.full)) }
+        let mine = labels.filter { $0.1 == "Crew — \(long)" }
+        #expect(!mine.isEmpty && mine.allSatisfy { $0.0.hasSuffix("…") && $0.0.count < 30 && $0.1.hasPrefix(String($0.0.dropLast()).trimmingCharacters(in: .whitespaces)) }, "\(labels)")
+        r = try practice(["journal", "2026-03-02..2026-03-05", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let chorus = try #require((json["sections"] as? [[String: Any]])?.first { $0["kind"] as? String == "section" && $0["name"] as? String == "chorus" }, "\(json)")
+        let speeds = (chorus["speeds"] as? [[String: Any]])?.map { ($0["speed"] as? Double) ?? Double("\($0["speed"]!)") ?? -1 } ?? []
+        #expect(!speeds.isEmpty && speeds.allSatisfy { $0 == 0.8 }, "the speed practised longest, not the top one: \(chorus)")
+    }
+
     /// A year of generated history: the report's totals are the generator's, month by month, and
     /// the page for the year draws a bar for every month, in a browser, without a console message.
     @Test func aYearOfHistory() throws {

@@ -8,7 +8,7 @@ def session(start, path, artist, title, genre, heard, top, speeds, parts, audio=
     c = db.execute("INSERT INTO session (path, audio, title, artist, album, genre, duration, started, ended, day, heard, countIns, topSpeed, markersAdded) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    (path, audio, title, artist, None, genre, 200, t(start), t(start) + heard, start[:10], heard, 0, top, 0))
     for r, s in speeds.items(): db.execute("INSERT INTO speed VALUES (?,?,?)", (c.lastrowid, r, s))
-    for kind, name, passes, secs, speed in parts: db.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (c.lastrowid, kind, name, passes, secs, speed))
+    for kind, name, passes, secs, speed in parts: db.execute("INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?,?,?,?,?,?)", (c.lastrowid, kind, name, passes, secs, speed))
 session("2026-03-02 10:00", "/m/drill.wav", "Crew", "Drill", "Dance", 600, 0.7, {0.7: 600},
         [("loop", "chorus", 12, 400, 0.7), ("section", "chorus", 12, 420, 0.7), ("section", "verse", 2, 180, 0.7)])
 session("2026-03-04 18:30", "/m/drill.wav", "Crew", "Drill", "Dance", 900, 0.9, {0.8: 400, 0.9: 500},

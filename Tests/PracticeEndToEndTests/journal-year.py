@@ -51,11 +51,11 @@ while day <= end:
                 db.execute("INSERT INTO speed VALUES (?,?,?)", (sid, r, s)); rows += 1
             loop_passes = 0
             for name in rng.sample(song["sections"], min(len(song["sections"]), rng.randint(1, 4))):
-                db.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (sid, "section", name, rng.randint(1, 12), heard / 5, speeds[-1])); rows += 1
+                db.execute("INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?,?,?,?,?,?)", (sid, "section", name, rng.randint(1, 12), heard / 5, speeds[-1])); rows += 1
             for name in song["loops"]:
                 p = rng.randint(2, 30)
                 loop_passes += p
-                db.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (sid, "loop", name, p, heard / 3, speeds[-1])); rows += 1
+                db.execute("INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed) VALUES (?,?,?,?,?,?)", (sid, "loop", name, p, heard / 3, speeds[-1])); rows += 1
             sessions += 1
             seconds += heard
             passes += loop_passes

@@ -29,8 +29,8 @@ import PracticeTestSupport
         #expect(t.speeds == [1.0: 3, 0.5: 4])
         #expect(t.heard == 7 && t.topSpeed == 1)
         #expect(t.sortedParts == [
-            JournalPart(kind: .section, name: "intro", passes: 1, seconds: 2, topSpeed: 1),
-            JournalPart(kind: .section, name: "verse", passes: 2, seconds: 1 + 2 + 2, topSpeed: 1),
+            JournalPart(kind: .section, name: "intro", passes: 1, seconds: 2, topSpeed: 1, mainSpeed: 1),
+            JournalPart(kind: .section, name: "verse", passes: 2, seconds: 1 + 2 + 2, topSpeed: 1, mainSpeed: 0.5),
         ])
     }
 
@@ -53,6 +53,29 @@ import PracticeTestSupport
         #expect(parts[0].passes == 3 && parts[0].topSpeed == 1 && abs(parts[0].seconds - t.heard) < 1e-9)
         #expect(parts[1].passes == 3 && abs(parts[1].seconds - (4 + 2 / 0.75 + 2)) < 1e-9, "\(parts[1])")
         #expect(t.countIns == 1, "a count-in before the first pass only")
+    }
+}
+
+extension TallyTests {
+    /// A seek back within a pass, and a count-in that holds the place, are no new passes of the
+    /// section the loop is in: two passes of the loop are two of its section (it was three).
+    @Test func aLoopsPassEntersItsSectionOnce() {
+        var t = PracticeTally(duration: 10)
+        t.setMarkers([(0, "intro"), (4, "chorus"), (8, "outro")])
+        func loop(_ pass: Int) -> LoopState {
+            LoopState(start: 4, end: 6, name: "chorus loop", pass: pass, passes: 5, rehearsal: Rehearsal(countIn: 2, countInEvery: true, bpm: 120))
+        }
+        t.observe(Self.state(4, loop: loop(1)), clock: 0)
+        t.observe(Self.state(5, loop: loop(1)), clock: 1)
+        t.observe(Self.state(4.5, loop: loop(1)), clock: 1)      // a seek back, within the pass
+        t.observe(Self.state(5.5, loop: loop(1)), clock: 2)
+        t.observe(Self.state(4, loop: loop(2)), clock: 2.5)      // wrapped; the count-in begins
+        t.observe(Self.state(4, loop: loop(2)), clock: 3.5)      // still counting in, at A
+        t.observe(Self.state(5, loop: loop(2)), clock: 4.5)
+        t.observe(Self.state(5, playing: false, loop: loop(2)), clock: 4.5)
+        let parts = Dictionary(uniqueKeysWithValues: t.sortedParts.map { ($0.name, $0) })
+        #expect(parts["chorus loop"]?.passes == 2 && parts["chorus"]?.passes == 2, "\(t.sortedParts)")
+        #expect(abs((parts["chorus"]?.seconds ?? 0) - 3.5) < 1e-9, "music heard in the section: 1 + 1 + 0.5 + 1 s")
     }
 }
 
@@ -106,6 +129,31 @@ import PracticeTestSupport
         #expect(s.parts[0].passes == 3 && s.parts[1].passes == 3, "\(s.parts)")
         #expect(s.markersAdded == 1 && s.countIns == 0)
         #expect(s.audio == (try rig.player.track.identity().pcm.sha256))
+    }
+
+    /// A loop drilled with a count-in before every pass and a gap after it: each pass enters
+    /// its section once (the count-in and the gap hold the place; they are no jumps into it), so
+    /// the section and the loop both show five passes; and the speed practised longest is kept.
+    @Test func aSectionsPassesAreTheLoopsWithCountInsAndGaps() throws {
+        let journal = try Journal(path: dir.file("drill.sqlite"))
+        var o = PlayerOptions()
+        o.settings.rate = 0.8
+        o.loop = LoopRange(start: 4, end: 6, passes: 5, name: "chorus loop", rehearsal: Rehearsal(gap: 1, countIn: 2, countInEvery: true, bpm: 120))
+        let rig = try VirtualRig(try song(), o)
+        let recorder = try #require(JournalRecorder(journal: journal, player: rig.player))
+        // 5 × (2 clicks at 120 bpm heard at 0.8× = 1.25 s, 2 s / 0.8 = 2.5 s, a gap of 1 s): 23.75 s.
+        for _ in 0..<26 {
+            rig.play(44_100)
+            settle(recorder, rig.player)
+            recorder.secondNow()
+        }
+        #expect(rig.player.state.isFinished)
+        rig.stop()
+        recorder.waitUntilWritten(timeout: 30)
+        let s = try #require(try journal.sessions(from: .today, to: .today).first)
+        let parts = Dictionary(uniqueKeysWithValues: s.parts.map { ($0.name, $0) })
+        #expect(parts["chorus loop"]?.passes == 5 && parts["chorus"]?.passes == 5, "\(s.parts)")
+        #expect(parts["chorus"]?.mainSpeed == 0.8 && parts["chorus loop"]?.mainSpeed == 0.8, "\(s.parts)")
     }
 
     /// Two players recording into one journal at once: two sessions, each its own.

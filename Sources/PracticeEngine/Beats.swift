@@ -118,11 +118,15 @@ struct TempoReading {
     /// The runner-up reading, shown as "96 bpm (or 48)".
     var other: Double?
 
-    /// Readings a dancer counts in: none slower than 40 or faster than 240 bpm is chosen.
-    static let counted = 40.0...240.0
+    /// Readings a dancer counts in: none slower than 40 or faster than 210 bpm is chosen (a fast
+    /// swing or salsa is 200; above, the half is counted).
+    static let counted = 40.0...210.0
     /// Below this autocorrelation at the beat's period there is no steady beat (noise, a tone,
     /// a single click; real songs measure 0.2 and more).
     static let steadiness = 0.1
+    /// Beats whose onsets rise by less than this against a window's mean energy are none (a
+    /// tone's ripple, a hiss).
+    static let salient = 0.1
     /// Onsets between the beats at least this strong (against the beats') are beats too.
     static let between = 0.55
     /// Every other beat weaker than this (against the others) is no beat.
@@ -135,13 +139,37 @@ struct TempoReading {
 
     /// The reading of `beats` (as tracked) the onsets and the prior favour; nil where no beat is steady.
     static func choose(_ tracked: [Double], onsets: Onsets, duration: Double) -> TempoReading? {
-        guard tracked.count >= 4, let found = BeatGrid.tempo(of: tracked), found.isFinite else { return nil }
         let envelope = onsets.envelope()
+        // Where the onsets repeat most (weighed by the prior): the tempo the tracker should be
+        // on, up to an octave or a third. A tracker off it by another ratio (locked onto a
+        // clave, a dotted figure) is not followed: a steady grid at that period, each beat then
+        // moved onto its onset and followed beat by beat, is.
+        let global = envelope.bestPeriod(in: 60 / counted.upperBound...60 / counted.lowerBound, weight: { prior(60 / $0) })
+        var beats = tracked
+        let trackedTempo = BeatGrid.tempo(of: tracked)
+        var consistent = false
+        if let t = trackedTempo {
+            if let g = global {
+                let ratio: Double = t * g.period / 60
+                let multiples: [Double] = [1.0 / 3, 0.5, 1, 2, 3]
+                consistent = multiples.contains { abs(ratio / $0 - 1) < 0.04 }
+            } else {
+                consistent = true
+            }
+        }
+        if (!consistent || tracked.count < 4), let global, global.correlation >= steadiness {
+            beats = onsets.refine(envelope.steadyGrid(period: global.period, duration: duration))
+        }
+        guard beats.count >= 4, let found = BeatGrid.tempo(of: beats), found.isFinite else { return nil }
+        guard onsets.salience(beats) >= salient else { return nil }
         guard envelope.correlation(atPeriod: 60 / found) >= steadiness
               || envelope.correlation(atPeriod: 120 / found) >= steadiness else { return nil }
-        var beats = tracked, tempo = found
+        var tempo = found
         var other: Double?
         var direction = 0.0
+        // Outside what a dancer counts: the half (or the double) is, whatever the onsets say.
+        while tempo > counted.upperBound, beats.count >= 8 { other = tempo; tempo /= 2; beats = onsets.regrid(beats, by: 0.5); direction = -1 }
+        while tempo < counted.lowerBound, tempo * 2 <= counted.upperBound { other = tempo; tempo *= 2; beats = onsets.regrid(beats, by: 2); direction = 1 }
         // At most two steps (a tracker two octaves off), never back the way it came.
         for _ in 0..<2 {
             let e = onsets.evidence(beats)
@@ -176,6 +204,40 @@ struct Envelope {
     let values: [Double]
     let seconds: Double
 
+    /// The period within `range` (seconds) at which the envelope repeats most, each lag's
+    /// autocorrelation weighed by `weight` (the prior), made finer than the grid by a parabola
+    /// through the peak; and how strongly it repeats there. Nil for an envelope too short.
+    func bestPeriod(in range: ClosedRange<Double>, weight: (Double) -> Double) -> (period: Double, correlation: Double)? {
+        let n = values.count
+        let power = values.reduce(0) { $0 + $1 * $1 } / Double(max(n, 1))
+        let lo = max(2, Int((range.lowerBound / seconds).rounded(.down))), hi = min(Int((range.upperBound / seconds).rounded(.up)), n / 3)
+        guard power > 0, lo + 2 <= hi else { return nil }
+        var ac = [Double](repeating: 0, count: hi + 2)
+        for lag in (lo - 1)...(hi + 1) {
+            var sum = 0.0
+            for i in 0..<(n - lag) { sum += values[i] * values[i + lag] }
+            ac[lag] = sum / Double(n - lag) / power
+        }
+        var best = lo
+        for lag in lo...hi where ac[lag] * weight(Double(lag) * seconds) > ac[best] * weight(Double(best) * seconds) { best = lag }
+        let (a, b, c) = (ac[best - 1], ac[best], ac[best + 1])
+        let shift = a - 2 * b + c < 0 ? min(max(0.5 * (a - c) / (a - 2 * b + c), -0.5), 0.5) : 0
+        return ((Double(best) + shift) * seconds, b)
+    }
+
+    /// Beats every `period` seconds over `duration`, at the phase where the envelope is strongest.
+    func steadyGrid(period: Double, duration: Double) -> [Double] {
+        let step = period / seconds
+        guard step >= 1, !values.isEmpty else { return [] }
+        var bestPhase = 0, bestSum = -Double.infinity
+        for phase in 0..<Int(step.rounded(.up)) {
+            var sum = 0.0, t = Double(phase)
+            while Int(t.rounded()) < values.count { sum += values[Int(t.rounded())]; t += step }
+            if sum > bestSum { bestSum = sum; bestPhase = phase }
+        }
+        return Array(stride(from: Double(bestPhase) * seconds, to: duration, by: period))
+    }
+
     /// How strongly the envelope repeats after `period` seconds: its autocorrelation there
     /// (1: exactly; 0: no more than chance), the best within ±3 % (a tracker's period is rounded).
     func correlation(atPeriod period: Double) -> Double {
@@ -199,6 +261,8 @@ struct Envelope {
 struct Onsets {
     /// The rise of energy into each step (0 where it falls).
     let rise: [Float]
+    /// The mean energy of a window (four steps) over the track: what rises are measured against.
+    let typicalLevel: Float
     let seconds: Double
 
     /// `energy`: the mean square of each step. The rise into step i is the energy of the four
@@ -213,12 +277,12 @@ struct Onsets {
             if i >= 4 { sum -= energy[i - 4] }
             window[i] = sum
         }
-        // A rise of less than a tenth of the energy before it is none: a steady tone's ripple
-        // (1–2 %), not a note starting. So is one below -100 dB.
+        // A rise below -100 dB is none.
+        typicalLevel = window.isEmpty ? 0 : window.reduce(0, +) / Float(window.count)
         rise = energy.indices.map { i in
             guard i >= 4 else { return 0 }
             let r = window[i] - window[i - 4]
-            return r > 0.1 * window[i - 4] && r > 1e-10 ? r : 0
+            return r > 1e-10 ? r : 0
         }
     }
 
@@ -288,6 +352,14 @@ struct Onsets {
             }
         }
         return out
+    }
+
+    /// How strongly the beats stand out: the median beat's rise against a window's mean energy.
+    /// A steady tone's ripple is a few hundredths; a note or a drum starting, a tenth and more.
+    func salience(_ beats: [Double]) -> Double {
+        guard !beats.isEmpty, typicalLevel > 0 else { return 0 }
+        let strengths = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }.sorted()
+        return strengths[strengths.count / 2] / Double(typicalLevel)
     }
 
     /// How strong the onsets are halfway (and a third of the way) between the beats, and on

@@ -194,6 +194,65 @@ import PracticeAudio
     /// step of the source where A is and ending at B's; then silence, paused at A.
     static let taskKeys = ["g", "6", "0", "Enter", "m", "Enter", "m", "Enter", "o", "[", "[", "c", "p", "5"]
 
+    /// The study's drill on a real song (Debian's wesnoth `frantic.ogg`, 2:42, its beats found
+    /// first with `practice beats`, whose tempo the count-in takes): the same 14 keys, the markers
+    /// where they were pressed, five passes; then, paused, a go-to stays paused and the marker
+    /// after it lands exactly where it went (a go-to used to start playback: ¾ of a beat late).
+    @Test func theStudysTaskOnARealSong() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("tui-real-task")
+        let made = try run("/usr/bin/sox", ["/usr/share/games/wesnoth/1.16/data/core/music/frantic.ogg", dir.file("song.wav")])
+        try #require(made.status == 0, "\(made)")
+        let beats = try run(practiceBinary, ["beats", "song.wav"], environment: ["XDG_CACHE_HOME": dir.file("cache")], currentDirectory: dir.path)
+        try #require(beats.status == 0, "\(beats)")
+        let session = try startRecordedScreen("practice-real-task-\(getpid())", in: dir, rig: rig)
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        func press(_ k: String) throws { _ = try tmux(["send-keys", "-t", session, k]) }
+        _ = try waitFor("▶ Playing   0:00", in: session)
+        let keys = Self.taskKeys
+        var k = 0
+        func next(_ n: Int) throws { for _ in 0..<n { try press(keys[k]); k += 1; usleep(60_000) } }
+        try next(4)                                          // g 6 0 Enter
+        _ = try waitFor("▶ Playing   1:00", in: session)
+        try next(1)                                          // m
+        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus"])
+        try next(1)                                          // Enter
+        _ = try waitFor("added marker 'Chorus'", in: session)
+        usleep(2_000_000)
+        try next(1)                                          // m
+        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus end"])
+        try next(1)                                          // Enter
+        _ = try waitFor("added marker 'Chorus end'", in: session)
+        try next(1)                                          // o
+        _ = try waitFor("loop 'Chorus' → 'Chorus end'", in: session)
+        try next(2)                                          // [ [
+        _ = try waitFor("speed 0.80×", in: session)
+        try next(1)                                          // c
+        var screen = try waitFor("count-in: 4 clicks", in: session)
+        #expect(screen.contains("count-in: 4 clicks at 119.") || screen.contains("count-in: 4 clicks at 120"), "the grid's tempo: \(screen)")
+        try next(2)                                          // p 5
+        #expect(k == keys.count && keys.count <= 15)
+        screen = try waitFor("5 passes done: paused at the loop's start", in: session, seconds: 60)
+        #expect(screen.contains("5 passes done"), "screen:\n\(screen)")
+        // Paused: a go-to stays paused, and the marker after it is exactly there.
+        for key in ["g", "3", "0", "Enter"] { try press(key); usleep(60_000) }
+        screen = try waitFor("⏸ Paused   0:30", in: session)
+        #expect(screen.contains("⏸ Paused   0:30.0"), "screen:\n\(screen)")
+        try press("m")
+        _ = try tmux(["send-keys", "-t", session, "-l", "Here"])
+        try press("Enter")
+        _ = try waitFor("added marker 'Here'", in: session)
+        try press("q")
+        screen = try waitFor("EXIT=", in: session)
+        #expect(screen.contains("EXIT=0"), "screen:\n\(screen)")
+        _ = rig.stopRecording()
+        let doc = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("song.wav.practice.json")))) as! [String: Any]
+        let times = Dictionary(uniqueKeysWithValues: (doc["markers"] as! [[String: Any]]).map { ($0["name"] as! String, $0["time"] as! Double) })
+        let a = try #require(times["Chorus"]), b = try #require(times["Chorus end"])
+        #expect(a >= 60 && a < 61 && b > a + 1, "markers at \(a), \(b)")
+        #expect(times["Here"] == 30, "the marker after a paused go-to: \(times)")
+    }
+
     @Test func theStudysTaskInFourteenKeys() throws {
         let rig = try PulseRig()
         let dir = ScratchDirectory("tui-task")

@@ -221,13 +221,16 @@ enum JournalText {
             s.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) ? "\"" + s.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"" : s
         }
         func number(_ v: Double) -> String { cFormat("%.3f", v) }
-        var lines = ["day,started,artist,title,genre,path,kind,name,seconds,passes,top_speed"]
+        // main_speed: the speed heard longest (a part written before it was kept: its top speed).
+        var lines = ["day,started,artist,title,genre,path,kind,name,seconds,passes,top_speed,main_speed"]
         for s in sessions {
             let common = [Day(s.started).description, String(Int(s.started.timeIntervalSince1970)), s.artist ?? "", s.title ?? "", s.genre ?? "", s.path].map { field($0.terminalSafe) }
             lines.append((common + ["session", "", number(s.heard), String(s.parts.filter { $0.kind == .loop }.reduce(0) { $0 + $1.passes }),
-                                    s.topSpeed.map { cFormat("%.2f", $0) } ?? ""]).joined(separator: ","))
+                                    s.topSpeed.map { cFormat("%.2f", $0) } ?? "",
+                                    s.speeds.max { ($0.value, $0.key) < ($1.value, $1.key) }.map { cFormat("%.2f", $0.key) } ?? ""]).joined(separator: ","))
             for p in s.parts {
-                lines.append((common + [p.kind.rawValue, field(p.name.terminalSafe), number(p.seconds), String(p.passes), cFormat("%.2f", p.topSpeed)]).joined(separator: ","))
+                lines.append((common + [p.kind.rawValue, field(p.name.terminalSafe), number(p.seconds), String(p.passes), cFormat("%.2f", p.topSpeed),
+                                        cFormat("%.2f", p.mainSpeed ?? p.topSpeed)]).joined(separator: ","))
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -64,10 +64,10 @@ import PracticeTestSupport
         // For a spreadsheet: a row per session and per part, text made safe.
         r = try practice(["journal", "2026-03-05", "--csv"])
         #expect(r.stdout == """
-            day,started,artist,title,genre,path,kind,name,seconds,passes,top_speed
-            2026-03-05,1772701200,Band,Solo\\u{1b}[31m,,/m/solo.flac,session,,300.000,0,1.00
-            2026-03-05,1772740800,Crew,Drill,Dance,/m/copy of drill.flac,session,,120.000,4,0.90
-            2026-03-05,1772740800,Crew,Drill,Dance,/m/copy of drill.flac,loop,chorus,120.000,4,0.90
+            day,started,artist,title,genre,path,kind,name,seconds,passes,top_speed,main_speed
+            2026-03-05,1772701200,Band,Solo\\u{1b}[31m,,/m/solo.flac,session,,300.000,0,1.00,1.00
+            2026-03-05,1772740800,Crew,Drill,Dance,/m/copy of drill.flac,session,,120.000,4,0.90,0.90
+            2026-03-05,1772740800,Crew,Drill,Dance,/m/copy of drill.flac,loop,chorus,120.000,4,0.90,0.90
 
             """, "\(r.stdout)")
 
@@ -146,6 +146,9 @@ import PracticeTestSupport
         let chorus = try #require((json["sections"] as? [[String: Any]])?.first { $0["kind"] as? String == "section" && $0["name"] as? String == "chorus" }, "\(json)")
         let speeds = (chorus["speeds"] as? [[String: Any]])?.map { ($0["speed"] as? Double) ?? Double("\($0["speed"]!)") ?? -1 } ?? []
         #expect(!speeds.isEmpty && speeds.allSatisfy { $0 == 0.8 }, "the speed practised longest, not the top one: \(chorus)")
+        // The spreadsheet has both: the top speed and the one practised longest.
+        let csv = try practice(["journal", "2026-03-02..2026-03-05", "--csv"]).stdout.split(separator: "\n").filter { $0.contains(",section,chorus,") }
+        #expect(!csv.isEmpty && csv.allSatisfy { $0.hasSuffix(",1.00,0.80") }, "\(csv)")
     }
 
     /// A year of generated history: the report's totals are the generator's, month by month, and

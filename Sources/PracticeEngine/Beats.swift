@@ -26,14 +26,16 @@ public enum BeatAnalysis {
         let rate = track.info.sampleRate, channels = track.info.channels
         // The onsets' grid is a quarter of the hop: 128 samples (2.9 ms) at 44.1 kHz.
         let hop = Self.hop(sampleRate: rate), fineHop = hop / 4
-        let found: (beats: [Double], energy: [Float], fine: [Float])
+        let found: (beats: [Double], energy: [Float], fine: [Float], bright: [Float])
         do {
             let file = try SoundFile(path: track.path)
             let tracker = try BeatTracker(sampleRate: rate, window: 2 * hop, hop: hop)
             var buffer = [Float](repeating: 0, count: hop * channels)
             var mono = [Float](repeating: 0, count: hop)
-            var energy: [Float] = [], fine: [Float] = []
+            var energy: [Float] = [], fine: [Float] = [], bright: [Float] = []
+            var previous: Float = 0
             energy.reserveCapacity(track.info.frames / hop + 1)
+            bright.reserveCapacity(track.info.frames / hop + 1)
             fine.reserveCapacity(track.info.frames / fineHop + 1)
             while true {
                 let n = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: hop) }
@@ -48,6 +50,11 @@ public enum BeatAnalysis {
                     sum += v * v
                 }
                 energy.append(sum / Float(hop))
+                // The energy of the sample-to-sample difference: the highs (a crash, a hat) weigh
+                // in it as the lows do in `energy`.
+                var highs: Float = 0
+                for i in 0..<hop { let d = mono[i] - previous; highs += d * d; previous = mono[i] }
+                bright.append(highs / Float(hop))
                 for q in stride(from: 0, to: hop, by: fineHop) {
                     var e: Float = 0
                     for i in q..<(q + fineHop) { e += mono[i] * mono[i] }
@@ -55,7 +62,7 @@ public enum BeatAnalysis {
                 }
                 mono.withUnsafeBufferPointer { tracker.feed($0) }
             }
-            found = (tracker.beats, energy, fine)
+            found = (tracker.beats, energy, fine, bright)
         } catch let error as AubioError {
             throw PracticeError(.unavailable, "\(track.path): cannot find its beats: \(error.message)")
         } catch {
@@ -73,10 +80,20 @@ public enum BeatAnalysis {
         }
         let hopSeconds = Double(hop) / Double(rate)
         // A beat's accent: the loudest hop from 20 ms before it to 80 ms after.
-        let accents = beats.map { t -> Double in
-            let a = max(Int((t - 0.02) / hopSeconds), 0), b = min(Int((t + 0.08) / hopSeconds), found.energy.count - 1)
-            return a <= b ? Double(found.energy[a...b].max() ?? 0) : 0
+        // A beat's accent: the loudest hop from 20 ms before it to 80 ms after, in the whole
+        // sound and in its highs (a crash marks the one as a louder kick does), each against its
+        // median over the beats.
+        func peaks(_ e: [Float]) -> [Double] {
+            beats.map { t -> Double in
+                let a = max(Int((t - 0.02) / hopSeconds), 0), b = min(Int((t + 0.08) / hopSeconds), e.count - 1)
+                return a <= b ? Double(e[a...b].max() ?? 0) : 0
+            }
         }
+        func normalised(_ v: [Double]) -> [Double] {
+            let median = v.sorted()[v.count / 2]
+            return median > 0 ? v.map { $0 / median } : v.map { _ in 0 }
+        }
+        let accents = zip(normalised(peaks(found.energy)), normalised(peaks(found.bright))).map { $0 + $1 }
         let phase = loudestPhase(accents, meter: meter)
         var grid = BeatGrid(times: beats, tempo: (tempo * 100).rounded() / 100, one: beats[phase], meter: meter, source: "aubio")
         grid.otherTempo = reading.other.map { (($0 * tempo / reading.tempo) * 100).rounded() / 100 }.flatMap { BeatGrid.tempoRange.contains($0) ? $0 : nil }

@@ -73,8 +73,7 @@ public enum BeatAnalysis {
         guard let reading = TempoReading.choose(tracked, onsets: onsets, duration: track.duration) else {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }
-        var beats: [Double] = []
-        for t in reading.beats.map(Sidecar.milliseconds) where t < track.duration && t >= (beats.last ?? -1) + Onsets.shortestBeat { beats.append(t) }
+        let beats = Onsets.distinct(reading.beats.map(Sidecar.milliseconds).filter { $0 < track.duration }, gap: Onsets.shortestBeat)
         guard beats.count >= 2, let tempo = BeatGrid.tempo(of: beats, span: 8), BeatGrid.tempoRange.contains(tempo) else {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }

@@ -45,9 +45,6 @@ public struct JournalReport: Sendable, Equatable {
             return out
         }
 
-        mutating func add(_ day: Day, _ speed: Double) {
-            if let k = byDay.lastIndex(where: { $0.day == day }) { byDay[k].speed = max(byDay[k].speed, speed) } else { byDay.append((day, speed)) }
-        }
     }
 
     public struct SongTotal: Sendable, Equatable {

@@ -80,24 +80,18 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     }
 
     /// Waits until `playerctl -l` lists `count` players; returns the list.
-    func waitForPlayers(_ count: Int) throws -> [String] {
-        let deadline = Date().addingTimeInterval(10)
-        var names: [String] = []
-        while Date() < deadline {
-            names = try playerctl("-l").stdout.split(separator: "\n").map(String.init)
-            if names.count >= count { return names }
-            usleep(50_000)
-        }
-        return names
-    }
+    func waitForPlayers(_ count: Int) throws -> [String] { try waitForPlayers { $0.count >= count } }
 
     /// Waits until the players on the bus are exactly `expected` (10 s at most); what they are.
-    func waitForNames(_ expected: [String]) throws -> [String] {
+    func waitForNames(_ expected: [String]) throws -> [String] { try waitForPlayers { $0 == expected } }
+
+    /// The players' names on the bus once `done` says so (10 s at most), or as they are then.
+    func waitForPlayers(until done: ([String]) -> Bool) throws -> [String] {
         let deadline = Date().addingTimeInterval(10)
         var names: [String] = []
         while Date() < deadline {
             names = try playerctl("-l").stdout.split(separator: "\n").map(String.init)
-            if names == expected { return names }
+            if done(names) { return names }
             usleep(50_000)
         }
         return names

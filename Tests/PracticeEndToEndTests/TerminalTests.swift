@@ -192,6 +192,36 @@ import PracticeAudio
     /// passes. 14 keys besides the two names and the taps (`Self.taskKeys`; README). The capture
     /// shows a count-in of four clicks, then a pass of (B − A) ÷ 0.8, five times, starting at the
     /// step of the source where A is and ending at B's; then silence, paused at A.
+    /// Types the study's 14 keys into `session` (playing, before 1:00): go to 1:00, mark
+    /// "Chorus", `between` µs later "Chorus end", loop it, 0.8×, count-in, 5 passes; each step
+    /// waits for the screen to show it. Returns the screen as the count-in was turned on.
+    func typeTheStudysTask(in session: String, between: UInt32) throws -> String {
+        func press(_ k: String) throws { _ = try tmux(["send-keys", "-t", session, k]) }
+        let keys = Self.taskKeys
+        var k = 0
+        func next(_ n: Int) throws { for _ in 0..<n { try press(keys[k]); k += 1; usleep(60_000) } }
+        try next(4)                                          // g 6 0 Enter
+        _ = try waitFor("▶ Playing   1:00", in: session)
+        try next(1)                                          // m
+        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus"])
+        try next(1)                                          // Enter
+        _ = try waitFor("added marker 'Chorus'", in: session)
+        usleep(between)
+        try next(1)                                          // m
+        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus end"])
+        try next(1)                                          // Enter
+        _ = try waitFor("added marker 'Chorus end'", in: session)
+        try next(1)                                          // o
+        _ = try waitFor("loop 'Chorus' → 'Chorus end'", in: session)
+        try next(2)                                          // [ [
+        _ = try waitFor("speed 0.80×", in: session)
+        try next(1)                                          // c
+        let screen = try waitFor("count-in: 4 clicks", in: session)
+        try next(2)                                          // p 5
+        #expect(k == keys.count && keys.count <= 15)
+        return screen
+    }
+
     static let taskKeys = ["g", "6", "0", "Enter", "m", "Enter", "m", "Enter", "o", "[", "[", "c", "p", "5"]
 
     /// The study's drill on a real song (Debian's wesnoth `frantic.ogg`, 2:42, its beats found
@@ -209,29 +239,8 @@ import PracticeAudio
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         func press(_ k: String) throws { _ = try tmux(["send-keys", "-t", session, k]) }
         _ = try waitFor("▶ Playing   0:00", in: session)
-        let keys = Self.taskKeys
-        var k = 0
-        func next(_ n: Int) throws { for _ in 0..<n { try press(keys[k]); k += 1; usleep(60_000) } }
-        try next(4)                                          // g 6 0 Enter
-        _ = try waitFor("▶ Playing   1:00", in: session)
-        try next(1)                                          // m
-        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus"])
-        try next(1)                                          // Enter
-        _ = try waitFor("added marker 'Chorus'", in: session)
-        usleep(2_000_000)
-        try next(1)                                          // m
-        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus end"])
-        try next(1)                                          // Enter
-        _ = try waitFor("added marker 'Chorus end'", in: session)
-        try next(1)                                          // o
-        _ = try waitFor("loop 'Chorus' → 'Chorus end'", in: session)
-        try next(2)                                          // [ [
-        _ = try waitFor("speed 0.80×", in: session)
-        try next(1)                                          // c
-        var screen = try waitFor("count-in: 4 clicks", in: session)
+        var screen = try typeTheStudysTask(in: session, between: 2_000_000)
         #expect(screen.contains("count-in: 4 clicks at 119.") || screen.contains("count-in: 4 clicks at 120"), "the grid's tempo: \(screen)")
-        try next(2)                                          // p 5
-        #expect(k == keys.count && keys.count <= 15)
         screen = try waitFor("5 passes done: paused at the loop's start", in: session, seconds: 60)
         #expect(screen.contains("5 passes done"), "screen:\n\(screen)")
         // Paused: a go-to stays paused, and the marker after it is exactly there.
@@ -272,28 +281,7 @@ import PracticeAudio
         _ = try waitFor("▶ Playing   0:00", in: session)
         for _ in 0..<4 { try press("t"); usleep(500_000) }   // the taps: 120 bpm
         _ = try waitFor("bpm from", in: session)
-        let keys = Self.taskKeys
-        var k = 0
-        func next(_ n: Int) throws { for _ in 0..<n { try press(keys[k]); k += 1; usleep(60_000) } }
-        try next(4)                                          // g 6 0 Enter
-        _ = try waitFor("▶ Playing   1:00", in: session)
-        try next(1)                                          // m
-        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus"])
-        try next(1)                                          // Enter
-        _ = try waitFor("added marker 'Chorus'", in: session)
-        usleep(1_200_000)
-        try next(1)                                          // m
-        _ = try tmux(["send-keys", "-t", session, "-l", "Chorus end"])
-        try next(1)                                          // Enter
-        _ = try waitFor("added marker 'Chorus end'", in: session)
-        try next(1)                                          // o
-        _ = try waitFor("loop 'Chorus' → 'Chorus end'", in: session)
-        try next(2)                                          // [ [
-        _ = try waitFor("speed 0.80×", in: session)
-        try next(1)                                          // c
-        _ = try waitFor("count-in: 4 clicks", in: session)
-        try next(2)                                          // p 5
-        #expect(k == keys.count && keys.count <= 15)
+        _ = try typeTheStudysTask(in: session, between: 1_200_000)
         var screen = try waitFor("5 passes done: paused at the loop's start", in: session, seconds: 40)
         #expect(screen.contains("5 passes done"), "screen:\n\(screen)")
         usleep(1_000_000)

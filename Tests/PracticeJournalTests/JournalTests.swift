@@ -93,6 +93,16 @@ extension TallyTests {
         return path
     }
 
+    /// Plays `seconds` seconds on the virtual device, the recorder sampling after each, as its
+    /// once-a-second timer does.
+    func playSeconds(_ seconds: Int, _ rig: VirtualRig, _ recorder: JournalRecorder) {
+        for _ in 0..<seconds {
+            rig.play(44_100)
+            settle(recorder, rig.player)
+            recorder.secondNow()
+        }
+    }
+
     /// Waits until the recorder has taken in every event the player has published.
     func settle(_ recorder: JournalRecorder, _ player: Player) {
         let deadline = Date().addingTimeInterval(2)
@@ -106,11 +116,7 @@ extension TallyTests {
         let rig = try VirtualRig(try song(), o)
         let recorder = try #require(JournalRecorder(journal: journal, player: rig.player))
         // 2/0.5 + 2/0.75 + 2/1 = 8.667 s of output, in steps of a second, a sample after each.
-        for _ in 0..<10 {
-            rig.play(44_100)
-            settle(recorder, rig.player)
-            recorder.secondNow()
-        }
+        playSeconds(10, rig, recorder)
         #expect(rig.player.state.isFinished)
         // A marker added while it played.
         try SidecarStore.update(for: rig.player.track) { (s: inout Sidecar) throws(PracticeError) in try s.addMarker(name: "turn", time: 5, duration: 10) }
@@ -142,11 +148,7 @@ extension TallyTests {
         let rig = try VirtualRig(try song(), o)
         let recorder = try #require(JournalRecorder(journal: journal, player: rig.player))
         // 5 × (2 clicks at 120 bpm heard at 0.8× = 1.25 s, 2 s / 0.8 = 2.5 s, a gap of 1 s): 23.75 s.
-        for _ in 0..<26 {
-            rig.play(44_100)
-            settle(recorder, rig.player)
-            recorder.secondNow()
-        }
+        playSeconds(26, rig, recorder)
         #expect(rig.player.state.isFinished)
         rig.stop()
         recorder.waitUntilWritten(timeout: 30)

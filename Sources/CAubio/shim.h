@@ -4,15 +4,22 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-/// The aubio calls we use (beat tracking and onsets' novelty), resolved from libaubio.so.5 at run time.
+/// The aubio calls we use (a mel spectrum for the onsets' novelty), resolved from libaubio.so.5 at run time.
 typedef struct {
-    aubio_tempo_t *(*new_tempo)(const char_t *, uint_t, uint_t, uint_t);
-    void (*tempo_do)(aubio_tempo_t *, const fvec_t *, fvec_t *);
-    smpl_t (*tempo_get_last_s)(aubio_tempo_t *);
-    smpl_t (*tempo_get_bpm)(aubio_tempo_t *);
-    void (*del_tempo)(aubio_tempo_t *);
     fvec_t *(*new_fvec)(uint_t);
     void (*del_fvec)(fvec_t *);
+    fvec_t *(*new_window)(char_t *, uint_t);
+    void (*fvec_weighted_copy)(const fvec_t *, const fvec_t *, fvec_t *);
+    aubio_fft_t *(*new_fft)(uint_t);
+    void (*fft_do_complex)(aubio_fft_t *, const fvec_t *, fvec_t *);
+    void (*fft_get_norm)(const fvec_t *, cvec_t *);
+    void (*del_fft)(aubio_fft_t *);
+    cvec_t *(*new_cvec)(uint_t);
+    void (*del_cvec)(cvec_t *);
+    aubio_filterbank_t *(*new_filterbank)(uint_t, uint_t);
+    uint_t (*filterbank_set_mel_coeffs)(aubio_filterbank_t *, smpl_t, smpl_t, smpl_t);
+    void (*filterbank_do)(aubio_filterbank_t *, const cvec_t *, fvec_t *);
+    void (*del_filterbank)(aubio_filterbank_t *);
 } practice_aubio_api;
 
 /// Opens aubio and fills `api`; returns NULL, or what went wrong (dlerror's text).
@@ -21,13 +28,20 @@ static inline const char *practice_aubio_load(practice_aubio_api *api) {
     if (library == NULL) return dlerror();
 #define PRACTICE_AUBIO_SYMBOL(field, name) \
     if ((*(void **)&api->field = dlsym(library, name)) == NULL) return "libaubio.so.5 has no " name;
-    PRACTICE_AUBIO_SYMBOL(new_tempo, "new_aubio_tempo")
-    PRACTICE_AUBIO_SYMBOL(tempo_do, "aubio_tempo_do")
-    PRACTICE_AUBIO_SYMBOL(tempo_get_last_s, "aubio_tempo_get_last_s")
-    PRACTICE_AUBIO_SYMBOL(tempo_get_bpm, "aubio_tempo_get_bpm")
-    PRACTICE_AUBIO_SYMBOL(del_tempo, "del_aubio_tempo")
     PRACTICE_AUBIO_SYMBOL(new_fvec, "new_fvec")
     PRACTICE_AUBIO_SYMBOL(del_fvec, "del_fvec")
+    PRACTICE_AUBIO_SYMBOL(new_window, "new_aubio_window")
+    PRACTICE_AUBIO_SYMBOL(fvec_weighted_copy, "fvec_weighted_copy")
+    PRACTICE_AUBIO_SYMBOL(new_fft, "new_aubio_fft")
+    PRACTICE_AUBIO_SYMBOL(fft_do_complex, "aubio_fft_do_complex")
+    PRACTICE_AUBIO_SYMBOL(fft_get_norm, "aubio_fft_get_norm")
+    PRACTICE_AUBIO_SYMBOL(del_fft, "del_aubio_fft")
+    PRACTICE_AUBIO_SYMBOL(new_cvec, "new_cvec")
+    PRACTICE_AUBIO_SYMBOL(del_cvec, "del_cvec")
+    PRACTICE_AUBIO_SYMBOL(new_filterbank, "new_aubio_filterbank")
+    PRACTICE_AUBIO_SYMBOL(filterbank_set_mel_coeffs, "aubio_filterbank_set_mel_coeffs")
+    PRACTICE_AUBIO_SYMBOL(filterbank_do, "aubio_filterbank_do")
+    PRACTICE_AUBIO_SYMBOL(del_filterbank, "del_aubio_filterbank")
 #undef PRACTICE_AUBIO_SYMBOL
     return NULL;
 }

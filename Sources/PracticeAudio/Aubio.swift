@@ -1,54 +1,90 @@
 import CAubio
 import Glibc
 
-/// Why aubio could not track beats.
+/// Why aubio could not analyse a track.
 public struct AubioError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
 
-/// aubio's beat tracker over mono audio: feed blocks of `hop` samples, get the beats found (in
-/// seconds from the start) as it goes. The library is opened with dlopen on first use.
-public final class BeatTracker {
+/// How much each hop's sound is new, heard as an ear hears it: the rise, in dB, of each of 40
+/// mel bands (aubio's FFT over a Hann window of two hops, and its filter bank), averaged over the
+/// bands, as librosa's onset strength is. A hi-hat counts as a kick does, where the energy alone
+/// weighs a kick a hundred times more; a note's swell hardly counts.
+public final class SpectralFlux {
     public let hop: Int
     private let api: UnsafeMutablePointer<practice_aubio_api>
-    private let tempo: OpaquePointer
-    private let input: UnsafeMutablePointer<fvec_t>
-    private let output: UnsafeMutablePointer<fvec_t>
-    public private(set) var beats: [Double] = []
+    private let fft: OpaquePointer
+    private let bank: OpaquePointer
+    private let shape: UnsafeMutablePointer<fvec_t>
+    /// The last two hops, as they came; then windowed; then their spectrum.
+    private let frame: UnsafeMutablePointer<fvec_t>
+    private let windowed: UnsafeMutablePointer<fvec_t>
+    private let complex: UnsafeMutablePointer<fvec_t>
+    private let spectrum: UnsafeMutablePointer<cvec_t>
+    private let bands: UnsafeMutablePointer<fvec_t>
+    private var previous: [Float]
+    private var started = false
+    /// One value a hop: the mean rise over the bands, in dB (0 where nothing rose).
+    public private(set) var values: [Float] = []
 
-    /// `window`: the analysis window (1024 samples at 44.1 kHz, as `aubio tempo` uses), `hop` the step (512).
-    public init(sampleRate: Int, window: Int = 1024, hop: Int = 512) throws(AubioError) {
+    /// `hop`: a power of two of at least 16 samples.
+    public init(sampleRate: Int, hop: Int) throws(AubioError) {
         api = try Aubio.api()
         self.hop = hop
-        guard let tempo = api.pointee.new_tempo("default", UInt32(window), UInt32(hop), UInt32(sampleRate)) else {
-            throw AubioError(message: "aubio cannot track beats at \(sampleRate) Hz")
+        let window = 2 * hop, count = min(40, window / 8)
+        let a = api.pointee
+        guard let fft = a.new_fft(UInt32(window)) else { throw AubioError(message: "aubio cannot analyse \(window)-sample windows") }
+        guard let bank = a.new_filterbank(UInt32(count), UInt32(window)),
+              a.filterbank_set_mel_coeffs(bank, Float(sampleRate), 30, Float(min(11_000, sampleRate * 45 / 100))) == 0,
+              let shape = "hanningz".withCString({ a.new_window(UnsafeMutablePointer(mutating: $0), UInt32(window)) }),
+              let frame = a.new_fvec(UInt32(window)), let windowed = a.new_fvec(UInt32(window)),
+              let complex = a.new_fvec(UInt32(window)), let spectrum = a.new_cvec(UInt32(window)),
+              let bands = a.new_fvec(UInt32(count)) else {
+            a.del_fft(fft)
+            throw AubioError(message: "aubio cannot make mel bands at \(sampleRate) Hz")
         }
-        guard let input = api.pointee.new_fvec(UInt32(hop)), let output = api.pointee.new_fvec(2) else {
-            api.pointee.del_tempo(tempo)
-            throw AubioError(message: "aubio could not start")
-        }
-        self.tempo = tempo
-        self.input = input
-        self.output = output
+        self.fft = fft
+        self.bank = bank
+        self.shape = shape
+        self.frame = frame
+        self.windowed = windowed
+        self.complex = complex
+        self.spectrum = spectrum
+        self.bands = bands
+        previous = [Float](repeating: 0, count: count)
     }
 
     deinit {
-        api.pointee.del_tempo(tempo)
-        api.pointee.del_fvec(input)
-        api.pointee.del_fvec(output)
+        let a = api.pointee
+        a.del_fft(fft)
+        a.del_filterbank(bank)
+        for v in [shape, frame, windowed, complex, bands] { a.del_fvec(v) }
+        a.del_cvec(spectrum)
     }
 
     /// One block of `hop` mono samples (a shorter last block is padded with silence).
     public func feed(_ samples: UnsafeBufferPointer<Float>) {
-        let data = input.pointee.data!
-        for k in 0..<hop { data[k] = k < samples.count ? samples[k] : 0 }
-        api.pointee.tempo_do(tempo, input, output)
-        if output.pointee.data[0] != 0 { beats.append(Double(api.pointee.tempo_get_last_s(tempo))) }
+        let a = api.pointee, data = frame.pointee.data!
+        data.update(from: data + hop, count: hop)
+        for k in 0..<hop { data[hop + k] = k < samples.count ? samples[k] : 0 }
+        a.fvec_weighted_copy(frame, shape, windowed)
+        a.fft_do_complex(fft, windowed, complex)
+        a.fft_get_norm(complex, spectrum)
+        a.filterbank_do(bank, spectrum, bands)
+        let out = bands.pointee.data!, count = previous.count
+        var rise: Float = 0
+        previous.withUnsafeMutableBufferPointer { last in
+            for b in 0..<count {
+                // Magnitudes to dB, 100 dB below full scale at the least (silence is not -∞).
+                let level = 20 * log10(max(out[b], 1e-5))
+                if started { rise += max(level - last[b], 0) }
+                last[b] = level
+            }
+        }
+        started = true
+        values.append(rise / Float(count))
     }
-
-    /// aubio's own estimate of the tempo (beats a minute).
-    public var bpm: Double { Double(api.pointee.tempo_get_bpm(tempo)) }
 }
 
 /// aubio's functions, opened once.

@@ -3,14 +3,12 @@ import Glibc
 import PracticeAudio
 import PracticeDocuments
 
-/// Finding a track's beat grid. aubio's tracker follows the beat through tempo changes, but it
-/// predicts beats on an 11.6 ms grid from a period it rounds to that grid, it can slip onto the
-/// off-beats, and it listens a while before its first beat. So each of its beats is moved onto
-/// the onset it stands for (where the energy starts to rise, on a 2.9 ms grid), runs on the
-/// off-beats are moved onto the beat, the beats are then followed one by one (none skipped, none
-/// doubled), and those before the first are filled in (`Onsets.refine`). The tempo is the median
-/// spacing; the "1" comes from the accents: of the `meter` phases the beats can be counted in,
-/// the one whose beats are loudest.
+/// Finding a track's beat grid. The tempo is read from the spectral flux (how much of each mel
+/// band is new, from aubio's phase vocoder and filter bank: a hat counts as a kick does), the
+/// beats at it are tracked by dynamic programming and each moved onto the onset it stands for
+/// (where the energy starts to rise, on a 2.9 ms grid), and the octave a dancer counts is chosen
+/// from the onsets (`TempoReading`). The "1" comes from the accents: of the `meter` phases the beats
+/// can be counted in, the one whose beats are loudest.
 public enum BeatAnalysis {
     /// The analysis hop at 44.1 kHz: 512 samples (11.6 ms), as `aubio tempo` uses; other rates
     /// scale it (a power of two), so the tracker hears the same span of music at any rate.
@@ -26,10 +24,10 @@ public enum BeatAnalysis {
         let rate = track.info.sampleRate, channels = track.info.channels
         // The onsets' grid is a quarter of the hop: 128 samples (2.9 ms) at 44.1 kHz.
         let hop = Self.hop(sampleRate: rate), fineHop = hop / 4
-        let found: (beats: [Double], energy: [Float], fine: [Float], bright: [Float])
+        let found: (energy: [Float], fine: [Float], bright: [Float], flux: [Float])
         do {
             let file = try SoundFile(path: track.path)
-            let tracker = try BeatTracker(sampleRate: rate, window: 2 * hop, hop: hop)
+            let spectral = try SpectralFlux(sampleRate: rate, hop: hop)
             var buffer = [Float](repeating: 0, count: hop * channels)
             var mono = [Float](repeating: 0, count: hop)
             var energy: [Float] = [], fine: [Float] = [], bright: [Float] = []
@@ -40,37 +38,43 @@ public enum BeatAnalysis {
             while true {
                 let n = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: hop) }
                 if n <= 0 { break }
-                var sum: Float = 0
-                for i in 0..<hop {
-                    var v: Float = 0
-                    if i < n { for c in 0..<channels { v += buffer[i * channels + c] }; v /= Float(channels) }
-                    // A sample that is not a number (a broken float file) counts as silence.
-                    if !v.isFinite { v = 0 }
-                    mono[i] = v
-                    sum += v * v
+                // One hop: its mean square, that of its sample-to-sample difference (the highs
+                // weigh in it as the lows do in the energy: a crash, a hat), and its four quarters'.
+                let (sum, high) = buffer.withUnsafeBufferPointer { input in
+                    mono.withUnsafeMutableBufferPointer { out -> (Float, Float) in
+                        var sum: Float = 0, high: Float = 0
+                        for i in 0..<hop {
+                            var v: Float = 0
+                            if i < n { for c in 0..<channels { v += input[i * channels + c] }; v /= Float(channels) }
+                            // A sample that is not a number (a broken float file) counts as silence.
+                            if !v.isFinite { v = 0 }
+                            out[i] = v
+                            sum += v * v
+                            let d = v - previous
+                            high += d * d
+                            previous = v
+                        }
+                        for q in stride(from: 0, to: hop, by: fineHop) {
+                            var e: Float = 0
+                            for i in q..<(q + fineHop) { e += out[i] * out[i] }
+                            fine.append(e / Float(fineHop))
+                        }
+                        spectral.feed(UnsafeBufferPointer(out))
+                        return (sum, high)
+                    }
                 }
                 energy.append(sum / Float(hop))
-                // The energy of the sample-to-sample difference: the highs (a crash, a hat) weigh
-                // in it as the lows do in `energy`.
-                var highs: Float = 0
-                for i in 0..<hop { let d = mono[i] - previous; highs += d * d; previous = mono[i] }
-                bright.append(highs / Float(hop))
-                for q in stride(from: 0, to: hop, by: fineHop) {
-                    var e: Float = 0
-                    for i in q..<(q + fineHop) { e += mono[i] * mono[i] }
-                    fine.append(e / Float(fineHop))
-                }
-                mono.withUnsafeBufferPointer { tracker.feed($0) }
+                bright.append(high / Float(hop))
             }
-            found = (tracker.beats, energy, fine, bright)
+            found = (energy, fine, bright, spectral.values)
         } catch let error as AubioError {
             throw PracticeError(.unavailable, "\(track.path): cannot find its beats: \(error.message)")
         } catch {
             throw PracticeError(.dataError, "\(track.path): cannot decode: \(error)")
         }
         let onsets = Onsets(energy: found.fine, seconds: Double(fineHop) / Double(rate))
-        let tracked = onsets.refine(found.beats.filter { $0 >= 0 && $0 < track.duration })
-        guard let reading = TempoReading.choose(tracked, onsets: onsets, duration: track.duration) else {
+        let heard = Envelope(flux: found.flux, seconds: Double(hop) / Double(rate))
+        guard let reading = TempoReading.choose(onsets: onsets, heard: heard) else {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }
         let beats = Onsets.distinct(reading.beats.map(Sidecar.milliseconds).filter { $0 < track.duration }, gap: Onsets.shortestBeat)
@@ -121,13 +125,17 @@ public enum BeatAnalysis {
     }
 }
 
-/// Which octave of the tempo a dancer counts: a tracker hears a steady beat at its half or double
-/// as readily (a click every 0.5 s is also a click every second), and locks onto a backbeat's
-/// kicks or onto the hats between the beats. As librosa and Ellis's dynamic-programming tracker
-/// weigh the readings with a prior for where counted tempos lie, so do we, but the onsets decide
-/// first: the beats are doubled (or tripled) where onsets between them are nearly as strong as the
-/// beats themselves, and halved where every other beat has hardly any. Only where the onsets
-/// allow two readings does the prior (log-normal around 120 bpm, one octave wide) choose.
+/// Which octave of the tempo a dancer counts, and the beats at it. The tempo is read where the
+/// spectral flux repeats most, weighed by a prior for where counted tempos lie (log-normal around
+/// 120 bpm, one octave wide, as librosa's); the beats are tracked at that period by dynamic
+/// programming (Ellis's tracker) and moved onto their onsets. A steady beat is heard at its half
+/// or double as readily (a click every 0.5 s is also a click every second), so the onsets then
+/// decide between the octaves, the prior only where they allow two readings:
+/// - doubled where onsets halfway between the beats are nearly as strong as the beats (a
+///   backbeat's snares between its kicks);
+/// - halved where every other beat has hardly any onset (hats between a backbeat's drums), unless
+///   the beat is already divided in four (a trap song's hats): halved, it would be in eight;
+/// - tripled where onsets a third of the way are as strong (a fast waltz heard in bars).
 struct TempoReading {
     var beats: [Double]
     var tempo: Double
@@ -137,68 +145,67 @@ struct TempoReading {
     /// Readings a dancer counts in: none slower than 40 or faster than 210 bpm is chosen (a fast
     /// swing or salsa is 200; above, the half is counted).
     static let counted = 40.0...210.0
-    /// Below this autocorrelation at the beat's period there is no steady beat (white noise
-    /// measures 0.06 at its best lag; whole songs of Debian's wesnoth music 0.12 to 0.34; some
-    /// excerpts of them less: those get "no steady beat found").
-    static let steadiness = 0.1
+    /// Below this autocorrelation of the (smoothed) spectral flux at one to four beats there is
+    /// no steady beat: white noise measures 0.001, pink noise 0.11, a clipped square wave 0.07;
+    /// whole songs of Debian's wesnoth music 0.18 (elvish-theme) to 0.53, the generated drums
+    /// more.
+    static let steadiness = 0.15
     /// Beats whose onsets rise by less than this against a window's mean energy are none (a
-    /// tone's ripple, a hiss).
+    /// tone's ripple, a hiss): measured on the strongest quarter of the beats, so that beats
+    /// on soft hats between loud drums still count.
     static let salient = 0.1
-    /// Onsets between the beats at least this strong (against the beats') are beats too.
+    /// Onsets between the beats at least this strong (against the beats') make a tripled
+    /// reading as likely as the prior allows.
     static let between = 0.55
+    /// Onsets halfway as strong as this (against the beats', compressed) start to speak for
+    /// the double; at `halfway.upperBound` they speak for it twice over the prior.
+    static let halfway = 0.3...0.5
     /// Every other beat weaker than this (against the others) is no beat.
     static let alternate = 0.3
+    /// A beat whose quarters carry at least this much onset (against the beats', in the
+    /// spectral flux) is divided in four already, and not halved.
+    static let quartered = 0.04
 
     static func prior(_ bpm: Double) -> Double {
         let octaves = log2(bpm / 120)
         return exp(-0.5 * octaves * octaves)
     }
 
-    /// The reading of `beats` (as tracked) the onsets and the prior favour; nil where no beat is steady.
-    static func choose(_ tracked: [Double], onsets: Onsets, duration: Double) -> TempoReading? {
+    /// The reading the onsets and the prior favour; nil where no beat is steady. `heard`: the
+    /// spectral flux's envelope, where the tempo is read (every instrument counts in it);
+    /// `onsets`, the energy's, place the beats.
+    static func choose(onsets: Onsets, heard: Envelope) -> TempoReading? {
         let envelope = onsets.envelope()
-        // Where the onsets repeat most (weighed by the prior): the tempo the tracker should be
-        // on, up to an octave or a third. A tracker off it by another ratio (locked onto a
-        // clave, a dotted figure) is not followed: a steady grid at that period, each beat then
-        // moved onto its onset and followed beat by beat, is.
-        let global = envelope.bestPeriod(in: 60 / counted.upperBound...60 / counted.lowerBound, weight: { prior(60 / $0) })
-        var beats = tracked
-        let trackedTempo = BeatGrid.tempo(of: tracked)
-        var consistent = false
-        if let t = trackedTempo {
-            if let g = global {
-                let ratio: Double = t * g.period / 60
-                let multiples: [Double] = [1.0 / 3, 0.5, 1, 2, 3]
-                consistent = multiples.contains { abs(ratio / $0 - 1) < 0.04 }
-            } else {
-                consistent = true
-            }
-        }
-        if (!consistent || tracked.count < 4), let global, global.correlation >= steadiness {
-            beats = onsets.refine(envelope.steadyGrid(period: global.period, duration: duration))
-        }
+        // Smoothed, so that a beat whose period falls between two steps correlates at both.
+        let smooth = heard.smoothed(5)
+        guard let global = smooth.bestPeriod(in: 60 / counted.upperBound...60 / counted.lowerBound, weight: { prior(60 / $0) }),
+              global.correlation >= steadiness else { return nil }
+        var beats = onsets.snap(heard.track(period: global.period, with: envelope))
         guard beats.count >= 4, let found = BeatGrid.tempo(of: beats), found.isFinite else { return nil }
         guard onsets.salience(beats) >= salient else { return nil }
-        guard envelope.correlation(atPeriod: 60 / found) >= steadiness
-              || envelope.correlation(atPeriod: 120 / found) >= steadiness else { return nil }
+        guard (1...4).contains(where: { smooth.correlation(atPeriod: Double($0) * 60 / found) >= steadiness }) else { return nil }
         var tempo = found
         var other: Double?
         var direction = 0.0
         // Outside what a dancer counts: the half (or the double) is, whatever the onsets say.
         while tempo > counted.upperBound, beats.count >= 8 { other = tempo; tempo /= 2; beats = onsets.regrid(beats, by: 0.5); direction = -1 }
         while tempo < counted.lowerBound, tempo * 2 <= counted.upperBound { other = tempo; tempo *= 2; beats = onsets.regrid(beats, by: 2); direction = 1 }
-        // At most two steps (a tracker two octaves off), never back the way it came.
+        // At most two steps (a reading two octaves off), never back the way it came.
         for _ in 0..<2 {
-            let e = onsets.evidence(beats)
+            let e = onsets.evidence(beats), quarters = heard.quarters(beats)
             var scored: [(factor: Double, score: Double)] = [(1, prior(tempo))]
-            func support(_ ratio: Double) -> Double { min(max(ratio / between, 0), 1.25) }
             if direction >= 0 {
-                if counted.contains(tempo * 2) { scored.append((2, prior(tempo * 2) * support(e.halves))) }
-                if counted.contains(tempo * 3) { scored.append((3, prior(tempo * 3) * support(e.thirds))) }
+                let doubling = 1.25 * min(max((e.halves - halfway.lowerBound) / (halfway.upperBound - halfway.lowerBound), 0), 1)
+                let tripling = min(max(e.thirds / between, 0), 1.25)
+                if counted.contains(tempo * 2) { scored.append((2, prior(tempo * 2) * doubling)) }
+                if counted.contains(tempo * 3) { scored.append((3, prior(tempo * 3) * tripling)) }
             }
-            if direction <= 0, counted.contains(tempo / 2), beats.count >= 8 {
-                // Every other beat much weaker: a strong case for half; all alike: a weak one.
-                let halving = e.alternate <= alternate ? 1.25 : 1.25 - 0.85 * min((e.alternate - alternate) / (1 - alternate), 1)
+            if direction <= 0, counted.contains(tempo / 2), beats.count >= 8, quarters < quartered {
+                // Every other beat much weaker: a strong case for half (up to 1.8 times the
+                // prior); all alike: a weak one.
+                let halving = e.alternate <= alternate
+                    ? 1.25 + 0.55 * min((alternate - e.alternate) / 0.2, 1)
+                    : 1.25 - 0.85 * min((e.alternate - alternate) / (1 - alternate), 1)
                 scored.append((0.5, prior(tempo / 2) * halving))
             }
             let ranked = scored.sorted { $0.score > $1.score }
@@ -211,6 +218,11 @@ struct TempoReading {
             tempo *= ranked[0].factor
             beats = onsets.regrid(beats, by: ranked[0].factor)
         }
+        // The other reading a dancer might count: the octave the onsets ruled out, else the
+        // nearer to the prior's centre of the half and the double.
+        if other == nil {
+            other = [tempo / 2, tempo * 2].filter { counted.contains($0) }.max { prior($0) < prior($1) }
+        }
         return TempoReading(beats: beats, tempo: tempo, other: other)
     }
 }
@@ -220,6 +232,34 @@ struct TempoReading {
 struct Envelope {
     let values: [Double]
     let seconds: Double
+
+    init(values: [Double], seconds: Double) {
+        self.values = values
+        self.seconds = seconds
+    }
+
+    /// Each value averaged with its neighbours under a triangle `width` steps wide: a beat whose
+    /// period falls between two steps then correlates at both (a sharp envelope would match
+    /// only every other beat at either, and a rhythm's dotted period win over its beat).
+    func smoothed(_ width: Int) -> Envelope {
+        guard width > 1, values.count > width else { return self }
+        let w = (0..<width).map { Double(min($0 + 1, width - $0)) }
+        let total = w.reduce(0, +)
+        var out = [Double](repeating: 0, count: values.count)
+        for i in values.indices {
+            var sum = 0.0
+            for (k, x) in w.enumerated() { let j = i + k - width / 2; if j >= 0 && j < values.count { sum += x * values[j] } }
+            out[i] = sum / total
+        }
+        return Envelope(values: out, seconds: seconds)
+    }
+
+    /// The spectral flux's values, their mean removed.
+    init(flux: [Float], seconds: Double) {
+        let mean = flux.reduce(0) { $0 + Double($1) } / Double(max(flux.count, 1))
+        values = flux.map { Double($0) - mean }
+        self.seconds = seconds
+    }
 
     /// The period within `range` (seconds) at which the envelope repeats most, each lag's
     /// autocorrelation weighed by `weight` (the prior), made finer than the grid by a parabola
@@ -242,17 +282,120 @@ struct Envelope {
         return ((Double(best) + shift) * seconds, b)
     }
 
-    /// Beats every `period` seconds over `duration`, at the phase where the envelope is strongest.
-    func steadyGrid(period: Double, duration: Double) -> [Double] {
-        let step = period / seconds
-        guard step >= 1, !values.isEmpty else { return [] }
-        var bestPhase = 0, bestSum = -Double.infinity
-        for phase in 0..<Int(step.rounded(.up)) {
-            var sum = 0.0, t = Double(phase)
-            while Int(t.rounded()) < values.count { sum += values[Int(t.rounded())]; t += step }
-            if sum > bestSum { bestSum = sum; bestPhase = phase }
+    /// The period the beat has around each step: in windows of 8 s every 2 s, the lag at which
+    /// the envelope repeats most, each lag weighed by its nearness to the neighbouring window's
+    /// (a quarter away weighs 0.6, half an octave 0.2), from the window where `period` repeats
+    /// most, forwards and backwards; between the windows' centres, a straight line. A song that
+    /// speeds up, or a verse at 100 bpm and a chorus at 120, is followed one window at a time,
+    /// between 40 and 210 bpm.
+    func localPeriods(around period: Double) -> [Double] {
+        let n = values.count, step = period / seconds
+        let width = Int(8 / seconds), hop = max(1, Int(2 / seconds))
+        let lo = max(2, Int((60 / TempoReading.counted.upperBound / seconds).rounded(.down)))
+        let hi = max(lo, Int((60 / TempoReading.counted.lowerBound / seconds).rounded(.up)))
+        guard n > width, step >= Double(lo), step <= Double(hi), hi + 1 < width / 2 else { return [Double](repeating: step, count: n) }
+        let starts = Array(stride(from: 0, through: n - width, by: hop))
+        func correlation(_ start: Int, _ lag: Int) -> Double {
+            var sum = 0.0
+            for i in start..<(start + width - lag) { sum += values[i] * values[i + lag] }
+            return sum / Double(width - lag)
         }
-        return Array(stride(from: Double(bestPhase) * seconds, to: duration, by: period))
+        // The window nearest `period` (where it repeats most) is read first.
+        let anchor = starts.indices.max { correlation(starts[$0], Int(step.rounded())) < correlation(starts[$1], Int(step.rounded())) }!
+        var found = [Double](repeating: step, count: starts.count)
+        func read(_ k: Int, near previous: Double) -> Double {
+            let near = max(lo, Int((previous / 1.3).rounded(.down))), far = min(hi, Int((previous * 1.3).rounded(.up)))
+            guard near + 1 < far else { return previous }
+            let ac = (near...far).map { correlation(starts[k], $0) }
+            var best = 1, bestScore = -Double.infinity
+            for j in 1..<(ac.count - 1) {
+                let o = log(Double(near + j) / previous), score = ac[j] * exp(-8 * o * o)
+                if score > bestScore { bestScore = score; best = j }
+            }
+            // A window with nothing repeating keeps its neighbour's period.
+            guard ac[best] > 0 else { return previous }
+            let (x, y, z) = (ac[best - 1], ac[best], ac[best + 1])
+            let shift = x - 2 * y + z < 0 ? min(max(0.5 * (x - z) / (x - 2 * y + z), -0.5), 0.5) : 0
+            return Double(near + best) + shift
+        }
+        found[anchor] = read(anchor, near: step)
+        for k in stride(from: anchor + 1, to: starts.count, by: 1) { found[k] = read(k, near: found[k - 1]) }
+        for k in stride(from: anchor - 1, through: 0, by: -1) { found[k] = read(k, near: found[k + 1]) }
+        let centres = starts.map { $0 + width / 2 }
+        // A window's reading against its neighbours': the median of three.
+        let steady = found.indices.map { k in [found[max(k - 1, 0)], found[k], found[min(k + 1, found.count - 1)]].sorted()[1] }
+        var out = [Double](repeating: 0, count: n)
+        var k = 0
+        for t in 0..<n {
+            while k + 1 < centres.count, centres[k + 1] <= t { k += 1 }
+            if t <= centres[0] { out[t] = steady[0] } else if k + 1 >= centres.count { out[t] = steady[k] } else {
+                let f = Double(t - centres[k]) / Double(centres[k + 1] - centres[k])
+                out[t] = steady[k] + f * (steady[k + 1] - steady[k])
+            }
+        }
+        return out
+    }
+
+    /// Beats about `period` seconds apart (as the music around them has it: `localPeriods`)
+    /// where the onsets are strongest, found as Ellis's dynamic-programming tracker finds them
+    /// (and librosa's): each step's best score is its own onset strength (this envelope's and
+    /// `other`'s, on the same grid, each against its spread) plus the best score a beat before
+    /// it, minus a penalty growing with the square of how far (in octaves) that gap is from the
+    /// period there; the beats are read back from the best step near the end. Linear in the steps
+    /// times the period's length.
+    func track(period: Double, with other: Envelope) -> [Double] {
+        let n = min(values.count, other.values.count)
+        guard period / seconds >= 2, n > Int(2 * period / seconds) else { return [] }
+        let steps = localPeriods(around: period)
+        func spread(_ v: [Double]) -> Double {
+            let s = (v.prefix(n).reduce(0) { $0 + $1 * $1 } / Double(n)).squareRoot()
+            return s > 0 ? s : 1
+        }
+        let a = spread(values), b = spread(other.values)
+        let strength = (0..<n).map { values[$0] / a + other.values[$0] / b }
+        // librosa's "tightness": how far a gap may stray from the period.
+        let tightness = 100.0
+        var score = [Double](repeating: 0, count: n), back = [Int](repeating: -1, count: n)
+        for t in 0..<n {
+            let step = steps[t]
+            let lo = max(1, Int((step / 2).rounded())), hi = Int((2 * step).rounded())
+            var best = 0.0, from = -1
+            if t >= lo {
+                for gap in lo...min(hi, t) {
+                    let o = log(Double(gap) / step)
+                    let s = score[t - gap] - tightness * o * o
+                    if from < 0 || s > best { best = s; from = t - gap }
+                }
+            }
+            // A first beat starts a chain of its own where nothing before it scores.
+            if from >= 0, best > 0 { score[t] = strength[t] + best; back[t] = from } else { score[t] = strength[t] }
+        }
+        var last = n - 1
+        for t in max(0, n - Int(steps[n - 1].rounded(.up)))..<n where score[t] > score[last] { last = t }
+        var beats: [Double] = []
+        var t = last
+        while t >= 0 { beats.append(Double(t) * seconds); t = back[t] }
+        return beats.reversed()
+    }
+
+    /// How much of the beats' onset their quarters carry: between each beat and the next, the
+    /// weaker of the strongest values near a quarter and three quarters of the way, against the
+    /// strongest near the beat (medians over the beats; values over the envelope's least).
+    func quarters(_ beats: [Double]) -> Double {
+        guard beats.count >= 3, let floor = values.min() else { return 0 }
+        func strength(_ t: Double, reach: Double) -> Double {
+            let i0 = max(Int(((t - reach) / seconds).rounded(.down)), 0), i1 = min(Int(((t + reach) / seconds).rounded(.up)), values.count - 1)
+            return i0 <= i1 ? values[i0...i1].max()! - floor : 0
+        }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        var on: [Double] = [], quarter: [Double] = []
+        for k in 0..<(beats.count - 1) {
+            let gap = beats[k + 1] - beats[k], reach = min(0.03, 0.1 * gap), near = min(0.03, 0.05 * gap)
+            on.append(strength(beats[k], reach: reach))
+            quarter.append(min(strength(beats[k] + gap / 4, reach: near), strength(beats[k] + 3 * gap / 4, reach: near)))
+        }
+        let beat = median(on)
+        return beat > 0 ? median(quarter) / beat : 0
     }
 
     /// How strongly the envelope repeats after `period` seconds: its autocorrelation there
@@ -371,12 +514,13 @@ struct Onsets {
         return out
     }
 
-    /// How strongly the beats stand out: the median beat's rise against a window's mean energy.
-    /// A steady tone's ripple is a few hundredths; a note or a drum starting, a tenth and more.
+    /// How strongly the beats stand out: the rise of the beat a quarter of them exceed, against a
+    /// window's mean energy. A steady tone's ripple is a few hundredths; a note or a drum
+    /// starting, a tenth and more.
     func salience(_ beats: [Double]) -> Double {
         guard !beats.isEmpty, typicalLevel > 0 else { return 0 }
         let strengths = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }.sorted()
-        return strengths[strengths.count / 2] / Double(typicalLevel)
+        return strengths[strengths.count * 3 / 4] / Double(typicalLevel)
     }
 
     /// How strong the onsets are halfway (and a third of the way) between the beats, and on
@@ -399,6 +543,11 @@ struct Onsets {
         return (median(half) / beat, median(third) / beat, min(even, odd) / max(max(even, odd), 1e-20))
     }
 
+    /// Each beat moved onto the onset within 40 ms of it, if there is one.
+    func snap(_ beats: [Double]) -> [Double] {
+        Self.distinct(beats.map { t in peak(from: t - 0.04, to: t + 0.04).map(\.time) ?? t }, gap: Self.shortestBeat)
+    }
+
     /// Beats closer than `gap` seconds to the one before are one beat.
     static func distinct(_ beats: [Double], gap: Double) -> [Double] {
         var out: [Double] = []
@@ -409,88 +558,4 @@ struct Onsets {
 
     /// The shortest beat a grid has: 400 bpm.
     static let shortestBeat = 60.0 / 400
-    /// The longest: 20 bpm.
-    static let longestBeat = 60.0 / 20
-
-    /// Beats as a tracker predicted them, each moved onto its onset, runs on the off-beats moved
-    /// onto the beats, then followed beat by beat. Linear in the beats and bounded on any input:
-    /// each step moves on by at least half a beat, and a beat lasts 0.15 to 3 s.
-    func refine(_ predicted: [Double]) -> [Double] {
-        let beats = Self.distinct(onTheBeat(Self.distinct(predicted.compactMap { t in peak(from: t - 0.07, to: t + 0.07).map(\.time) }, gap: Self.shortestBeat)), gap: Self.shortestBeat)
-        guard beats.count >= 4 else { return beats }
-        // Then beat by beat from the first: the next is the first found beat between 0.75 and
-        // 1.25 spacings on (the spacing of the last four, so a tempo change is followed), unless
-        // it is more than 40 ms from one spacing on and an onset there is at least half as
-        // strong (the tracker's guess was off); where none was found, the onset one spacing on
-        // (else the place itself). No beat is skipped, none doubled.
-        guard let median = BeatGrid.tempo(of: beats).map({ 60 / $0 }), median.isFinite else { return beats }
-        // The spacing follows the music within half to twice the median (and 0.15 to 3 s).
-        let allowed = max(0.5 * median, Self.shortestBeat)...min(2 * median, Self.longestBeat)
-        guard allowed.lowerBound < allowed.upperBound else { return beats }
-        var spacing = min(max(median, allowed.lowerBound), allowed.upperBound)
-        func strengthAt(_ t: Double) -> Float { peak(from: t - 0.01, to: t + 0.01)?.strength ?? 0 }
-        // An onset weaker than a quarter of the typical beat's is none.
-        let typical = beats.map(strengthAt).sorted()[beats.count / 2]
-        let weak = typical / 4
-        var out = [beats[0]]
-        var k = 1
-        // To the end of the track: past the tracker's last beat (it stops a second or more
-        // before the end), onsets carry the beat on.
-        let end = Double(rise.count) * seconds
-        while true {
-            let t = out.last!, expected = t + spacing
-            if expected > end { break }
-            while k < beats.count, beats[k] < t + 0.75 * spacing { k += 1 }
-            let found = k < beats.count && beats[k] <= t + 1.25 * spacing ? beats[k] : nil
-            let there = peak(from: expected - 0.07, to: expected + 0.07).flatMap { $0.strength > weak ? $0 : nil }
-            var next = found
-            if let f = found, abs(f - expected) > 0.04, let p = there, abs(p.time - expected) < abs(f - expected), p.strength >= 0.5 * strengthAt(f) { next = p.time }
-            // Past the last beat found, only onsets carry the beat on.
-            guard var chosen = next ?? there?.time ?? (expected < beats.last! ? expected : nil) else { break }
-            // Half a beat either way, an onset twice as strong is the beat (the tracker was on
-            // the off-beats).
-            for side in [-0.5, 0.5] {
-                let c = chosen + side * spacing
-                if c > t + 0.25 * spacing, let p = peak(from: c - 0.06, to: c + 0.06), p.strength > 2 * max(strengthAt(chosen), weak) { chosen = p.time; break }
-            }
-            // Every step moves on by at least half a beat (an onset found behind would loop).
-            if chosen < t + 0.5 * spacing { chosen = expected }
-            out.append(chosen)
-            let recent = out.suffix(5)
-            if recent.count >= 3, let local = BeatGrid.tempo(of: Array(recent)) { spacing = min(max(60 / local, allowed.lowerBound), allowed.upperBound) }
-        }
-        // Before the first beat the tracker found (it listens a while first): back towards the
-        // start at the first spacing, while there are onsets on those beats.
-        let first = BeatGrid.tempo(of: Array(out.prefix(5))).map { min(max(60 / $0, allowed.lowerBound), allowed.upperBound) } ?? spacing
-        var before: [Double] = []
-        var t = out[0] - first
-        while t >= 0, let there = peak(from: t - 0.04, to: t + 0.04), there.strength > weak {
-            let placed = min(there.time, (before.last ?? out[0]) - 0.5 * first)
-            guard placed >= 0 else { break }
-            before.append(placed)
-            t = placed - first
-        }
-        return Self.distinct(onTheBeat(before.reversed() + out), gap: Self.shortestBeat)
-    }
-
-    /// Where, over eight beats, what lies between the beats (30–70 % of the way to the next) is
-    /// clearly stronger than the beats, those are the beats: a run on the off-beats moved on.
-    func onTheBeat(_ beats: [Double]) -> [Double] {
-        guard beats.count >= 4 else { return beats }
-        let strength = beats.map { t in Double(peak(from: t - 0.02, to: t + 0.02)?.strength ?? 0) }
-        let between: [(time: Double, strength: Double)?] = beats.indices.map { k in
-            guard k + 1 < beats.count else { return nil }
-            let gap = beats[k + 1] - beats[k]
-            return peak(from: beats[k] + 0.3 * gap, to: beats[k] + 0.7 * gap).map { ($0.time, Double($0.strength)) }
-        }
-        var moved = beats
-        for k in beats.indices {
-            let window = max(0, k - 4)..<min(beats.count, k + 4)
-            let on = window.map { strength[$0] }.reduce(0, +)
-            let off = window.compactMap { between[$0]?.strength }.reduce(0, +)
-            if off > 1.5 * on, let b = between[k] { moved[k] = b.time }
-        }
-        return moved.sorted()
-    }
-
 }

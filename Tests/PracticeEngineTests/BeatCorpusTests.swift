@@ -7,7 +7,7 @@ import PracticeTestSupport
 
 /// The generated corpus (BeatCorpus: 68 tracks, thirteen styles, 60–200 bpm), each a case: a
 /// grid found, its tempo in the right octave (within 2 %), its beats with an F-measure of at least
-/// 0.9 at ±70 ms, and the "1" of the eight (of the bar, for a waltz) on a known one.
+/// 0.9 at ±70 ms, and every known "1" of an eight (of a bar, for a waltz) counted 1 by the grid.
 ///
 /// Where the analysis is not there yet, the case says so in the lists below (Swift Testing's
 /// known issues): they are the figures the README gives, and a case that starts to pass fails
@@ -17,79 +17,19 @@ import PracticeTestSupport
 
     /// No grid found ("no steady beat found").
     static let noGrid: Set<String> = [
-        "half-time hip-hop at 100",
-        "half-time hip-hop at 82",
-        "waltz at 84",
     ]
-    /// The tempo in another octave, or off by another ratio (the tracker locked onto the clave,
-    /// the dotted rhythm of a half-time or syncopated groove, or a trap song's half time).
+    /// The tempo in another octave, or off by another ratio. At 200 bpm with hats in sixteenths,
+    /// the kicks and snares between them read as a backbeat at 100: the half is counted.
     static let wrongTempo: Set<String> = [
-        "backbeat, busy hats at 184",
         "backbeat, busy hats at 200",
-        "clave at 160",
-        "clave at 170",
-        "clave at 180",
-        "clave at 190",
-        "clave at 200",
-        "four-on-the-floor at 115",
-        "half-time hip-hop at 88",
-        "half-time hip-hop at 92",
-        "half-time hip-hop at 96",
-        "syncopated pop at 104",
-        "syncopated pop at 112",
-        "syncopated pop at 98",
-        "trap hi-hats at 130",
-        "trap hi-hats at 136",
-        "trap hi-hats at 140",
-        "trap hi-hats at 145",
-        "trap hi-hats at 150",
-        "waltz at 108",
-        "waltz at 150",
-        "waltz at 174",
-        "waltz at 96",
     ]
     /// Beats found with an F-measure below 0.9.
     static let missedBeats: Set<String> = [
-        "backbeat, busy hats at 184",
         "backbeat, busy hats at 200",
-        "ballad at 68",
-        "clave at 160",
-        "clave at 170",
-        "clave at 180",
-        "clave at 190",
-        "clave at 200",
-        "four-on-the-floor at 115",
-        "half-time hip-hop at 88",
-        "half-time hip-hop at 92",
-        "half-time hip-hop at 96",
-        "syncopated pop at 104",
-        "syncopated pop at 112",
-        "syncopated pop at 124",
-        "syncopated pop at 98",
-        "trap hi-hats at 130",
-        "trap hi-hats at 136",
-        "trap hi-hats at 140",
-        "trap hi-hats at 145",
-        "trap hi-hats at 150",
-        "waltz at 108",
-        "waltz at 132",
-        "waltz at 150",
-        "waltz at 174",
-        "waltz at 96",
     ]
-    /// The "1" on another beat of the eight.
+    /// A known "1" counted as another beat of the eight.
     static let wrongOne: Set<String> = [
-        "clave at 180",
-        "rubato intro at 100",
-        "rubato intro at 110",
-        "rubato intro at 122",
-        "rubato intro at 134",
-        "rubato intro at 90",
-        "syncopated pop at 104",
-        "syncopated pop at 112",
-        "syncopated pop at 124",
-        "waltz at 132",
-        "waltz at 174",
+        "backbeat, busy hats at 200",
     ]
 
     /// F-measure at ±`window` s: a found beat matches a known one within the window, each used once.
@@ -126,7 +66,9 @@ import PracticeTestSupport
         guard let g = try? result.get() else { return }
         // Beats found in the known span (the rubato intro has none known).
         let f = Self.fMeasure(g.times.filter { $0 >= t.beats[0] - 0.2 }, t.beats)
-        let oneRight = t.ones.contains { abs($0 - g.one) <= 0.07 }
+        // The grid counts "1" on every known one it has a beat for (and has one for some).
+        let counted = t.ones.compactMap { o in g.nearest(o).flatMap { abs(g.times[$0] - o) <= 0.07 ? g.count(ofBeat: $0).beat : nil } }
+        let oneRight = !counted.isEmpty && counted.allSatisfy { $0 == 1 }
         print("corpus: \(name): \(g.tempo) bpm (or \(g.otherTempo.map { "\($0)" } ?? "-")), F \(String(format: "%.3f", f)), one \(oneRight ? "right" : "wrong") at \(g.one)")
         expect(name, on: Self.wrongTempo, abs(g.tempo / t.bpm - 1) < 0.02, "\(name): \(g.tempo) bpm")
         expect(name, on: Self.missedBeats, f >= 0.9, "\(name): F \(f)")

@@ -69,6 +69,8 @@ let package = Package(
         ], exclude: ["practice.desktop"]),   // installed by `make install`
 
         .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio", "PracticeEngine"], path: "Tests/PracticeTestSupport"),
+        // bench/beats: writes the generated beat corpus and its held-out tracks as WAV files.
+        .executableTarget(name: "beat-corpus", dependencies: ["PracticeTestSupport"], path: "Tests/BeatCorpusTool"),
         // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeAudio", "PracticeTestSupport"]),

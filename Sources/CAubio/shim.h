@@ -18,7 +18,8 @@ typedef struct {
     void (*del_cvec)(cvec_t *);
     aubio_filterbank_t *(*new_filterbank)(uint_t, uint_t);
     uint_t (*filterbank_set_mel_coeffs)(aubio_filterbank_t *, smpl_t, smpl_t, smpl_t);
-    void (*filterbank_do)(aubio_filterbank_t *, const cvec_t *, fvec_t *);
+    uint_t (*filterbank_set_norm)(aubio_filterbank_t *, smpl_t);
+    fmat_t *(*filterbank_get_coeffs)(const aubio_filterbank_t *);
     void (*del_filterbank)(aubio_filterbank_t *);
 } practice_aubio_api;
 
@@ -40,7 +41,8 @@ static inline const char *practice_aubio_load(practice_aubio_api *api) {
     PRACTICE_AUBIO_SYMBOL(del_cvec, "del_cvec")
     PRACTICE_AUBIO_SYMBOL(new_filterbank, "new_aubio_filterbank")
     PRACTICE_AUBIO_SYMBOL(filterbank_set_mel_coeffs, "aubio_filterbank_set_mel_coeffs")
-    PRACTICE_AUBIO_SYMBOL(filterbank_do, "aubio_filterbank_do")
+    PRACTICE_AUBIO_SYMBOL(filterbank_set_norm, "aubio_filterbank_set_norm")
+    PRACTICE_AUBIO_SYMBOL(filterbank_get_coeffs, "aubio_filterbank_get_coeffs")
     PRACTICE_AUBIO_SYMBOL(del_filterbank, "del_aubio_filterbank")
 #undef PRACTICE_AUBIO_SYMBOL
     return NULL;

@@ -7,83 +7,106 @@ public struct AubioError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// How much each hop's sound is new, heard as an ear hears it: the rise, in dB, of each of 40
-/// mel bands (aubio's FFT over a Hann window of two hops, and its filter bank), averaged over the
-/// bands, as librosa's onset strength is. A hi-hat counts as a kick does, where the energy alone
-/// weighs a kick a hundred times more; a note's swell hardly counts.
+/// How much each hop's sound is new, heard as an ear hears it: the rise, in dB, of the power in
+/// each of 40 mel bands (aubio's FFT over a Hann window of four hops, 46 ms at 44.1 kHz, and the
+/// triangles of its mel filter bank, each applied over the bins it covers; 80 dB below a
+/// full-scale sine is silence), averaged over the bands, as librosa's onset strength is. A
+/// hi-hat counts as a kick does, where the energy alone weighs a kick a hundred times more; a
+/// note's swell hardly counts.
 public final class SpectralFlux {
     public let hop: Int
     private let api: UnsafeMutablePointer<practice_aubio_api>
     private let fft: OpaquePointer
-    private let bank: OpaquePointer
+    /// Each band's first bin and weights.
+    private let triangles: [(first: Int, weights: [Float])]
     private let shape: UnsafeMutablePointer<fvec_t>
-    /// The last two hops, as they came; then windowed; then their spectrum.
+    /// The last four hops, as they came; then windowed; then their spectrum.
     private let frame: UnsafeMutablePointer<fvec_t>
     private let windowed: UnsafeMutablePointer<fvec_t>
     private let complex: UnsafeMutablePointer<fvec_t>
     private let spectrum: UnsafeMutablePointer<cvec_t>
-    private let bands: UnsafeMutablePointer<fvec_t>
     private var previous: [Float]
+    private let floor: Float
     private var started = false
     /// One value a hop: the mean rise over the bands, in dB (0 where nothing rose).
     public private(set) var values: [Float] = []
+    /// The same over the bands below 200 Hz alone (a kick, a bass note).
+    public private(set) var lows: [Float] = []
+    private let lowCount: Int
 
     /// `hop`: a power of two of at least 16 samples.
     public init(sampleRate: Int, hop: Int) throws(AubioError) {
         api = try Aubio.api()
         self.hop = hop
-        let window = 2 * hop, count = min(40, window / 8)
+        let window = 4 * hop, count = min(40, window / 16)
+        // A full-scale sine's power in its bin, less 80 dB.
+        floor = 20 * log10(Float(window) / 4) - 80
         let a = api.pointee
         guard let fft = a.new_fft(UInt32(window)) else { throw AubioError(message: "aubio cannot analyse \(window)-sample windows") }
         guard let bank = a.new_filterbank(UInt32(count), UInt32(window)),
+              a.filterbank_set_norm(bank, 0) == 0,
               a.filterbank_set_mel_coeffs(bank, Float(sampleRate), 30, Float(min(11_000, sampleRate * 45 / 100))) == 0,
+              let coefficients = a.filterbank_get_coeffs(bank),
               let shape = "hanningz".withCString({ a.new_window(UnsafeMutablePointer(mutating: $0), UInt32(window)) }),
               let frame = a.new_fvec(UInt32(window)), let windowed = a.new_fvec(UInt32(window)),
-              let complex = a.new_fvec(UInt32(window)), let spectrum = a.new_cvec(UInt32(window)),
-              let bands = a.new_fvec(UInt32(count)) else {
+              let complex = a.new_fvec(UInt32(window)), let spectrum = a.new_cvec(UInt32(window)) else {
             a.del_fft(fft)
             throw AubioError(message: "aubio cannot make mel bands at \(sampleRate) Hz")
         }
         self.fft = fft
-        self.bank = bank
+        let bins = Int(coefficients.pointee.length)
+        triangles = (0..<count).map { b in
+            let row = coefficients.pointee.data[b]!
+            guard let first = (0..<bins).first(where: { row[$0] != 0 }), let last = (0..<bins).last(where: { row[$0] != 0 }) else { return (0, []) }
+            return (first, (first...last).map { row[$0] })
+        }
+        a.del_filterbank(bank)
         self.shape = shape
         self.frame = frame
         self.windowed = windowed
         self.complex = complex
         self.spectrum = spectrum
-        self.bands = bands
         previous = [Float](repeating: 0, count: count)
+        // Mel bands are equally wide on the mel scale from 30 Hz up: those whose top edge lies
+        // below 200 Hz.
+        func mel(_ f: Double) -> Double { 1127 * log(1 + f / 700) }
+        let top = mel(Double(min(11_000, sampleRate * 45 / 100))), width = (top - mel(30)) / Double(count + 1)
+        lowCount = max(1, min(count, Int(((mel(200) - mel(30)) / width).rounded(.down)) - 1))
     }
 
     deinit {
         let a = api.pointee
         a.del_fft(fft)
-        a.del_filterbank(bank)
-        for v in [shape, frame, windowed, complex, bands] { a.del_fvec(v) }
+        for v in [shape, frame, windowed, complex] { a.del_fvec(v) }
         a.del_cvec(spectrum)
     }
 
     /// One block of `hop` mono samples (a shorter last block is padded with silence).
     public func feed(_ samples: UnsafeBufferPointer<Float>) {
         let a = api.pointee, data = frame.pointee.data!
-        data.update(from: data + hop, count: hop)
-        for k in 0..<hop { data[hop + k] = k < samples.count ? samples[k] : 0 }
+        data.update(from: data + hop, count: 3 * hop)
+        for k in 0..<hop { data[3 * hop + k] = k < samples.count ? samples[k] : 0 }
         a.fvec_weighted_copy(frame, shape, windowed)
         a.fft_do_complex(fft, windowed, complex)
         a.fft_get_norm(complex, spectrum)
-        a.filterbank_do(bank, spectrum, bands)
-        let out = bands.pointee.data!, count = previous.count
-        var rise: Float = 0
+        let norm = spectrum.pointee.norm!, count = previous.count
+        var rise: Float = 0, low: Float = 0
         previous.withUnsafeMutableBufferPointer { last in
             for b in 0..<count {
-                // Magnitudes to dB, 100 dB below full scale at the least (silence is not -∞).
-                let level = 20 * log10(max(out[b], 1e-5))
-                if started { rise += max(level - last[b], 0) }
+                // The band's power: its triangle over the bins' squared magnitudes.
+                var power: Float = 0
+                triangles[b].weights.withUnsafeBufferPointer { w in
+                    let first = triangles[b].first
+                    for k in 0..<w.count { let m = norm[first + k]; power += w[k] * m * m }
+                }
+                let level = max(10 * log10(max(power, 1e-20)), floor)
+                if started { rise += max(level - last[b], 0); if b < lowCount { low += max(level - last[b], 0) } }
                 last[b] = level
             }
         }
         started = true
         values.append(rise / Float(count))
+        lows.append(low / Float(lowCount))
     }
 }
 

@@ -24,7 +24,7 @@ public enum BeatAnalysis {
         let rate = track.info.sampleRate, channels = track.info.channels
         // The onsets' grid is a quarter of the hop: 128 samples (2.9 ms) at 44.1 kHz.
         let hop = Self.hop(sampleRate: rate), fineHop = hop / 4
-        let found: (energy: [Float], fine: [Float], bright: [Float], flux: [Float])
+        let found: (energy: [Float], fine: [Float], bright: [Float], flux: [Float], lows: [Float])
         do {
             let file = try SoundFile(path: track.path)
             let spectral = try SpectralFlux(sampleRate: rate, hop: hop)
@@ -66,7 +66,7 @@ public enum BeatAnalysis {
                 energy.append(sum / Float(hop))
                 bright.append(high / Float(hop))
             }
-            found = (energy, fine, bright, spectral.values)
+            found = (energy, fine, bright, spectral.values, spectral.lows)
         } catch let error as AubioError {
             throw PracticeError(.unavailable, "\(track.path): cannot find its beats: \(error.message)")
         } catch {
@@ -74,7 +74,8 @@ public enum BeatAnalysis {
         }
         let onsets = Onsets(energy: found.fine, seconds: Double(fineHop) / Double(rate))
         let heard = Envelope(flux: found.flux, seconds: Double(hop) / Double(rate))
-        guard let reading = TempoReading.choose(onsets: onsets, heard: heard) else {
+        let tempogram = Tempogram(flux: found.flux, seconds: Double(hop) / Double(rate))
+        guard let reading = TempoReading.choose(onsets: onsets, heard: heard, tempogram: tempogram) else {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }
         let beats = Onsets.distinct(reading.beats.map(Sidecar.milliseconds).filter { $0 < track.duration }, gap: Onsets.shortestBeat)
@@ -82,10 +83,10 @@ public enum BeatAnalysis {
             throw PracticeError(.dataError, "\(track.path): no steady beat found")
         }
         let hopSeconds = Double(hop) / Double(rate)
-        // A beat's accent: the loudest hop from 20 ms before it to 80 ms after.
         // A beat's accent: the loudest hop from 20 ms before it to 80 ms after, in the whole
-        // sound and in its highs (a crash marks the one as a louder kick does), each against its
-        // median over the beats.
+        // sound, in its highs (a crash marks the one as a louder kick does) and in the rise of its
+        // lows (the bass moves on the one: four times the weight, so that a backbeat's snares on
+        // 2 and 4 do not take it), each against its median over the beats.
         func peaks(_ e: [Float]) -> [Double] {
             beats.map { t -> Double in
                 let a = max(Int((t - 0.02) / hopSeconds), 0), b = min(Int((t + 0.08) / hopSeconds), e.count - 1)
@@ -96,7 +97,8 @@ public enum BeatAnalysis {
             let median = v.sorted()[v.count / 2]
             return median > 0 ? v.map { $0 / median } : v.map { _ in 0 }
         }
-        let accents = zip(normalised(peaks(found.energy)), normalised(peaks(found.bright))).map { $0 + $1 }
+        let (loud, high, low) = (normalised(peaks(found.energy)), normalised(peaks(found.bright)), normalised(peaks(found.lows)))
+        let accents = beats.indices.map { loud[$0] + high[$0] + 4 * low[$0] }
         let phase = loudestPhase(accents, meter: meter)
         var grid = BeatGrid(times: beats, tempo: (tempo * 100).rounded() / 100, one: beats[phase], meter: meter, source: "aubio")
         grid.otherTempo = reading.other.map { (($0 * tempo / reading.tempo) * 100).rounded() / 100 }.flatMap { BeatGrid.tempoRange.contains($0) ? $0 : nil }
@@ -146,9 +148,9 @@ struct TempoReading {
     /// swing or salsa is 200; above, the half is counted).
     static let counted = 40.0...210.0
     /// Below this autocorrelation of the (smoothed) spectral flux at one to four beats there is
-    /// no steady beat: white noise measures 0.001, pink noise 0.11, a clipped square wave 0.07;
-    /// whole songs of Debian's wesnoth music 0.18 (elvish-theme) to 0.53, the generated drums
-    /// more.
+    /// no steady beat: noise and a clipped square wave measure 0.04 and less (tones and silence
+    /// stop before); whole songs of Debian's wesnoth music 0.22 (the_city_falls) to 0.70, the
+    /// generated corpus 0.51 and more.
     static let steadiness = 0.15
     /// Beats whose onsets rise by less than this against a window's mean energy are none (a
     /// tone's ripple, a hiss): measured on the strongest quarter of the beats, so that beats
@@ -172,17 +174,16 @@ struct TempoReading {
     }
 
     /// The reading the onsets and the prior favour; nil where no beat is steady. `heard`: the
-    /// spectral flux's envelope, where the tempo is read (every instrument counts in it);
-    /// `onsets`, the energy's, place the beats.
-    static func choose(onsets: Onsets, heard: Envelope) -> TempoReading? {
+    /// spectral flux's envelope, and `tempogram` its local periodicities, where the tempo is read
+    /// (every instrument counts in them); `onsets`, the energy's, place the beats.
+    static func choose(onsets: Onsets, heard: Envelope, tempogram: Tempogram) -> TempoReading? {
         let envelope = onsets.envelope()
-        // Smoothed, so that a beat whose period falls between two steps correlates at both.
-        let smooth = heard.smoothed(5)
-        guard let global = smooth.bestPeriod(in: 60 / counted.upperBound...60 / counted.lowerBound, weight: { prior(60 / $0) }),
-              global.correlation >= steadiness else { return nil }
-        var beats = onsets.snap(heard.track(period: global.period, with: envelope))
+        guard let global = tempogram.bestPeriod(in: 60 / counted.upperBound...60 / counted.lowerBound, weight: { prior(60 / $0) }) else { return nil }
+        var beats = onsets.trimmed(onsets.snap(heard.track(period: global, with: envelope)))
         guard beats.count >= 4, let found = BeatGrid.tempo(of: beats), found.isFinite else { return nil }
         guard onsets.salience(beats) >= salient else { return nil }
+        // Smoothed, so that a beat whose period falls between two steps correlates at both.
+        let smooth = heard.smoothed(5)
         guard (1...4).contains(where: { smooth.correlation(atPeriod: Double($0) * 60 / found) >= steadiness }) else { return nil }
         var tempo = found
         var other: Double?
@@ -202,10 +203,10 @@ struct TempoReading {
             }
             if direction <= 0, counted.contains(tempo / 2), beats.count >= 8, quarters < quartered {
                 // Every other beat much weaker: a strong case for half (up to 1.8 times the
-                // prior); all alike: a weak one.
+                // prior); a little weaker, a weak one; 0.7 as strong or more, none.
                 let halving = e.alternate <= alternate
                     ? 1.25 + 0.55 * min((alternate - e.alternate) / 0.2, 1)
-                    : 1.25 - 0.85 * min((e.alternate - alternate) / (1 - alternate), 1)
+                    : 1.25 * (1 - min((e.alternate - alternate) / 0.4, 1))
                 scored.append((0.5, prior(tempo / 2) * halving))
             }
             let ranked = scored.sorted { $0.score > $1.score }
@@ -227,6 +228,62 @@ struct TempoReading {
     }
 }
 
+/// How the spectral flux repeats, window by window, as librosa's tempogram has it: in windows of
+/// 4.5 s (a Hann window over them) every 0.74 s, the autocorrelation at each lag a beat can last
+/// (40 to 210 bpm), against the window's own power. Its mean over the windows reads a whole
+/// song's tempo; a loud passage weighs no more than a soft one.
+struct Tempogram {
+    let seconds: Double
+    /// The lags (in steps) each row holds, one either side of the range besides.
+    let lags: ClosedRange<Int>
+    /// The mean over the windows, lag by lag.
+    let mean: [Double]
+
+    init(flux: [Float], seconds: Double) {
+        self.seconds = seconds
+        let lo = max(1, Int((60 / TempoReading.counted.upperBound / seconds).rounded(.down)) - 1)
+        let hi = Int((60 / TempoReading.counted.lowerBound / seconds).rounded(.up)) + 1
+        lags = lo...hi
+        let width = min(flux.count, Int((4.46 / seconds).rounded())), step = max(1, Int((0.74 / seconds).rounded()))
+        var sums = [Double](repeating: 0, count: hi - lo + 1), rows = 0
+        if width > hi {
+            let shape = (0..<width).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(width - 1)) }
+            var segment = [Double](repeating: 0, count: width)
+            var start = 0
+            while start + width <= flux.count {
+                for i in 0..<width { segment[i] = Double(flux[start + i]) * shape[i] }
+                var power = 0.0
+                for v in segment { power += v * v }
+                if power > 0 {
+                    for lag in lo...hi {
+                        var sum = 0.0
+                        for i in 0..<(width - lag) { sum += segment[i] * segment[i + lag] }
+                        sums[lag - lo] += sum / power
+                    }
+                    rows += 1
+                }
+                start += step
+            }
+        }
+        mean = rows > 0 ? sums.map { $0 / Double(rows) } : []
+    }
+
+    /// The period (seconds) within `range` where the flux repeats most, each lag weighed by
+    /// `weight` (the prior), made finer than the steps by a parabola through the peak; nil where
+    /// the track is too short (under 4.5 s) or silent.
+    func bestPeriod(in range: ClosedRange<Double>, weight: (Double) -> Double) -> Double? {
+        guard !mean.isEmpty else { return nil }
+        let lo = max(lags.lowerBound + 1, Int((range.lowerBound / seconds).rounded(.up)))
+        let hi = min(lags.upperBound - 1, Int((range.upperBound / seconds).rounded(.down)))
+        guard lo <= hi else { return nil }
+        func at(_ lag: Int) -> Double { mean[lag - lags.lowerBound] }
+        let best = (lo...hi).max { at($0) * weight(Double($0) * seconds) < at($1) * weight(Double($1) * seconds) }!
+        let (a, b, c) = (at(best - 1), at(best), at(best + 1))
+        let shift = a - 2 * b + c < 0 ? min(max(0.5 * (a - c) / (a - 2 * b + c), -0.5), 0.5) : 0
+        return (Double(best) + shift) * seconds
+    }
+}
+
 /// An onset envelope on a grid of about 11.6 ms: the rise of energy, compressed (a drum's
 /// transient is not a hundred times a note's), its mean removed.
 struct Envelope {
@@ -240,7 +297,7 @@ struct Envelope {
 
     /// Each value averaged with its neighbours under a triangle `width` steps wide: a beat whose
     /// period falls between two steps then correlates at both (a sharp envelope would match
-    /// only every other beat at either, and a rhythm's dotted period win over its beat).
+    /// only every other beat at either).
     func smoothed(_ width: Int) -> Envelope {
         guard width > 1, values.count > width else { return self }
         let w = (0..<width).map { Double(min($0 + 1, width - $0)) }
@@ -259,27 +316,6 @@ struct Envelope {
         let mean = flux.reduce(0) { $0 + Double($1) } / Double(max(flux.count, 1))
         values = flux.map { Double($0) - mean }
         self.seconds = seconds
-    }
-
-    /// The period within `range` (seconds) at which the envelope repeats most, each lag's
-    /// autocorrelation weighed by `weight` (the prior), made finer than the grid by a parabola
-    /// through the peak; and how strongly it repeats there. Nil for an envelope too short.
-    func bestPeriod(in range: ClosedRange<Double>, weight: (Double) -> Double) -> (period: Double, correlation: Double)? {
-        let n = values.count
-        let power = values.reduce(0) { $0 + $1 * $1 } / Double(max(n, 1))
-        let lo = max(2, Int((range.lowerBound / seconds).rounded(.down))), hi = min(Int((range.upperBound / seconds).rounded(.up)), n / 3)
-        guard power > 0, lo + 2 <= hi else { return nil }
-        var ac = [Double](repeating: 0, count: hi + 2)
-        for lag in (lo - 1)...(hi + 1) {
-            var sum = 0.0
-            for i in 0..<(n - lag) { sum += values[i] * values[i + lag] }
-            ac[lag] = sum / Double(n - lag) / power
-        }
-        var best = lo
-        for lag in lo...hi where ac[lag] * weight(Double(lag) * seconds) > ac[best] * weight(Double(best) * seconds) { best = lag }
-        let (a, b, c) = (ac[best - 1], ac[best], ac[best + 1])
-        let shift = a - 2 * b + c < 0 ? min(max(0.5 * (a - c) / (a - 2 * b + c), -0.5), 0.5) : 0
-        return ((Double(best) + shift) * seconds, b)
     }
 
     /// The period the beat has around each step: in windows of 8 s every 2 s, the lag at which
@@ -546,6 +582,17 @@ struct Onsets {
     /// Each beat moved onto the onset within 40 ms of it, if there is one.
     func snap(_ beats: [Double]) -> [Double] {
         Self.distinct(beats.map { t in peak(from: t - 0.04, to: t + 0.04).map(\.time) ?? t }, gap: Self.shortestBeat)
+    }
+
+    /// Without the beats at either end that have hardly any onset (the tracker's chain runs from
+    /// the track's first step to its last, through a silent start or a fade): those whose onset
+    /// is weaker than a twentieth of the median beat's.
+    func trimmed(_ beats: [Double]) -> [Double] {
+        let strengths = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }
+        guard !strengths.isEmpty else { return beats }
+        let threshold = 0.05 * strengths.sorted()[strengths.count / 2]
+        guard let first = strengths.firstIndex(where: { $0 > threshold }), let last = strengths.lastIndex(where: { $0 > threshold }) else { return [] }
+        return Array(beats[first...last])
     }
 
     /// Beats closer than `gap` seconds to the one before are one beat.

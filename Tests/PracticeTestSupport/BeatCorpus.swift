@@ -40,6 +40,15 @@ public enum BeatCorpus {
 
     public static var all: [(style: String, bpm: Double)] { plan.flatMap { p in p.tempos.map { (p.style, $0) } } }
 
+    /// The same styles 3 bpm either side of each tempo (those not in the plan already): tracks
+    /// the analysis was not tuned on, for bench/beats. 131 tracks.
+    public static var heldOut: [(style: String, bpm: Double)] {
+        var seen = Set<String>()
+        return plan.flatMap { p in p.tempos.flatMap { [$0 - 3, $0 + 3] }.filter { !p.tempos.contains($0) }.compactMap { bpm in
+            seen.insert("\(p.style) \(bpm)").inserted ? (p.style, bpm) : nil
+        } }
+    }
+
     /// One track of `seconds` (beats start 0.3 s in, after the rubato intro's 8 s where it has one).
     public static func track(_ style: String, bpm: Double, seconds: Double = 24) -> BeatCorpusTrack {
         var g = Generator(seconds: seconds, seed: UInt64(bpm * 1000) ^ UInt64(truncatingIfNeeded: style.hashValueStable))

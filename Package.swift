@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "PracticeFuzzTargets", dependencies: ["PracticeAudio", "PracticeControl", "PracticeDocuments", "PracticeEngine", "PracticeSongs", "PracticeTUI"],
                 path: "Tests/Fuzz/Targets"),
         .testTarget(name: "PracticeFuzzTests", dependencies: ["PracticeFuzzTargets", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py"]),
+        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py", "journal-year.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

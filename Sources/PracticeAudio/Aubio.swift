@@ -30,7 +30,7 @@ public final class SpectralFlux {
     private var started = false
     /// One value a hop: the mean rise over the bands, in dB (0 where nothing rose).
     public private(set) var values: [Float] = []
-    /// The same over the bands below 200 Hz alone (a kick, a bass note).
+    /// The same over the bands centred below 250 Hz alone (a kick, a bass note).
     public private(set) var lows: [Float] = []
     private let lowCount: Int
 
@@ -42,36 +42,37 @@ public final class SpectralFlux {
         // A full-scale sine's power in its bin, less 80 dB.
         floor = 20 * log10(Float(window) / 4) - 80
         let a = api.pointee
-        guard let fft = a.new_fft(UInt32(window)) else { throw AubioError(message: "aubio cannot analyse \(window)-sample windows") }
-        guard let bank = a.new_filterbank(UInt32(count), UInt32(window)),
-              a.filterbank_set_norm(bank, 0) == 0,
+        // The mel triangles, from aubio's filter bank (unnormalised: a band's constant gain is
+        // nothing to a rise in dB), kept as each band's bins and weights.
+        guard let bank = a.new_filterbank(UInt32(count), UInt32(window)) else { throw AubioError(message: "aubio cannot make mel bands at \(sampleRate) Hz") }
+        defer { a.del_filterbank(bank) }
+        guard a.filterbank_set_norm(bank, 0) == 0,
               a.filterbank_set_mel_coeffs(bank, Float(sampleRate), 30, Float(min(11_000, sampleRate * 45 / 100))) == 0,
-              let coefficients = a.filterbank_get_coeffs(bank),
-              let shape = "hanningz".withCString({ a.new_window(UnsafeMutablePointer(mutating: $0), UInt32(window)) }),
-              let frame = a.new_fvec(UInt32(window)), let windowed = a.new_fvec(UInt32(window)),
-              let complex = a.new_fvec(UInt32(window)), let spectrum = a.new_cvec(UInt32(window)) else {
-            a.del_fft(fft)
+              let coefficients = a.filterbank_get_coeffs(bank) else {
             throw AubioError(message: "aubio cannot make mel bands at \(sampleRate) Hz")
         }
-        self.fft = fft
         let bins = Int(coefficients.pointee.length)
         triangles = (0..<count).map { b in
             let row = coefficients.pointee.data[b]!
             guard let first = (0..<bins).first(where: { row[$0] != 0 }), let last = (0..<bins).last(where: { row[$0] != 0 }) else { return (0, []) }
             return (first, (first...last).map { row[$0] })
         }
-        a.del_filterbank(bank)
-        self.shape = shape
-        self.frame = frame
-        self.windowed = windowed
-        self.complex = complex
+        // The bands centred below 250 Hz (a bin is sampleRate / window wide).
+        lowCount = max(1, triangles.filter { (Double($0.first) + Double($0.weights.count) / 2) * Double(sampleRate) / Double(window) <= 250 }.count)
+        let shape = "hanningz".withCString { a.new_window(UnsafeMutablePointer(mutating: $0), UInt32(window)) }
+        let vectors = (0..<3).compactMap { _ in a.new_fvec(UInt32(window)) }
+        let fft = a.new_fft(UInt32(window)), spectrum = a.new_cvec(UInt32(window))
+        guard let shape, vectors.count == 3, let fft, let spectrum else {
+            for v in vectors + [shape].compactMap({ $0 }) { a.del_fvec(v) }
+            if let fft { a.del_fft(fft) }
+            if let spectrum { a.del_cvec(spectrum) }
+            throw AubioError(message: "aubio cannot analyse \(window)-sample windows")
+        }
+        self.fft = fft
         self.spectrum = spectrum
+        self.shape = shape
+        (frame, windowed, complex) = (vectors[0], vectors[1], vectors[2])
         previous = [Float](repeating: 0, count: count)
-        // Mel bands are equally wide on the mel scale from 30 Hz up: those whose top edge lies
-        // below 200 Hz.
-        func mel(_ f: Double) -> Double { 1127 * log(1 + f / 700) }
-        let top = mel(Double(min(11_000, sampleRate * 45 / 100))), width = (top - mel(30)) / Double(count + 1)
-        lowCount = max(1, min(count, Int(((mel(200) - mel(30)) / width).rounded(.down)) - 1))
     }
 
     deinit {
@@ -96,8 +97,9 @@ public final class SpectralFlux {
                 // The band's power: its triangle over the bins' squared magnitudes.
                 var power: Float = 0
                 triangles[b].weights.withUnsafeBufferPointer { w in
-                    let first = triangles[b].first
-                    for k in 0..<w.count { let m = norm[first + k]; power += w[k] * m * m }
+                    let m = norm + triangles[b].first
+                    var k = 0
+                    while k < w.count { power += w[k] * m[k] * m[k]; k += 1 }
                 }
                 let level = max(10 * log10(max(power, 1e-20)), floor)
                 if started { rise += max(level - last[b], 0); if b < lowCount { low += max(level - last[b], 0) } }

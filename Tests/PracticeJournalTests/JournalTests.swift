@@ -103,10 +103,15 @@ extension TallyTests {
         }
     }
 
-    /// Waits until the recorder has taken in every event the player has published.
+    /// Waits until the recorder has taken in every event the player has published (however
+    /// long a loaded machine keeps its task waiting: the second sampled next must see them all;
+    /// a minute without is a failure, not a guess).
     func settle(_ recorder: JournalRecorder, _ player: Player) {
-        let deadline = Date().addingTimeInterval(2)
-        while recorder.observedSequence.load(ordering: .acquiring) < player.sequence && Date() < deadline { usleep(200) }
+        let deadline = Date().addingTimeInterval(60)
+        while recorder.observedSequence.load(ordering: .acquiring) < player.sequence {
+            guard Date() < deadline else { Issue.record("the recorder took in no event for a minute"); return }
+            usleep(200)
+        }
     }
 
     @Test func aTrainerLoopIsRecordedPassByPassAtItsSpeeds() throws {

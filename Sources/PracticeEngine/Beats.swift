@@ -4,14 +4,14 @@ import PracticeAudio
 import PracticeDocuments
 
 /// Finding a track's beat grid. The tempo is read from the spectral flux (how much of each mel
-/// band is new, from aubio's phase vocoder and filter bank: a hat counts as a kick does), the
+/// band is new, from aubio's FFT and mel filter bank: a hat counts as a kick does), the
 /// beats at it are tracked by dynamic programming and each moved onto the onset it stands for
 /// (where the energy starts to rise, on a 2.9 ms grid), and the octave a dancer counts is chosen
 /// from the onsets (`TempoReading`). The "1" comes from the accents: of the `meter` phases the beats
 /// can be counted in, the one whose beats are loudest.
 public enum BeatAnalysis {
-    /// The analysis hop at 44.1 kHz: 512 samples (11.6 ms), as `aubio tempo` uses; other rates
-    /// scale it (a power of two), so the tracker hears the same span of music at any rate.
+    /// The analysis hop at 44.1 kHz: 512 samples (11.6 ms), as `aubio tempo` and librosa use;
+    /// other rates scale it (a power of two), so the analysis hears the same span at any rate.
     static func hop(sampleRate: Int) -> Int {
         var hop = 16
         while hop < 4_096, Double(hop) * 44_100 < 512 * Double(sampleRate) * 0.75 { hop *= 2 }
@@ -24,27 +24,26 @@ public enum BeatAnalysis {
         let rate = track.info.sampleRate, channels = track.info.channels
         // The onsets' grid is a quarter of the hop: 128 samples (2.9 ms) at 44.1 kHz.
         let hop = Self.hop(sampleRate: rate), fineHop = hop / 4
-        let found: (energy: [Float], fine: [Float], bright: [Float], flux: [Float], lows: [Float])
+        let found: (fine: [Float], bright: [Float], flux: [Float], lows: [Float])
         do {
             let file = try SoundFile(path: track.path)
             let spectral = try SpectralFlux(sampleRate: rate, hop: hop)
             var buffer = [Float](repeating: 0, count: hop * channels)
             var mono = [Float](repeating: 0, count: hop)
-            var energy: [Float] = [], fine: [Float] = [], bright: [Float] = []
+            var fine: [Float] = [], bright: [Float] = []
             var previous: Float = 0
-            energy.reserveCapacity(track.info.frames / hop + 1)
             bright.reserveCapacity(track.info.frames / hop + 1)
             fine.reserveCapacity(track.info.frames / fineHop + 1)
             while true {
                 let n = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: hop) }
                 if n <= 0 { break }
-                // One hop: its mean square, that of its sample-to-sample difference (the highs
-                // weigh in it as the lows do in the energy: a crash, a hat), and its four quarters'.
+                // One hop: the mean square of its four quarters, and that of its sample-to-sample
+                // difference (the highs weigh in it as the lows do in the energy: a crash, a hat).
                 // (Plain while loops over pointers: this runs for every sample, also in debug builds.)
-                let (sum, high) = buffer.withUnsafeBufferPointer { input in
-                    mono.withUnsafeMutableBufferPointer { out -> (Float, Float) in
+                let high = buffer.withUnsafeBufferPointer { input in
+                    mono.withUnsafeMutableBufferPointer { out -> Float in
                         let x = input.baseAddress!, y = out.baseAddress!
-                        var sum: Float = 0, high: Float = 0, quarter: Float = 0, i = 0
+                        var high: Float = 0, quarter: Float = 0, i = 0
                         while i < hop {
                             var v: Float = 0
                             if i < n {
@@ -60,16 +59,15 @@ public enum BeatAnalysis {
                             high += d * d
                             previous = v
                             i += 1
-                            if i % fineHop == 0 { fine.append(quarter / Float(fineHop)); sum += quarter; quarter = 0 }
+                            if i % fineHop == 0 { fine.append(quarter / Float(fineHop)); quarter = 0 }
                         }
                         spectral.feed(UnsafeBufferPointer(out))
-                        return (sum, high)
+                        return high
                     }
                 }
-                energy.append(sum / Float(hop))
                 bright.append(high / Float(hop))
             }
-            found = (energy, fine, bright, spectral.values, spectral.lows)
+            found = (fine, bright, spectral.values, spectral.lows)
         } catch let error as AubioError {
             throw PracticeError(.unavailable, "\(track.path): cannot find its beats: \(error.message)")
         } catch {
@@ -100,7 +98,9 @@ public enum BeatAnalysis {
             let median = v.sorted()[v.count / 2]
             return median > 0 ? v.map { $0 / median } : v.map { _ in 0 }
         }
-        let (loud, high, low) = (normalised(peaks(found.energy)), normalised(peaks(found.bright)), normalised(peaks(found.lows)))
+        // A hop's energy: the mean of its quarters'.
+        let energy = stride(from: 0, to: found.fine.count, by: 4).map { found.fine[$0..<min($0 + 4, found.fine.count)].reduce(0, +) / 4 }
+        let (loud, high, low) = (normalised(peaks(energy)), normalised(peaks(found.bright)), normalised(peaks(found.lows)))
         let accents = beats.indices.map { loud[$0] + high[$0] + 4 * low[$0] }
         let phase = loudestPhase(accents, meter: meter)
         var grid = BeatGrid(times: beats, tempo: (tempo * 100).rounded() / 100, one: beats[phase], meter: meter, source: "aubio")
@@ -258,11 +258,7 @@ struct Tempogram {
                 var power = 0.0
                 for v in segment { power += v * v }
                 if power > 0 {
-                    for lag in lo...hi {
-                        var sum = 0.0
-                        for i in 0..<(width - lag) { sum += segment[i] * segment[i + lag] }
-                        sums[lag - lo] += sum / power
-                    }
+                    for lag in lo...hi { sums[lag - lo] += laggedProduct(segment, 0..<(width - lag), lag: lag) / power }
                     rows += 1
                 }
                 start += step
@@ -281,14 +277,25 @@ struct Tempogram {
         guard lo <= hi else { return nil }
         func at(_ lag: Int) -> Double { mean[lag - lags.lowerBound] }
         let best = (lo...hi).max { at($0) * weight(Double($0) * seconds) < at($1) * weight(Double($1) * seconds) }!
-        let (a, b, c) = (at(best - 1), at(best), at(best + 1))
-        let shift = a - 2 * b + c < 0 ? min(max(0.5 * (a - c) / (a - 2 * b + c), -0.5), 0.5) : 0
-        return (Double(best) + shift) * seconds
+        return (Double(best) + parabolicOffset(at(best - 1), at(best), at(best + 1))) * seconds
     }
 }
 
-/// An onset envelope on a grid of about 11.6 ms: the rise of energy, compressed (a drum's
-/// transient is not a hundred times a note's), its mean removed.
+/// Where the peak of a parabola through three neighbouring values lies, in steps from the middle
+/// one (within half a step; 0 where the middle one is no peak).
+func parabolicOffset(_ a: Double, _ b: Double, _ c: Double) -> Double {
+    a - 2 * b + c < 0 ? min(max(0.5 * (a - c) / (a - 2 * b + c), -0.5), 0.5) : 0
+}
+
+/// The sum of `v[i] × v[i + lag]` for `i` in `range`: an autocorrelation's term.
+func laggedProduct(_ v: [Double], _ range: Range<Int>, lag: Int) -> Double {
+    var sum = 0.0
+    for i in range { sum += v[i] * v[i + lag] }
+    return sum
+}
+
+/// An envelope on the analysis hop's grid (about 11.6 ms): the spectral flux, or the energy's
+/// rise compressed (a drum's transient is not a hundred times a note's); its mean removed.
 struct Envelope {
     let values: [Double]
     let seconds: Double
@@ -335,9 +342,7 @@ struct Envelope {
         guard n > width, step >= Double(lo), step <= Double(hi), hi + 1 < width / 2 else { return [Double](repeating: step, count: n) }
         let starts = Array(stride(from: 0, through: n - width, by: hop))
         func correlation(_ start: Int, _ lag: Int) -> Double {
-            var sum = 0.0
-            for i in start..<(start + width - lag) { sum += values[i] * values[i + lag] }
-            return sum / Double(width - lag)
+            laggedProduct(values, start..<(start + width - lag), lag: lag) / Double(width - lag)
         }
         // The window nearest `period` (where it repeats most) is read first.
         let anchor = starts.indices.max { correlation(starts[$0], Int(step.rounded())) < correlation(starts[$1], Int(step.rounded())) }!
@@ -353,9 +358,7 @@ struct Envelope {
             }
             // A window with nothing repeating keeps its neighbour's period.
             guard ac[best] > 0 else { return previous }
-            let (x, y, z) = (ac[best - 1], ac[best], ac[best + 1])
-            let shift = x - 2 * y + z < 0 ? min(max(0.5 * (x - z) / (x - 2 * y + z), -0.5), 0.5) : 0
-            return Double(near + best) + shift
+            return Double(near + best) + parabolicOffset(ac[best - 1], ac[best], ac[best + 1])
         }
         found[anchor] = read(anchor, near: step)
         for k in stride(from: anchor + 1, to: starts.count, by: 1) { found[k] = read(k, near: found[k - 1]) }
@@ -447,9 +450,7 @@ struct Envelope {
         var best = -1.0
         var lag = lo
         while lag <= hi, lag < n / 2 {
-            var sum = 0.0
-            for i in 0..<(n - lag) { sum += values[i] * values[i + lag] }
-            best = max(best, sum / Double(n - lag) / power)
+            best = max(best, laggedProduct(values, 0..<(n - lag), lag: lag) / Double(n - lag) / power)
             lag += 1
         }
         return best
@@ -499,6 +500,11 @@ struct Onsets {
         return (Double(max(first - 3, 0)) * seconds, rise[best])
     }
 
+    /// The strength of the strongest rise within `reach` seconds of `t` (0 where none).
+    func strength(at t: Double, reach: Double = 0.02) -> Double {
+        Double(peak(from: t - reach, to: t + reach)?.strength ?? 0)
+    }
+
     /// The envelope for tempo readings: four steps to one (11.6 ms at 44.1 kHz), each rise
     /// compressed against the typical rise, the mean removed.
     func envelope() -> Envelope {
@@ -526,15 +532,13 @@ struct Onsets {
     func regrid(_ beats: [Double], by factor: Double) -> [Double] {
         guard beats.count >= 2 else { return beats }
         if factor < 1 {
-            func strength(_ phase: Int) -> Double {
-                stride(from: phase, to: beats.count, by: 2).reduce(0) { $0 + Double(peak(from: beats[$1] - 0.02, to: beats[$1] + 0.02)?.strength ?? 0) }
-            }
-            let phase = strength(1) > strength(0) * 1.05 ? 1 : 0
+            func total(_ phase: Int) -> Double { stride(from: phase, to: beats.count, by: 2).reduce(0) { $0 + strength(at: beats[$1]) } }
+            let phase = total(1) > total(0) * 1.05 ? 1 : 0
             return stride(from: phase, to: beats.count, by: 2).map { beats[$0] }
         }
         let parts = Int(factor.rounded())
         guard parts > 1 else { return beats }
-        let typical = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }.sorted()[beats.count / 2]
+        let typical = beats.map { strength(at: $0) }.sorted()[beats.count / 2]
         var out: [Double] = []
         out.reserveCapacity(beats.count * parts)
         for k in beats.indices {
@@ -558,7 +562,7 @@ struct Onsets {
     /// starting, a tenth and more.
     func salience(_ beats: [Double]) -> Double {
         guard !beats.isEmpty, typicalLevel > 0 else { return 0 }
-        let strengths = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }.sorted()
+        let strengths = beats.map { strength(at: $0) }.sorted()
         return strengths[strengths.count * 3 / 4] / Double(typicalLevel)
     }
 
@@ -567,7 +571,7 @@ struct Onsets {
     func evidence(_ beats: [Double]) -> (halves: Double, thirds: Double, alternate: Double) {
         guard beats.count >= 3 else { return (0, 0, 1) }
         let scale = max(rise.reduce(0) { $0 + Double($1) } / Double(max(rise.count, 1)), 1e-20)
-        func strength(_ t: Double, reach: Double) -> Double { log1p(Double(peak(from: t - reach, to: t + reach)?.strength ?? 0) / scale) }
+        func strength(_ t: Double, reach: Double) -> Double { log1p(self.strength(at: t, reach: reach) / scale) }
         func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
         var on: [Double] = [], half: [Double] = [], third: [Double] = []
         for k in 0..<(beats.count - 1) {
@@ -591,7 +595,7 @@ struct Onsets {
     /// the track's first step to its last, through a silent start or a fade): those whose onset
     /// is weaker than a twentieth of the median beat's.
     func trimmed(_ beats: [Double]) -> [Double] {
-        let strengths = beats.map { Double(peak(from: $0 - 0.02, to: $0 + 0.02)?.strength ?? 0) }
+        let strengths = beats.map { strength(at: $0) }
         guard !strengths.isEmpty else { return beats }
         let threshold = 0.05 * strengths.sorted()[strengths.count / 2]
         guard let first = strengths.firstIndex(where: { $0 > threshold }), let last = strengths.lastIndex(where: { $0 > threshold }) else { return [] }

@@ -178,17 +178,37 @@ struct TempoReading {
 
     /// The reading the onsets and the prior favour; nil where no beat is steady. `heard`: the
     /// spectral flux's envelope, and `tempogram` its local periodicities, where the tempo is read
-    /// (every instrument counts in them); `onsets`, the energy's, place the beats.
+    /// (every instrument counts in them); `onsets`, the energy's, place the beats. A song whose
+    /// tempo changes (a crew's mix of songs) has its octave chosen section by section
+    /// (`Tempogram.sections`); `tempo` and `other` are then the longest section's.
     static func choose(onsets: Onsets, heard: Envelope, tempogram: Tempogram) -> TempoReading? {
         let envelope = onsets.envelope()
-        guard let global = tempogram.bestPeriod(in: 60 / counted.upperBound...60 / counted.lowerBound, weight: { prior(60 / $0) }) else { return nil }
-        var beats = onsets.trimmed(onsets.snap(heard.track(period: global, with: envelope)))
-        guard beats.count >= 4, let found = BeatGrid.tempo(of: beats), found.isFinite else { return nil }
-        guard onsets.salience(beats) >= salient else { return nil }
+        let sections = tempogram.sections()
+        guard !sections.isEmpty else { return nil }
+        let tracked = onsets.trimmed(onsets.snap(heard.track(sections: sections, with: envelope)))
+        guard tracked.count >= 4, let found = BeatGrid.tempo(of: tracked), found.isFinite else { return nil }
+        guard onsets.salience(tracked) >= salient else { return nil }
         // Smoothed, so that a beat whose period falls between two steps correlates at both.
         let smooth = heard.smoothed(5)
         guard (1...4).contains(where: { smooth.correlation(atPeriod: Double($0) * 60 / found) >= steadiness }) else { return nil }
-        var tempo = found
+        var beats: [Double] = [], longest: TempoReading?
+        for (k, section) in sections.enumerated() {
+            let last = k == sections.count - 1
+            let slice = tracked.filter { $0 >= section.start && ($0 < section.end || last) }
+            guard slice.count >= 4, let tempo = BeatGrid.tempo(of: slice), tempo.isFinite else { beats += slice; continue }
+            let reading = octave(slice, tempo: tempo, onsets: onsets, heard: heard)
+            // Where two sections meet, a beat closer than half a beat to the one before is none.
+            let beat = 60 / reading.tempo
+            beats += reading.beats.filter { t in beats.last.map { t - $0 >= 0.5 * beat } ?? true }
+            if reading.beats.count > longest?.beats.count ?? 0 { longest = reading }
+        }
+        guard let longest, beats.count >= 4 else { return nil }
+        return TempoReading(beats: beats, tempo: longest.tempo, other: longest.other)
+    }
+
+    /// The octave of one stretch of steady `beats` at `tempo`, chosen by the rules above.
+    static func octave(_ slice: [Double], tempo start: Double, onsets: Onsets, heard: Envelope) -> TempoReading {
+        var beats = slice, tempo = start
         var other: Double?
         var direction = 0.0
         // Outside what a dancer counts: the half (or the double) is, whatever the onsets say.
@@ -234,13 +254,18 @@ struct TempoReading {
 /// How the spectral flux repeats, window by window, as librosa's tempogram has it: in windows of
 /// 4.5 s (a Hann window over them) every 0.74 s, the autocorrelation at each lag a beat can last
 /// (40 to 210 bpm), against the window's own power. Its mean over the windows reads a whole
-/// song's tempo; a loud passage weighs no more than a soft one.
+/// song's tempo (a loud passage weighs no more than a soft one), its mean over a stretch of them
+/// a section's.
 struct Tempogram {
     let seconds: Double
     /// The lags (in steps) each row holds, one either side of the range besides.
     let lags: ClosedRange<Int>
-    /// The mean over the windows, lag by lag.
-    let mean: [Double]
+    /// Each window's autocorrelation, lag by lag, one row after another (Float: two hours are
+    /// 10⁴ rows of about 120 lags).
+    let rows: [Float]
+    /// Where each row's window starts and how long it is (steps).
+    let starts: [Int]
+    let width: Int
 
     init(flux: [Float], seconds: Double) {
         self.seconds = seconds
@@ -248,8 +273,10 @@ struct Tempogram {
         let hi = Int((60 / TempoReading.counted.lowerBound / seconds).rounded(.up)) + 1
         lags = lo...hi
         let width = min(flux.count, Int((4.46 / seconds).rounded())), step = max(1, Int((0.74 / seconds).rounded()))
-        var sums = [Double](repeating: 0, count: hi - lo + 1), rows = 0
+        self.width = width
+        var rows: [Float] = [], starts: [Int] = []
         if width > hi {
+            rows.reserveCapacity((flux.count / step + 1) * (hi - lo + 1))
             let shape = (0..<width).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(width - 1)) }
             var segment = [Double](repeating: 0, count: width)
             var start = 0
@@ -258,27 +285,105 @@ struct Tempogram {
                 var power = 0.0
                 for v in segment { power += v * v }
                 if power > 0 {
-                    for lag in lo...hi { sums[lag - lo] += laggedProduct(segment, 0..<(width - lag), lag: lag) / power }
-                    rows += 1
+                    for lag in lo...hi { rows.append(Float(laggedProduct(segment, 0..<(width - lag), lag: lag) / power)) }
+                    starts.append(start)
                 }
                 start += step
             }
         }
-        mean = rows > 0 ? sums.map { $0 / Double(rows) } : []
+        self.rows = rows
+        self.starts = starts
     }
 
-    /// The period (seconds) within `range` where the flux repeats most, each lag weighed by
-    /// `weight` (the prior), made finer than the steps by a parabola through the peak; nil where
-    /// the track is too short (under 4.5 s) or silent.
-    func bestPeriod(in range: ClosedRange<Double>, weight: (Double) -> Double) -> Double? {
-        guard !mean.isEmpty else { return nil }
+    /// The mean of rows `range`, lag by lag.
+    func mean(_ range: Range<Int>) -> [Double] {
+        let n = lags.count
+        var sums = [Double](repeating: 0, count: n)
+        for r in range { for j in 0..<n { sums[j] += Double(rows[r * n + j]) } }
+        return sums.map { $0 / Double(max(range.count, 1)) }
+    }
+
+    /// The period (seconds) within `range` where the flux repeats most over rows `rows` (all of
+    /// them unless said), each lag weighed by `weight` (the prior), made finer than the steps
+    /// by a parabola through the peak; nil where the track is too short (under 4.5 s) or silent.
+    func bestPeriod(in range: ClosedRange<Double>, rows: Range<Int>? = nil, weight: (Double) -> Double) -> Double? {
+        guard !starts.isEmpty else { return nil }
+        let mean = mean(rows ?? 0..<starts.count)
+        return Self.peak(mean, lags: lags, seconds: seconds, in: range, weight: weight)
+    }
+
+    static func peak(_ values: [Double], lags: ClosedRange<Int>, seconds: Double, in range: ClosedRange<Double>, weight: (Double) -> Double) -> Double? {
         let lo = max(lags.lowerBound + 1, Int((range.lowerBound / seconds).rounded(.up)))
         let hi = min(lags.upperBound - 1, Int((range.upperBound / seconds).rounded(.down)))
         guard lo <= hi else { return nil }
-        func at(_ lag: Int) -> Double { mean[lag - lags.lowerBound] }
+        func at(_ lag: Int) -> Double { values[lag - lags.lowerBound] }
         let best = (lo...hi).max { at($0) * weight(Double($0) * seconds) < at($1) * weight(Double($1) * seconds) }!
         return (Double(best) + parabolicOffset(at(best - 1), at(best), at(best + 1))) * seconds
     }
+
+    /// The shortest section a tempo change makes: 12 s (a crew's mix holds a song longer; a
+    /// fill or a break is shorter).
+    static let shortestSection = 12.0
+    /// Tempos further apart than this (in octaves, either folded into one octave) are another
+    /// section's: 0.07 is 5 %.
+    static let apart = 0.07
+
+    /// The track's stretches of one tempo, each with the period where its rows repeat most
+    /// (weighed by the prior): one section for a song at one tempo, or one that drifts; a
+    /// section more where the tempo moves by more than 5 % (up to an octave: 128 after 88 is
+    /// 176's half) and stays there for at least 12 s. Each row's tempo is the best of its own
+    /// (folded into one octave), the median of nine rows (6.7 s) around it.
+    func sections() -> [TempoSection] {
+        let range = 60 / TempoReading.counted.upperBound...60 / TempoReading.counted.lowerBound
+        let prior = { (p: Double) in TempoReading.prior(60 / p) }
+        guard let whole = bestPeriod(in: range, weight: prior) else { return [] }
+        let minimum = Int((Self.shortestSection / (0.74)).rounded())
+        let all = [TempoSection(start: 0, end: .infinity, period: whole)]
+        guard starts.count >= 2 * minimum else { return all }
+        let n = lags.count
+        // Each row's tempo as a fraction of an octave (0 ..< 1): where on the circle it lies.
+        let folded = (0..<starts.count).map { r -> Double in
+            let row = (0..<n).map { Double(rows[r * n + $0]) }
+            let p = Self.peak(row, lags: lags, seconds: seconds, in: range, weight: prior) ?? whole
+            let o = log2(p)
+            return o - o.rounded(.down)
+        }
+        func distance(_ a: Double, _ b: Double) -> Double { let d = abs(a - b); return min(d, 1 - d) }
+        // The circular median of a stretch: the value nearest all the others.
+        func median(_ v: ArraySlice<Double>) -> Double { v.min { a, b in v.reduce(0) { $0 + distance($1, a) } < v.reduce(0) { $0 + distance($1, b) } }! }
+        let smooth = folded.indices.map { median(folded[max($0 - 4, 0)..<min($0 + 5, folded.count)]) }
+        // A new section where the tempo leaves the section's own and stays away for `minimum`
+        // rows; sections shorter than that are none.
+        var bounds = [0]
+        var reference = median(smooth[0..<minimum])
+        var r = minimum
+        while r + minimum <= smooth.count {
+            if smooth[r..<(r + minimum)].allSatisfy({ distance($0, reference) > Self.apart }) {
+                bounds.append(r)
+                reference = median(smooth[r..<(r + minimum)])
+                r += minimum
+            } else {
+                r += 1
+            }
+        }
+        guard bounds.count > 1 else { return all }
+        bounds.append(starts.count)
+        let centre = Double(width) / 2
+        return (0..<(bounds.count - 1)).map { k in
+            let rows = bounds[k]..<bounds[k + 1]
+            return TempoSection(start: k == 0 ? 0 : (Double(starts[bounds[k]]) + centre) * seconds,
+                                end: k == bounds.count - 2 ? .infinity : (Double(starts[bounds[k + 1]]) + centre) * seconds,
+                                period: bestPeriod(in: range, rows: rows, weight: prior) ?? whole)
+        }
+    }
+}
+
+/// A stretch of a track at one tempo: from `start` to `end` (seconds), a beat every `period`
+/// seconds (in the octave the tempogram and the prior favour; the onsets choose the counted one).
+struct TempoSection {
+    var start: Double
+    var end: Double
+    var period: Double
 }
 
 /// Where the peak of a parabola through three neighbouring values lies, in steps from the middle
@@ -330,23 +435,25 @@ struct Envelope {
 
     /// The period the beat has around each step: in windows of 8 s every 2 s, the lag at which
     /// the envelope repeats most, each lag weighed by its nearness to the neighbouring window's
-    /// (a quarter away weighs 0.6, half an octave 0.2), from the window where `period` repeats
-    /// most, forwards and backwards; between the windows' centres, a straight line. A song that
-    /// speeds up, or a verse at 100 bpm and a chorus at 120, is followed one window at a time,
-    /// between 40 and 210 bpm.
-    func localPeriods(around period: Double) -> [Double] {
-        let n = values.count, step = period / seconds
+    /// (a quarter away weighs 0.6, half an octave 0.2), from the window of each section where its
+    /// period repeats most, forwards and backwards to the section's ends; between the windows'
+    /// centres, a straight line. A song that speeds up, or a verse at 100 bpm and a chorus at 120,
+    /// is followed one window at a time, between 40 and 210 bpm; a jump further than that is
+    /// another section.
+    func localPeriods(_ sections: [TempoSection]) -> [Double] {
+        let n = values.count
         let width = Int(8 / seconds), hop = max(1, Int(2 / seconds))
         let lo = max(2, Int((60 / TempoReading.counted.upperBound / seconds).rounded(.down)))
         let hi = max(lo, Int((60 / TempoReading.counted.lowerBound / seconds).rounded(.up)))
-        guard n > width, step >= Double(lo), step <= Double(hi), hi + 1 < width / 2 else { return [Double](repeating: step, count: n) }
+        func inRange(_ step: Double) -> Bool { step >= Double(lo) && step <= Double(hi) }
+        guard !sections.isEmpty, n > width, hi + 1 < width / 2, sections.allSatisfy({ inRange($0.period / seconds) }) else {
+            return [Double](repeating: (sections.first?.period ?? 0) / seconds, count: n)
+        }
         let starts = Array(stride(from: 0, through: n - width, by: hop))
+        let centres = starts.map { $0 + width / 2 }
         func correlation(_ start: Int, _ lag: Int) -> Double {
             laggedProduct(values, start..<(start + width - lag), lag: lag) / Double(width - lag)
         }
-        // The window nearest `period` (where it repeats most) is read first.
-        let anchor = starts.indices.max { correlation(starts[$0], Int(step.rounded())) < correlation(starts[$1], Int(step.rounded())) }!
-        var found = [Double](repeating: step, count: starts.count)
         func read(_ k: Int, near previous: Double) -> Double {
             let near = max(lo, Int((previous / 1.3).rounded(.down))), far = min(hi, Int((previous * 1.3).rounded(.up)))
             guard near + 1 < far else { return previous }
@@ -360,12 +467,24 @@ struct Envelope {
             guard ac[best] > 0 else { return previous }
             return Double(near + best) + parabolicOffset(ac[best - 1], ac[best], ac[best + 1])
         }
-        found[anchor] = read(anchor, near: step)
-        for k in stride(from: anchor + 1, to: starts.count, by: 1) { found[k] = read(k, near: found[k - 1]) }
-        for k in stride(from: anchor - 1, through: 0, by: -1) { found[k] = read(k, near: found[k + 1]) }
-        let centres = starts.map { $0 + width / 2 }
-        // A window's reading against its neighbours': the median of three.
-        let steady = found.indices.map { k in [found[max(k - 1, 0)], found[k], found[min(k + 1, found.count - 1)]].sorted()[1] }
+        var found = [Double](repeating: 0, count: starts.count)
+        // Each section's windows (those centred in it; a section too short for one of its own
+        // takes the window nearest it), read from its anchor outwards.
+        for section in sections {
+            let step = section.period / seconds
+            var mine = starts.indices.filter { Double(centres[$0]) * seconds >= section.start && Double(centres[$0]) * seconds < section.end }
+            if mine.isEmpty { mine = [starts.indices.min { abs(Double(centres[$0]) * seconds - section.start) < abs(Double(centres[$1]) * seconds - section.start) }!] }
+            let anchor = mine.max { correlation(starts[$0], Int(step.rounded())) < correlation(starts[$1], Int(step.rounded())) }!
+            found[anchor] = read(anchor, near: step)
+            for k in stride(from: anchor + 1, through: mine.last!, by: 1) { found[k] = read(k, near: found[k - 1]) }
+            for k in stride(from: anchor - 1, through: mine.first!, by: -1) { found[k] = read(k, near: found[k + 1]) }
+        }
+        // A window's reading against its neighbours' in its section: the median of three.
+        let section = starts.indices.map { k in sections.lastIndex { Double(centres[k]) * seconds >= $0.start } ?? 0 }
+        let steady = found.indices.map { k -> Double in
+            let around = [k - 1, k, k + 1].filter { found.indices.contains($0) && section[$0] == section[k] }.map { found[$0] }.sorted()
+            return around.count == 3 ? around[1] : found[k]
+        }
         var out = [Double](repeating: 0, count: n)
         var k = 0
         for t in 0..<n {
@@ -378,17 +497,17 @@ struct Envelope {
         return out
     }
 
-    /// Beats about `period` seconds apart (as the music around them has it: `localPeriods`)
+    /// Beats about each section's period apart (as the music around them has it: `localPeriods`)
     /// where the onsets are strongest, found as Ellis's dynamic-programming tracker finds them
     /// (and librosa's): each step's best score is its own onset strength (this envelope's and
     /// `other`'s, on the same grid, each against its spread) plus the best score a beat before
     /// it, minus a penalty growing with the square of how far (in octaves) that gap is from the
     /// period there; the beats are read back from the best step near the end. Linear in the steps
     /// times the period's length.
-    func track(period: Double, with other: Envelope) -> [Double] {
+    func track(sections: [TempoSection], with other: Envelope) -> [Double] {
         let n = min(values.count, other.values.count)
-        guard period / seconds >= 2, n > Int(2 * period / seconds) else { return [] }
-        let steps = localPeriods(around: period)
+        guard let period = sections.map(\.period).max(), sections.allSatisfy({ $0.period / seconds >= 2 }), n > Int(2 * period / seconds) else { return [] }
+        let steps = localPeriods(sections)
         func spread(_ v: [Double]) -> Double {
             let s = (v.prefix(n).reduce(0) { $0 + $1 * $1 } / Double(n)).squareRoot()
             return s > 0 ? s : 1

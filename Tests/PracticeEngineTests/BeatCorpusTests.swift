@@ -75,3 +75,35 @@ import PracticeTestSupport
         expect(name, on: Self.wrongOne, oneRight, "\(name): the one at \(g.one); known ones \(t.ones.prefix(4))")
     }
 }
+
+/// A crew's competition mix: generated songs of the corpus one after another at other tempos,
+/// 30 s each. Each part's beats are found at its own tempo, in the octave it has alone (a
+/// hip-hop part after a house part is not counted at its double, nor a house part before a
+/// slower backbeat at its half): the median gap between its beats within 2 % of its beat, an
+/// F-measure of at least 0.9.
+@Suite struct MixTests {
+    static let mixes: [String: [(style: String, bpm: Double, seconds: Double)]] = [
+        "house 128, hip-hop 88": [("four-on-the-floor", 128, 30), ("half-time hip-hop", 88, 30)],
+        "house 120, backbeat 84": [("four-on-the-floor", 120, 30), ("backbeat", 84, 30)],
+        "backbeat 96, trap 140": [("backbeat", 96, 30), ("trap hi-hats", 140, 30)],
+        "house 124, dembow 96, backbeat 168": [("four-on-the-floor", 124, 30), ("dembow", 96, 30), ("backbeat", 168, 30)],
+    ]
+
+    @Test(arguments: mixes.keys.sorted())
+    func aMix(_ name: String) throws {
+        let m = BeatCorpus.medley(Self.mixes[name]!)
+        let path = BeatCorpusTests.dir.file("mix-\(name.filter { $0.isLetter || $0.isNumber }).wav")
+        try Signals.write(m.samples, to: path, channels: 1)
+        let g = try BeatAnalysis.analyse(try Track.open(path).track)
+        for (k, part) in m.parts.enumerated() {
+            let end = k + 1 < m.starts.count ? m.starts[k + 1] : .infinity
+            // Away from where the parts meet (2 s either side).
+            let inside = g.times.filter { $0 >= m.starts[k] + 2 && $0 < end - 2 }
+            let gaps = zip(inside.dropFirst(), inside).map { $0 - $1 }.sorted()
+            let bpm = gaps.isEmpty ? 0 : 60 / gaps[gaps.count / 2]
+            let f = BeatCorpusTests.fMeasure(g.times.filter { $0 >= m.starts[k] && $0 < end }, part.beats)
+            #expect(abs(bpm / part.bpm - 1) < 0.02, "\(name): \(part) counted at \(bpm) bpm")
+            #expect(f >= 0.9, "\(name): \(part): F \(f)")
+        }
+    }
+}

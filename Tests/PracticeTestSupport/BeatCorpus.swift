@@ -139,6 +139,22 @@ public enum BeatCorpus {
     }
 }
 
+extension BeatCorpus {
+    /// A dance crew's competition mix: `parts` (style, tempo, seconds) one after another, each
+    /// generated as `track` makes it; the beats and ones of each part moved to where it starts.
+    public static func medley(_ parts: [(style: String, bpm: Double, seconds: Double)]) -> (parts: [BeatCorpusTrack], starts: [Double], samples: [Float]) {
+        var tracks: [BeatCorpusTrack] = [], starts: [Double] = [], samples: [Float] = []
+        for p in parts {
+            let t = track(p.style, bpm: p.bpm, seconds: p.seconds)
+            let start = Double(samples.count) / rate
+            starts.append(start)
+            tracks.append(BeatCorpusTrack(style: t.style, bpm: t.bpm, beats: t.beats.map { $0 + start }, ones: t.ones.map { $0 + start }, meter: t.meter, samples: []))
+            samples += t.samples
+        }
+        return (tracks, starts, samples)
+    }
+}
+
 extension String {
     /// A hash that is the same in every run (Swift's own is seeded per process).
     var hashValueStable: UInt64 { utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 } }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import GRDB
 import Glibc
 import PracticeDocuments
+import PracticeEngine
 
 /// The practice journal: `$XDG_DATA_HOME/practice/journal.sqlite`, an SQLite database (through
 /// GRDB, WAL) of every play session (the track, when, how long at each speed, the passes of each
@@ -14,7 +15,7 @@ public final class Journal: Sendable {
     /// Made by a newer version: read, never written (`warning` says so).
     public let isReadOnly: Bool
     public let warning: String?
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     /// `$XDG_DATA_HOME/practice/journal.sqlite`.
     public static var standardPath: String { XDG.data.appendingPathComponent("journal.sqlite").path }
@@ -28,11 +29,29 @@ public final class Journal: Sendable {
         warning = isReadOnly ? "\(path): written by a newer version of practice; shown, but nothing is recorded in it" : nil
     }
 
+    /// Version 3 knows which recordings are copies of one song (`copy`).
+    static let copies = """
+        CREATE TABLE copy (
+            audio TEXT PRIMARY KEY,
+            song TEXT NOT NULL,
+            duration REAL NOT NULL,
+            fingerprint TEXT
+        ) WITHOUT ROWID;
+        PRAGMA user_version = 3;
+        """
+
     static func create(_ db: Database) throws {
-        // Version 2 keeps each part's most practised speed; a version 1 journal gains the column.
-        if try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 {
-            try db.execute(sql: "ALTER TABLE part ADD COLUMN mainSpeed REAL; PRAGMA user_version = 2;")
+        // Version 2 keeps each part's most practised speed; a version 1 journal gains the column,
+        // and a version 2 journal the copies.
+        switch try Int.fetchOne(db, sql: "PRAGMA user_version") {
+        case 1:
+            try db.execute(sql: "ALTER TABLE part ADD COLUMN mainSpeed REAL;" + copies)
             return
+        case 2:
+            try db.execute(sql: copies)
+            return
+        default:
+            break
         }
         try db.execute(sql: """
             CREATE TABLE session (
@@ -73,8 +92,7 @@ public final class Journal: Sendable {
                 written REAL NOT NULL
             );
             CREATE INDEX noteByDay ON note(day);
-            PRAGMA user_version = 2;
-            """)
+            """ + copies)
     }
 
     func writing<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
@@ -132,6 +150,41 @@ public final class Journal: Sendable {
         }
     }
 
+    // MARK: Copies
+
+    /// Says which song the recording `identity` is a copy of, once: the song `reference` is (the
+    /// recording a crew's sidecar was made on, when this copy uses it), else the song of a copy
+    /// already known whose fingerprint lines up with this one's (a FLAC and its Ogg, each with
+    /// a sidecar of its own), else a song of its own. Sessions on any copy are then the song's
+    /// (`sessions`). Comparing fingerprints takes a few milliseconds a known copy of about the
+    /// same length (within 30 s); it is done once a recording.
+    public func registerCopy(_ identity: TrackIdentity, sameAs reference: String? = nil) throws(PracticeError) {
+        let audio = identity.pcm.sha256
+        let known = try reading { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM copy WHERE audio = ?", arguments: [audio]) ?? false }
+        guard !known else { return }
+        var song = audio
+        if let reference, reference != audio {
+            song = try reading { db in try String.fetchOne(db, sql: "SELECT song FROM copy WHERE audio = ?", arguments: [reference]) } ?? reference
+        } else if identity.chromaprint != nil {
+            let candidates = try reading { db in
+                try Row.fetchAll(db, sql: "SELECT song, duration, fingerprint FROM copy WHERE fingerprint IS NOT NULL AND abs(duration - ?) <= 30 ORDER BY abs(duration - ?)",
+                                 arguments: [identity.duration, identity.duration])
+            }
+            for row in candidates {
+                var other = identity
+                other.pcm.sha256 = ""
+                other.duration = row["duration"]
+                other.chromaprint = AcousticFingerprint.fromJournal(row["fingerprint"])
+                if let a = Alignment.align(reference: other, this: identity), a.isConfident { song = row["song"]; break }
+            }
+        }
+        let print = identity.chromaprint.map(AcousticFingerprint.forJournal)
+        try writing { db in
+            try db.execute(sql: "INSERT INTO copy (audio, song, duration, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT (audio) DO NOTHING",
+                           arguments: [audio, song, identity.duration, print])
+        }
+    }
+
     /// The sessions that started on the days `from` through `to`, oldest first, with their speeds and parts.
     public func sessions(from: Day, to: Day) throws(PracticeError) -> [JournalSession] {
         try reading { db in
@@ -144,6 +197,9 @@ public final class Journal: Sendable {
             for r in try Row.fetchAll(db, sql: "SELECT sessionId, rate, seconds FROM speed WHERE sessionId BETWEEN ? AND ?", arguments: [low, high]) {
                 speeds[r["sessionId"], default: [:]][r["rate"]] = r["seconds"]
             }
+            // A copy of a song another recording is counts as that song.
+            var songs: [String: String] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT audio, song FROM copy WHERE audio != song") { songs[r["audio"]] = r["song"] }
             var parts: [Int64: [JournalPart]] = [:]
             for r in try Row.fetchAll(db, sql: "SELECT * FROM part WHERE sessionId BETWEEN ? AND ? ORDER BY sessionId, kind, name", arguments: [low, high]) {
                 parts[r["sessionId"], default: []].append(JournalPart(kind: JournalPart.Kind(rawValue: r["kind"]) ?? .section, name: r["name"],
@@ -154,7 +210,8 @@ public final class Journal: Sendable {
                 var s = JournalSession(path: r["path"], title: r["title"], artist: r["artist"], album: r["album"], genre: r["genre"],
                                        duration: r["duration"], started: Date(timeIntervalSince1970: r["started"]))
                 s.id = id
-                s.audio = r["audio"]
+                let audio: String? = r["audio"]
+                s.audio = audio.map { songs[$0] ?? $0 }
                 s.ended = Date(timeIntervalSince1970: r["ended"])
                 s.heard = r["heard"]
                 s.countIns = r["countIns"]
@@ -208,7 +265,8 @@ public struct JournalSession: Sendable, Equatable {
     public var id: Int64?
     public var path: String
     /// The decoded audio's SHA-256 (`TrackIdentity.pcm`): the same song under another name or
-    /// folder is the same song. Nil until worked out (it takes a decode).
+    /// folder is the same song; read back, the song's (`Journal.registerCopy`: another copy's
+    /// where this one is a copy of it). Nil until worked out (it takes a decode).
     public var audio: String?
     public var title: String?
     public var artist: String?
@@ -271,4 +329,18 @@ public struct JournalNote: Sendable, Equatable {
     public var day: Day
     public var text: String
     public init(day: Day, text: String) { self.day = day; self.text = text }
+}
+
+extension AcousticFingerprint {
+    /// As the journal keeps it: the algorithm, a space, the fingerprint, a space, where it
+    /// starts (seconds) and how long it is.
+    static func forJournal(_ f: AcousticFingerprint) -> String {
+        "\(f.algorithm) \(f.fingerprint) \(f.start) \(f.lengthSeconds ?? 0)"
+    }
+
+    static func fromJournal(_ text: String?) -> AcousticFingerprint? {
+        guard let parts = text?.split(separator: " "), parts.count == 4, let algorithm = Int(parts[0]),
+              let start = Double(parts[2]), let length = Double(parts[3]) else { return nil }
+        return AcousticFingerprint(algorithm: algorithm, fingerprint: String(parts[1]), start: start, lengthSeconds: length > 0 ? length : nil)
+    }
 }

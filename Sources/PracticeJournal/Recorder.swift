@@ -210,6 +210,7 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     func identify() {
         defer { identified.signal() }
         guard let identity = TrackIdentity.known(player.track) else { return }
+        registerCopy(identity)
         state.withLock { r in
             let song = r.songAudio ?? identity.pcm.sha256
             guard r.session.audio != song else { return }
@@ -220,7 +221,18 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
 
     func identifyAgain() {
         guard let identity = TrackIdentity.known(player.track) else { return }
+        registerCopy(identity)
         state.withLock { $0.session.audio = $0.songAudio ?? identity.pcm.sha256 }
+    }
+
+    /// This recording told to the journal as a copy of its song (the crew's sidecar's, or one
+    /// whose fingerprint lines up), so that the reports join them.
+    func registerCopy(_ identity: TrackIdentity) {
+        do {
+            try journal.registerCopy(identity, sameAs: state.withLock { $0.songAudio })
+        } catch {
+            state.withLock { r in if r.problem == nil { r.problem = error.message } }
+        }
     }
 
     static func stamp(_ path: String) -> String {

@@ -157,4 +157,26 @@ import PracticeTestSupport
         let songs = try #require(json["songs"] as? [[String: Any]])
         #expect(json["sessions"] as? Int == 2 && songs.count == 1, "\(json)")
     }
+
+    /// Copies with sidecars of their own (the crew's FLAC in one folder, a dancer's Ogg made
+    /// from it in another, each with its own markers) are one song in the journal, found by
+    /// their fingerprints; another song beside them stays another.
+    @Test func copiesWithSidecarsOfTheirOwnAreOneSong() throws {
+        let env = ["XDG_CACHE_HOME": dir.file("cache2"), "XDG_DATA_HOME": dir.file("data2"), "TZ": "UTC"]
+        func practice(_ args: [String]) throws -> ProcessResult { try run(practiceBinary, args, environment: env, currentDirectory: dir.path) }
+        for folder in ["crew", "mine", "other"] { try FileManager.default.createDirectory(atPath: dir.file(folder), withIntermediateDirectories: true) }
+        _ = try run("/usr/bin/sox", ["\(Self.folder)/frantic.ogg", dir.file("crew/drill.flac"), "trim", "20", "40"])
+        _ = try run("/usr/bin/oggenc", ["--quiet", "-q", "3", dir.file("crew/drill.flac"), "-o", dir.file("mine/drill.ogg")])
+        _ = try run("/usr/bin/sox", ["\(Self.folder)/wanderer.ogg", dir.file("other/drill.flac"), "trim", "20", "40"])
+        for song in ["crew/drill.flac", "mine/drill.ogg", "other/drill.flac"] {
+            var r = try practice(["markers", "add", song, "Verse", "4"])
+            #expect(r.status == 0 && r.stdout == "added marker 'Verse' at 0:04.000 (\(song).practice.json)\n", "\(r)")
+            r = try practice([song, "--device", "null", "--no-tui", "--to", "6"])
+            #expect(r.status == 0, "\(r)")
+        }
+        let r = try practice(["journal", "today", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        let songs = try #require(json["songs"] as? [[String: Any]])
+        #expect(json["sessions"] as? Int == 3 && songs.count == 2, "\(json)")
+    }
 }

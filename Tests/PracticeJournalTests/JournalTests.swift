@@ -191,6 +191,28 @@ extension TallyTests {
         #expect(sessions.allSatisfy { abs($0.heard - 3) < 0.001 }, "\(sessions.map(\.heard))")
     }
 
+    /// A version 2 journal (before copies were kept) opens as it is and gains the copies: its
+    /// sessions kept; a copy said to be another's song is read back as that song, and one
+    /// registered again keeps the song it was first given.
+    @Test func aVersion2JournalGainsTheCopies() throws {
+        let path = dir.file("v2.sqlite")
+        var session = JournalSession(path: "/music/a.flac", duration: 10, started: Date())
+        session.audio = "flac"
+        session.heard = 4
+        try Journal(path: path).save(session, id: nil)
+        #expect(try run("/usr/bin/sqlite3", [path, "DROP TABLE copy; PRAGMA user_version = 2"]).status == 0)
+        let journal = try Journal(path: path)
+        #expect(!journal.isReadOnly)
+        #expect(try run("/usr/bin/sqlite3", [path, "PRAGMA user_version"]).stdout == "3\n")
+        func identity(_ sha: String) -> TrackIdentity {
+            TrackIdentity(fileName: "a", duration: 10, pcm: PCMIdentity(sampleRate: 44_100, channels: 2, frames: 441_000, sha256: sha))
+        }
+        try journal.registerCopy(identity("flac"), sameAs: "crew")
+        try journal.registerCopy(identity("flac"), sameAs: "other")
+        let read = try journal.sessions(from: .today, to: .today)
+        #expect(read.map(\.audio) == ["crew"] && read[0].heard == 4)
+    }
+
     /// A journal from a newer version is read, never written: no recorder, and a warning.
     @Test func aNewerJournalIsReadOnly() throws {
         let path = dir.file("newer.sqlite")

@@ -26,6 +26,7 @@ let package = Package(
         // Headers only: libchafa (pictures in the terminal: kitty, sixels or Unicode blocks) and stb_image
         // (decoding them) are opened with dlopen when the library screen draws its first cover.
         .systemLibrary(name: "CAubio", providers: [.apt(["libaubio-dev"])]),
+        .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
 
@@ -36,7 +37,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),
 
         // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml", "CChafa", "CAubio", "CEspeak"]),
+        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml", "CChafa", "CAubio", "CEspeak", "CFFmpeg"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
         .target(name: "PracticeDocuments"),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.

@@ -2,14 +2,17 @@ internal import CSndFile
 import Glibc
 import Synchronization
 
-/// A sound file opened for reading with libsndfile: float frames, sample-accurate seek, tags.
-/// Reads stream from disk, so memory does not grow with the track's length.
+/// A sound file opened for reading: with libsndfile where it reads the file (WAV, FLAC, Ogg,
+/// MP3, AIFF, …), else with FFmpeg's libraries (MP4/M4A, WebM, Matroska, MOV, ASF, AC-3, …, the
+/// first audio stream or the one asked for), loaded only then. Float frames, sample-accurate
+/// seek, tags. Reads stream from disk, so memory does not grow with the track's length.
 public struct SoundFile: ~Copyable {
-    /// What libsndfile says about an opened file.
+    /// What the decoder says about an opened file.
     public struct Info: Sendable, Equatable {
         public var sampleRate: Int
         public var channels: Int
-        /// Frames in the file as libsndfile reports them (decoded, gapless for MP3).
+        /// Frames in the file as its headers give them (decoded, gapless for MP3; see
+        /// `AudioFormat.framesAreEstimated`).
         public var frames: Int
         public var format: AudioFormat
         public var seconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
@@ -18,50 +21,106 @@ public struct SoundFile: ~Copyable {
         }
     }
 
-    private let handle: OpaquePointer
+    private enum Backend {
+        case sndfile(OpaquePointer)
+        case ffmpeg(FFmpegDecoder)
+    }
+    private let backend: Backend
     public let path: String
     public let info: Info
+    /// The audio streams of a container FFmpeg reads (one for the files libsndfile reads).
+    public let audioStreams: [AudioStreamInfo]
 
-    /// Opens `path` for reading. The corresponding C function is `sf_open`.
-    public init(path: String) throws(SndFileError) {
-        var sfinfo = SF_INFO()
-        // libmpg123 prints notes ("Trying to resync…") to stderr while libsndfile probes a file.
-        guard let h = withStandardErrorSilenced({ sf_open(path, Int32(SFM_READ), &sfinfo) }) else {
-            throw sndfileError("sf_open", nil, path: path)
-        }
-        handle = h
+    /// Opens `path` for reading: libsndfile first (`sf_open`), FFmpeg where libsndfile does not
+    /// know the format, or where `audioStream` asks for a stream after the first.
+    public init(path: String, audioStream: Int? = nil) throws(AudioFileError) {
+        let opened = try Self.open(path, audioStream: audioStream)
+        backend = opened.backend
         self.path = path
-        info = Info(sampleRate: Int(sfinfo.samplerate), channels: Int(sfinfo.channels),
-                    frames: Int(sfinfo.frames), format: AudioFormat(rawValue: sfinfo.format))
-        // Floats in [-1, 1): integer PCM is divided by 2^(bits-1), which SoundFileWriter mirrors.
-        sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        info = opened.info
+        audioStreams = opened.streams
     }
 
-    deinit { sf_close(handle) }
+    private static func open(_ path: String, audioStream: Int?) throws(AudioFileError) -> (backend: Backend, info: Info, streams: [AudioStreamInfo]) {
+        var sfinfo = SF_INFO()
+        var refused: SndFileError?
+        if (audioStream ?? 0) == 0 {
+            // libmpg123 prints notes ("Trying to resync…") to stderr while libsndfile probes a file.
+            if let h = withStandardErrorSilenced({ sf_open(path, Int32(SFM_READ), &sfinfo) }) {
+                let info = Info(sampleRate: Int(sfinfo.samplerate), channels: Int(sfinfo.channels),
+                                frames: Int(sfinfo.frames), format: AudioFormat(rawValue: sfinfo.format))
+                // Floats in [-1, 1): integer PCM is divided by 2^(bits-1), which SoundFileWriter mirrors.
+                sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+                return (.sndfile(h), info, [AudioStreamInfo(number: 0, codec: info.format.encoding, sampleRate: info.sampleRate, channels: info.channels)])
+            }
+            let error = sndfileError("sf_open", nil, path: path)
+            // A file it cannot open at all (permissions, a folder) is no other decoder's either.
+            guard !error.isSystem else { throw .sndfile(error) }
+            refused = error
+        }
+        let decoder: FFmpegDecoder
+        do {
+            decoder = try FFmpegDecoder(path: path, audioStream: audioStream)
+        } catch {
+            // Neither reads it: libsndfile's word where FFmpeg found no container either.
+            if error.kind == .unreadable || error.kind == .unavailable, let refused {
+                // A file libsndfile knows but finds broken (or in an encoding it lacks): its word.
+                if refused.code == 3 || refused.code == 4 { throw .sndfile(refused) }
+                throw .neither(refused, error)
+            }
+            throw .ffmpeg(error)
+        }
+        let format = AudioFormat(container: AudioFormat.containerName(decoder.containerName, path: path),
+                                 encoding: AudioFormat.codecName(decoder.codecName), estimated: !decoder.framesAreExact)
+        let info = Info(sampleRate: decoder.sampleRate, channels: decoder.channels, frames: decoder.frames, format: format)
+        return (.ffmpeg(decoder), info, decoder.streams)
+    }
+
+    deinit {
+        if case .sndfile(let h) = backend { sf_close(h) }
+    }
 
     /// Reads up to `frames` interleaved float frames into `buffer`; returns how many were read
     /// (fewer only at the end of the stream or on a decoding error; see `readError`).
-    /// The corresponding C function is `sf_readf_float`.
+    /// The corresponding C functions are `sf_readf_float` and FFmpeg's `avcodec_receive_frame`.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
-        Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        switch backend {
+        case .sndfile(let h): Int(sf_readf_float(h, buffer, sf_count_t(frames)))
+        case .ffmpeg(let d): d.read(into: buffer, frames: frames)
+        }
     }
 
-    /// Reads up to `frames` interleaved 16-bit frames (libsndfile converts and clips other
+    /// Reads up to `frames` interleaved 16-bit frames (converted and clipped from other
     /// encodings); returns how many were read. The corresponding C function is `sf_readf_short`.
     public func readShorts(into buffer: UnsafeMutablePointer<Int16>, frames: Int) -> Int {
-        Int(sf_readf_short(handle, buffer, sf_count_t(frames)))
+        switch backend {
+        case .sndfile(let h):
+            return Int(sf_readf_short(h, buffer, sf_count_t(frames)))
+        case .ffmpeg(let d):
+            let count = frames * info.channels
+            var floats = [Float](repeating: 0, count: count)
+            let n = floats.withUnsafeMutableBufferPointer { d.read(into: $0.baseAddress!, frames: frames) }
+            for i in 0..<(n * info.channels) { buffer[i] = Int16(max(min((floats[i] * 32_768).rounded(), 32_767), -32_768)) }
+            return n
+        }
     }
 
-    /// The error that stopped the last read early, if libsndfile recorded one.
-    /// The corresponding C function is `sf_error`.
-    public var readError: SndFileError? {
-        sf_error(handle) == 0 ? nil : sndfileError("sf_readf_float", handle, path: path)
+    /// The error that stopped the last read early, if the decoder recorded one.
+    public var readError: AudioFileError? {
+        switch backend {
+        case .sndfile(let h): sf_error(h) == 0 ? nil : .sndfile(sndfileError("sf_readf_float", h, path: path))
+        case .ffmpeg(let d): d.lastError.map { .ffmpeg($0) }
+        }
     }
 
-    /// Moves the read position to `frame`, counted from the start. The corresponding C function is `sf_seek`.
-    public func seek(toFrame frame: Int) throws(SndFileError) {
-        if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 {
-            throw sndfileError("sf_seek", handle, path: path)
+    /// Moves the read position to `frame`, counted from the start. The corresponding C functions
+    /// are `sf_seek` and FFmpeg's `av_seek_frame` (the packet before, decoded up to the frame).
+    public func seek(toFrame frame: Int) throws(AudioFileError) {
+        switch backend {
+        case .sndfile(let h):
+            if sf_seek(h, sf_count_t(frame), SEEK_SET) < 0 { throw .sndfile(sndfileError("sf_seek", h, path: path)) }
+        case .ffmpeg(let d):
+            do { try d.seek(toFrame: frame) } catch { throw .ffmpeg(error) }
         }
     }
 
@@ -75,14 +134,42 @@ public struct SoundFile: ~Copyable {
         return String(scalars)
     }
 
-    /// The tag strings libsndfile exposes (title, artist, album, …), keyed by our names.
-    /// The corresponding C function is `sf_get_string`.
+    /// The tag strings the decoder exposes (title, artist, album, …), keyed by our names.
+    /// The corresponding C functions are `sf_get_string` and FFmpeg's `av_dict_get`.
     public var tags: [String: String] {
-        var out: [String: String] = [:]
-        for (key, id) in Tag.all {
-            if let c = sf_get_string(handle, id), case let s = Self.text(c), !s.isEmpty { out[key] = s }
+        switch backend {
+        case .sndfile(let h):
+            var out: [String: String] = [:]
+            for (key, id) in Tag.all {
+                if let c = sf_get_string(h, id), case let s = Self.text(c), !s.isEmpty { out[key] = s }
+            }
+            return out
+        case .ffmpeg(let d):
+            return d.tags
         }
-        return out
+    }
+}
+
+/// Why a sound file cannot be read: libsndfile's error, FFmpeg's, or (a file neither reads) both.
+public enum AudioFileError: Error, CustomStringConvertible, Sendable {
+    case sndfile(SndFileError)
+    case ffmpeg(FFmpegError)
+    case neither(SndFileError, FFmpegError)
+
+    /// What is wrong, for a line after the file's name.
+    public var message: String {
+        switch self {
+        case .sndfile(let e): e.message
+        case .ffmpeg(let e): e.message
+        case .neither(let s, let f): "\(s.message); FFmpeg: \(f.message)"
+        }
+    }
+    public var description: String {
+        switch self {
+        case .sndfile(let e): e.description
+        case .ffmpeg(let e): e.description
+        case .neither(let s, let f): "\(s.description); \(f.description)"
+        }
     }
 }
 
@@ -99,18 +186,45 @@ enum Tag {
 /// libsndfile's format word: a container (major) and an encoding (subtype), with readable names.
 public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
     public let rawValue: Int32
+    /// A format FFmpeg reads: its container's and codec's names, and whether the container's
+    /// length is an estimate (no time base that counts samples, as Matroska's milliseconds).
+    private var named: (container: String, encoding: String, estimated: Bool)?
     public init(rawValue: Int32) { self.rawValue = rawValue }
+    init(container: String, encoding: String, estimated: Bool) {
+        rawValue = 0
+        named = (container, encoding, estimated)
+    }
+    public static func == (a: AudioFormat, b: AudioFormat) -> Bool {
+        a.rawValue == b.rawValue && a.named?.container == b.named?.container && a.named?.encoding == b.named?.encoding && a.named?.estimated == b.named?.estimated
+    }
+
+    /// A container as a user names it, from FFmpeg's demuxer name and the file's extension.
+    static func containerName(_ demuxer: String, path: String) -> String {
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        if demuxer.hasPrefix("mov") { return ["m4a": "M4A", "m4b": "M4A", "m4p": "M4A", "mov": "MOV", "3gp": "3GP"][ext] ?? "MP4" }
+        if demuxer.hasPrefix("matroska") { return ext == "webm" ? "WebM" : "Matroska" }
+        return ["asf": "ASF", "ac3": "AC-3", "eac3": "E-AC-3", "aac": "ADTS", "wv": "WavPack", "ape": "APE", "tta": "TTA", "dts": "DTS", "mpc": "Musepack", "flv": "FLV", "avi": "AVI"][demuxer]
+            ?? demuxer.split(separator: ",").first.map { $0.uppercased() } ?? "?"
+    }
+
+    /// A codec as a user names it.
+    static func codecName(_ codec: String) -> String {
+        ["aac": "AAC", "alac": "ALAC", "opus": "Opus", "vorbis": "Vorbis", "wmav1": "WMA", "wmav2": "WMA", "wmapro": "WMA Pro", "wmalossless": "WMA Lossless",
+         "ac3": "AC-3", "eac3": "E-AC-3", "mp3": "MPEG layer III", "mp3float": "MPEG layer III", "flac": "FLAC", "dts": "DTS", "wavpack": "WavPack", "ape": "APE"][codec]
+            ?? (codec.hasPrefix("pcm_") ? "PCM" : codec.uppercased())
+    }
 
     var major: Int32 { rawValue & Int32(SF_FORMAT_TYPEMASK) }
     var subtype: Int32 { rawValue & Int32(SF_FORMAT_SUBMASK) }
 
     /// Whether libsndfile's frame count is only an estimate from the header (MPEG: the decoder's
     /// delay and padding, and VBR files without a frame count, make the decoded audio differ).
-    public var framesAreEstimated: Bool { container == "MP3" }
+    public var framesAreEstimated: Bool { named?.estimated ?? (container == "MP3") }
 
     /// The container, as a user would name it: "WAV", "FLAC", "Ogg", "MP3", "AIFF", …
     public var container: String {
-        switch Int(major) {
+        if let named { return named.container }
+        return switch Int(major) {
         case SF_FORMAT_WAV: "WAV"
         case SF_FORMAT_WAVEX: "WAV"
         case SF_FORMAT_RF64: "RF64"
@@ -127,7 +241,8 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 
     /// The encoding: "16-bit PCM", "32-bit float", "Vorbis", "Opus", "MPEG layer III", …
     public var encoding: String {
-        switch Int(subtype) {
+        if let named { return named.encoding }
+        return switch Int(subtype) {
         case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8: "8-bit PCM"
         case SF_FORMAT_PCM_16: "16-bit PCM"
         case SF_FORMAT_PCM_24: "24-bit PCM"
@@ -145,7 +260,8 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 
     /// Bits per sample for integer PCM encodings, nil for float and compressed ones.
     public var pcmBits: Int? {
-        switch Int(subtype) {
+        if named != nil { return nil }
+        return switch Int(subtype) {
         case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8: 8
         case SF_FORMAT_PCM_16: 16
         case SF_FORMAT_PCM_24: 24
@@ -153,7 +269,7 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
         default: nil
         }
     }
-    public var isFloat: Bool { Int(subtype) == SF_FORMAT_FLOAT || Int(subtype) == SF_FORMAT_DOUBLE }
+    public var isFloat: Bool { named == nil && (Int(subtype) == SF_FORMAT_FLOAT || Int(subtype) == SF_FORMAT_DOUBLE) }
 
     public var description: String {
         if container == "Ogg" { return "Ogg \(encoding)" }

@@ -134,7 +134,7 @@ extension Alignment {
             var interleaved = [Float](repeating: 0, count: frames * channels)
             var got = 0
             do {
-                let file = try SoundFile(path: track.path)
+                let file = try SoundFile(path: track.path, audioStream: track.audioStream)
                 try file.seek(toFrame: Int(start * Double(inRate)))
                 got = interleaved.withUnsafeMutableBufferPointer { b in
                     var done = 0

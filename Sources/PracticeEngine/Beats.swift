@@ -26,7 +26,7 @@ public enum BeatAnalysis {
         let hop = Self.hop(sampleRate: rate), fineHop = hop / 4
         let found: (fine: [Float], bright: [Float], flux: [Float], lows: [Float])
         do {
-            let file = try SoundFile(path: track.path)
+            let file = try SoundFile(path: track.path, audioStream: track.audioStream)
             let spectral = try SpectralFlux(sampleRate: rate, hop: hop)
             var buffer = [Float](repeating: 0, count: hop * channels)
             var mono = [Float](repeating: 0, count: hop)

@@ -38,7 +38,7 @@ public struct PreviewSpot: Sendable, Equatable {
         guard hi > lo else { return max((duration - length) / 2, 0) }
         let window = rate / 2
         do {
-            let file = try SoundFile(path: track.path)
+            let file = try SoundFile(path: track.path, audioStream: track.audioStream)
             try file.seek(toFrame: Int(lo * Double(rate)))
             // Energy of each half second from `lo` to `hi + length`.
             let count = Int(((hi + length - lo) * 2).rounded(.up))

@@ -14,6 +14,10 @@ public struct Track: Sendable {
     /// The length is a guess: an MP3 without an encoder's frame count (Xing, Info or VBRI), not
     /// decoded yet. Its audio may end a little before `duration` without being cut short.
     public var lengthIsEstimate: Bool = false
+    /// The audio stream decoded (`--audio-stream N`, of a container FFmpeg reads); nil: the first.
+    public var audioStream: Int?
+    /// The file's audio streams (`info` lists them).
+    public var audioStreams: [AudioStreamInfo] = []
 
     /// The title tag, or the file name when the file has none.
     public var displayTitle: String { tags["title"] ?? Path.lastComponent(path) }
@@ -24,18 +28,27 @@ public struct Track: Sendable {
     public static let sampleRates = 1_000...384_000
 
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
-    public static func open(_ path: String) throws(PracticeError) -> OpenedTrack {
+    public static func open(_ path: String, audioStream: Int? = nil) throws(PracticeError) -> OpenedTrack {
         try ReadableFile.check(path, noun: "an audio file")
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         if size == 0 { throw PracticeError(.dataError, "\(path): file is empty (0 bytes)") }
         let file: SoundFile
         do {
-            file = try SoundFile(path: path)
+            file = try SoundFile(path: path, audioStream: audioStream)
         } catch {
-            // We checked above that the file exists and is readable, so "not a regular file" here
-            // means that no decoder accepted it (libsndfile's MPEG probe reports a failure that way).
-            if error.isBadFile { throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: no decoder accepted it)") }
-            throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: \(error.message))")
+            switch error {
+            case .sndfile(let e):
+                throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: \(e.message))")
+            case .neither:
+                throw PracticeError(.dataError, "\(path): not a supported audio file (neither libsndfile nor FFmpeg reads it)")
+            case .ffmpeg(let e):
+                switch e.kind {
+                case .noSuchStream: throw PracticeError(.usage, "\(path): \(e.message)")
+                case .unavailable: throw PracticeError(.unavailable, "\(path): not a format libsndfile reads, and \(e.message)")
+                case .noAudio, .protected: throw PracticeError(.dataError, "\(path): \(e.message)")
+                case .unreadable, .undecodable: throw PracticeError(.dataError, "\(path): cannot be decoded (FFmpeg: \(e.message))")
+                }
+            }
         }
         guard file.info.channels > 0, file.info.sampleRate > 0 else {
             throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
@@ -55,15 +68,19 @@ public struct Track: Sendable {
         // An MP3's length is estimated from its headers; once the audio was decoded (for its
         // identity: `info`, a sidecar), the decoded length is known, and playing uses it.
         if info.format.framesAreEstimated {
-            if let known = TrackIdentity.lookup(key: TrackIdentity.cacheKey(path), fileName: Path.lastComponent(path)),
+            if let known = TrackIdentity.lookup(key: TrackIdentity.cacheKey(path, audioStream: audioStream), fileName: Path.lastComponent(path)),
                known.pcm.sampleRate == info.sampleRate, known.pcm.channels == info.channels, known.pcm.frames > 0 {
                 info.frames = known.pcm.frames
             } else {
-                estimate = !MPEGHeader.hasFrameCount(path)
+                // An MP3 with the encoder's frame count is exact; a container whose time stamps
+                // do not count samples (Matroska's milliseconds) is not.
+                estimate = info.format.container == "MP3" ? !MPEGHeader.hasFrameCount(path) : true
             }
         }
         var track = Track(path: path, info: info, tags: file.tags, headerFrames: file.info.frames)
         track.lengthIsEstimate = estimate
+        track.audioStream = audioStream
+        track.audioStreams = file.audioStreams
         return OpenedTrack(track: track, file: file)
     }
 

@@ -20,18 +20,20 @@ extension TrackIdentity {
         if access(track.path, F_OK) != 0, errno == ENOENT {
             throw PracticeError(.noInput, "\(track.path): the file is gone (deleted or moved since it was opened)")
         }
-        return try cached(key: cacheKey(track.path), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
+        return try cached(key: cacheKey(track.path, audioStream: track.audioStream), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
     }
 
     /// The identity of `track` if it was worked out before (cached); nothing is decoded.
     public static func known(_ track: Track) -> TrackIdentity? {
-        lookup(key: cacheKey(track.path), fileName: Path.lastComponent(track.path))
+        lookup(key: cacheKey(track.path, audioStream: track.audioStream), fileName: Path.lastComponent(track.path))
     }
 
-    static func cacheKey(_ path: String) -> String? {
+    static func cacheKey(_ path: String, audioStream: Int? = nil) -> String? {
         var st = stat()
         guard stat(path, &st) == 0, let real = Path.resolved(path) else { return nil }
-        let key = "identity v2\0\(real)\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        // Another audio stream of a container is another recording.
+        let stream = (audioStream ?? 0) == 0 ? "" : "\0stream \(audioStream!)"
+        let key = "identity v2\0\(real)\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)\(stream)"
         return SHA256.hash(data: Data(key.utf8)).hex
     }
 
@@ -63,7 +65,7 @@ extension TrackIdentity {
     /// padding and trimming). Without Chromaprint the identity has no fingerprint; nothing fails.
     static func hashDecodedAudio(_ track: Track) throws(PracticeError) -> (frames: Int, sha256: String, fingerprint: AcousticFingerprint?) {
         do {
-            let file = try SoundFile(path: track.path)
+            let file = try SoundFile(path: track.path, audioStream: track.audioStream)
             // Fingerprinted on a second thread while this one decodes and checksums.
             let fingerprinter = try? BackgroundFingerprinter(sampleRate: track.info.sampleRate, channels: track.info.channels)
             var pcm = SHA256()

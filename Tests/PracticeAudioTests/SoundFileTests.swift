@@ -73,13 +73,18 @@ import PracticeTestSupport
         #expect(a == b)
     }
 
-    @Test func unreadableInputsReportLibsndfilesReason() throws {
+    /// Text named .mp3: neither decoder reads it (each says why); a missing file: libsndfile's
+    /// reason alone (FFmpeg is not asked).
+    @Test func unreadableInputsReportTheDecodersReasons() throws {
         let text = dir.file("notes.mp3")
         try "just some text, not audio\n".write(toFile: text, atomically: true, encoding: .utf8)
-        #expect(throws: SndFileError.self) { _ = try SoundFile(path: text) }
-        do { _ = try SoundFile(path: dir.file("missing.wav")) } catch {
-            #expect(error.function == "sf_open")
-            #expect(error.path == dir.file("missing.wav"))
+        do { _ = try SoundFile(path: text); Issue.record("opened") } catch {
+            guard case .neither(let s, let f) = error else { Issue.record("\(error)"); return }
+            #expect(s.function == "sf_open" && f.kind == .unreadable, "\(error)")
+        }
+        do { _ = try SoundFile(path: dir.file("missing.wav")); Issue.record("opened") } catch {
+            guard case .sndfile(let e) = error else { Issue.record("\(error)"); return }
+            #expect(e.function == "sf_open" && e.path == dir.file("missing.wav") && e.isSystem)
         }
     }
 }

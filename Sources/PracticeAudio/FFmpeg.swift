@@ -1,0 +1,450 @@
+internal import CFFmpeg
+import Glibc
+
+/// An error reported by FFmpeg's libraries (or found in what they returned): what is wrong, the
+/// C function, FFmpeg's code and message (`av_strerror`), and the path.
+public struct FFmpegError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// The libraries could not be loaded.
+        case unavailable
+        /// No container FFmpeg knows, or a broken one.
+        case unreadable
+        /// A container with no audio stream (a silent video).
+        case noAudio
+        /// `--audio-stream N` past the streams there are.
+        case noSuchStream
+        /// Encrypted samples (an iTunes `.m4p`, CENC).
+        case protected
+        /// A stream FFmpeg has no decoder for, or whose packets it cannot decode.
+        case undecodable
+    }
+    public let kind: Kind
+    public let code: Int32
+    public let function: String
+    public let message: String
+    public let path: String?
+
+    public var description: String {
+        let prefix = path.map { "\($0): " } ?? ""
+        return "\(prefix)\(function): \(message)\(code != 0 ? " (\(code))" : "")"
+    }
+}
+
+/// FFmpeg's functions, resolved the first time a file needs them.
+private nonisolated(unsafe) let loaded: (api: practice_ffmpeg_api?, problem: String?) = {
+    var api = practice_ffmpeg_api()
+    if let problem = practice_ffmpeg_load(&api) { return (nil, String(cString: problem)) }
+    // FFmpeg's own notes go nowhere: every failure reaches the user as one line of ours.
+    api.log_set_level(AV_LOG_QUIET)
+    return (api, nil)
+}()
+
+private func ffmpegAPI() throws(FFmpegError) -> practice_ffmpeg_api {
+    guard let api = loaded.api else {
+        throw FFmpegError(kind: .unavailable, code: 0, function: "dlopen", message: "FFmpeg's libraries cannot be loaded (\(loaded.problem ?? "?"))", path: nil)
+    }
+    return api
+}
+
+/// FFmpeg's text for an error code (the one chokepoint for its codes).
+private func ffmpegMessage(_ api: practice_ffmpeg_api, _ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    _ = api.strerror(code, &buffer, buffer.count)
+    return String(cString: buffer)
+}
+
+/// FFmpeg's name for a codec ("aac", "opus").
+private func ffmpegCodecName(_ api: practice_ffmpeg_api, _ id: AVCodecID) -> String {
+    api.codec_name(id).map { String(cString: $0) } ?? "unknown"
+}
+
+/// One audio stream of a container, as `info` lists them.
+public struct AudioStreamInfo: Sendable, Equatable {
+    /// Counted among the container's audio streams, from 0 (`--audio-stream N`).
+    public var number: Int
+    public var codec: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var language: String?
+    public var title: String?
+}
+
+/// A file FFmpeg reads (MP4/M4A, WebM, Matroska, MOV, ASF, AC-3, …): one of its audio streams
+/// decoded to interleaved floats, with sample-accurate seeks (from the packet before, what
+/// precedes the requested sample dropped) and the length the container gives (the encoder's
+/// priming removed by FFmpeg; its padding cut where the container's time base counts samples).
+final class FFmpegDecoder {
+    let api: practice_ffmpeg_api
+    let path: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private let stream: Int32
+    let streams: [AudioStreamInfo]
+    let sampleRate: Int
+    let channels: Int
+    /// The frames the container says the stream has, and whether that is exact.
+    let frames: Int
+    let framesAreExact: Bool
+    /// The container's and the codec's names, as FFmpeg gives them ("mov,mp4,m4a,3gp,3g2,mj2", "aac").
+    let containerName: String
+    let codecName: String
+    let tags: [String: String]
+    /// The stream's time base (seconds a tick).
+    private let timeBase: Double
+    /// The time stamp (ticks) of the first sample heard: frame positions count from it.
+    private var origin: Int64?
+    /// Decoded samples not handed out yet (interleaved), from `pendingStart`.
+    private var pending: [Float] = []
+    private var pendingStart = 0
+    /// The frame (of the stream) `pending[pendingStart]` is.
+    private var position = 0
+    /// After a seek: where the next decoded frame is, from its time stamp; samples before
+    /// `target` dropped.
+    private var placing = false
+    private var target = 0
+    /// Where the first frame decoded after the last seek starts.
+    private var placed = 0
+    private var ended = false
+    private(set) var lastError: FFmpegError?
+    /// Where each packet's audio starts, for containers whose time stamps are rounded (built at
+    /// the first seek).
+    private var index: PacketIndex?
+
+    /// Opens `path` (its `audioStream`th audio stream, the first by default).
+    init(path: String, audioStream: Int? = nil) throws(FFmpegError) {
+        let api = try ffmpegAPI()
+        self.api = api
+        self.path = path
+        func fail(_ kind: FFmpegError.Kind, _ function: String, _ code: Int32 = 0, _ message: String? = nil) -> FFmpegError {
+            FFmpegError(kind: kind, code: code, function: function, message: message ?? ffmpegMessage(api, code), path: path)
+        }
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        var rc = api.open_input(&context, path, nil, nil)
+        guard rc >= 0, let context else { throw fail(.unreadable, "avformat_open_input", rc) }
+        format = context
+        rc = api.find_stream_info(context, nil)
+        guard rc >= 0 else { api.close_input(&format); throw fail(.unreadable, "avformat_find_stream_info", rc) }
+        // The audio streams, numbered among themselves.
+        var audio: [(index: Int32, info: AudioStreamInfo)] = []
+        for i in 0..<Int(context.pointee.nb_streams) {
+            guard let s = context.pointee.streams[i], let p = s.pointee.codecpar, p.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            func entry(_ key: String) -> String? { api.dict_get(s.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) } }
+            audio.append((Int32(i), AudioStreamInfo(number: audio.count, codec: ffmpegCodecName(api, p.pointee.codec_id),
+                                                    sampleRate: Int(p.pointee.sample_rate), channels: Int(p.pointee.ch_layout.nb_channels),
+                                                    language: entry("language"), title: entry("title"))))
+        }
+        streams = audio.map(\.info)
+        guard !audio.isEmpty else { api.close_input(&format); throw fail(.noAudio, "avformat_find_stream_info", 0, "has no audio track") }
+        let chosen = audioStream ?? 0
+        guard audio.indices.contains(chosen) else {
+            api.close_input(&format)
+            throw fail(.noSuchStream, "--audio-stream", 0, "has no audio stream \(chosen) (\(audio.count == 1 ? "one, 0" : "\(audio.count): 0 to \(audio.count - 1)"))")
+        }
+        stream = audio[chosen].index
+        let s = context.pointee.streams[Int(stream)]!
+        let parameters = s.pointee.codecpar!
+        // Encrypted samples: an iTunes store's protected AAC ('drms'), or common encryption.
+        let tag = parameters.pointee.codec_tag
+        let protectedTags: [UInt32] = ["drms", "drmi", "enca", "encv"].map { $0.utf8.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) } }
+        if protectedTags.contains(tag) || api.dict_get(s.pointee.metadata, "encryption", nil, 0) != nil {
+            api.close_input(&format)
+            throw fail(.protected, "avformat_open_input", 0, "is protected (DRM); practice cannot decode it")
+        }
+        guard let decoder = api.find_decoder(parameters.pointee.codec_id) else {
+            api.close_input(&format)
+            throw fail(.undecodable, "avcodec_find_decoder", 0, "FFmpeg has no decoder for its \(ffmpegCodecName(api, parameters.pointee.codec_id)) audio")
+        }
+        codec = api.alloc_context(decoder)
+        rc = codec == nil ? -1 : api.parameters_to_context(codec, parameters)
+        if rc >= 0 { rc = api.open_codec(codec, decoder, nil) }
+        guard rc >= 0 else { api.free_context(&codec); api.close_input(&format); throw fail(.undecodable, "avcodec_open2", rc) }
+        packet = api.packet_alloc()
+        frame = api.frame_alloc()
+        sampleRate = Int(codec!.pointee.sample_rate)
+        channels = Int(codec!.pointee.ch_layout.nb_channels)
+        timeBase = Double(s.pointee.time_base.num) / Double(max(s.pointee.time_base.den, 1))
+        codecName = ffmpegCodecName(api, parameters.pointee.codec_id)
+        containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "?"
+        // The length: the stream's duration, exact where its ticks are samples (MP4's edit
+        // list); else the stream's or the container's duration, an estimate.
+        let nopts = practice_av_nopts()
+        let ticksAreSamples = s.pointee.time_base.num == 1 && Int(s.pointee.time_base.den) == sampleRate
+        if s.pointee.duration != nopts, s.pointee.duration > 0 {
+            frames = ticksAreSamples ? Int(s.pointee.duration) : Int((Double(s.pointee.duration) * timeBase * Double(sampleRate)).rounded())
+            framesAreExact = ticksAreSamples
+        } else if context.pointee.duration != nopts, context.pointee.duration > 0 {
+            frames = Int((Double(context.pointee.duration) / Double(AV_TIME_BASE) * Double(sampleRate)).rounded())
+            framesAreExact = false
+        } else {
+            frames = 0
+            framesAreExact = false
+        }
+        // Tags: the container's, then the stream's (Matroska keeps them on either), keyed by our
+        // names (lower case, as FFmpeg's are; "track" is our "tracknumber").
+        var tags: [String: String] = [:]
+        for dictionary in [context.pointee.metadata, s.pointee.metadata] {
+            var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+            while let e = api.dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+                entry = e
+                var key = String(cString: e.pointee.key).lowercased()
+                if key == "track" { key = "tracknumber" }
+                let value = String(cString: e.pointee.value)
+                if ["title", "artist", "album", "date", "genre", "tracknumber", "comment", "copyright"].contains(key), !value.isEmpty, tags[key] == nil { tags[key] = value }
+            }
+        }
+        self.tags = tags
+        // The first frame decoded now: a stream whose packets do not decode is refused here, and
+        // where the audio starts (its first time stamp) is known.
+        guard decode() else {
+            let error = lastError ?? fail(.undecodable, "avcodec_receive_frame", 0, "contains no audio FFmpeg can decode")
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    private func close() {
+        if frame != nil { api.frame_free(&frame) }
+        if packet != nil { api.packet_free(&packet) }
+        if codec != nil { api.free_context(&codec) }
+        if format != nil { api.close_input(&format) }
+    }
+
+    /// Decodes the next frame of the stream into `pending`; false at the end (or on an error,
+    /// kept in `lastError`).
+    private func decode() -> Bool {
+        guard !ended, let codec, let frame, let packet, let format else { return false }
+        while true {
+            let rc = api.receive_frame(codec, frame)
+            if rc >= 0 {
+                defer { api.frame_unref(frame) }
+                append(frame)
+                return true
+            }
+            if rc == practice_averror_eof() { ended = true; return false }
+            guard rc == practice_averror_eagain() else {
+                lastError = FFmpegError(kind: .undecodable, code: rc, function: "avcodec_receive_frame", message: ffmpegMessage(api, rc), path: path)
+                ended = true
+                return false
+            }
+            // Another packet of our stream (others skipped), or the end: the decoder drained.
+            var read: Int32
+            repeat {
+                api.packet_unref(packet)
+                read = api.read_frame(format, packet)
+            } while read >= 0 && packet.pointee.stream_index != stream
+            if read < 0 {
+                if read != practice_averror_eof() {
+                    lastError = FFmpegError(kind: .undecodable, code: read, function: "av_read_frame", message: ffmpegMessage(api, read), path: path)
+                }
+                _ = api.send_packet(codec, nil)
+                continue
+            }
+            let sent = api.send_packet(codec, packet)
+            api.packet_unref(packet)
+            // A packet that does not decode (a damaged one) is skipped, as players do.
+            if sent < 0, sent != practice_averror_eagain() { lastError = FFmpegError(kind: .undecodable, code: sent, function: "avcodec_send_packet", message: ffmpegMessage(api, sent), path: path) }
+        }
+    }
+
+    /// A decoded frame appended to `pending` as interleaved floats (after a seek, placed by its
+    /// time stamp, what precedes the target dropped).
+    private func append(_ frame: UnsafeMutablePointer<AVFrame>) {
+        let count = Int(frame.pointee.nb_samples), channels = self.channels
+        guard count > 0, Int(frame.pointee.ch_layout.nb_channels) == channels else { return }
+        let stamp = frame.pointee.best_effort_timestamp
+        if origin == nil { origin = stamp == practice_av_nopts() ? 0 : stamp }
+        let remaining = (pending.count - pendingStart) / channels
+        // The frame (of the stream) this one starts at: counted on from the last one, or after a
+        // seek, from its time stamp.
+        var first = position + remaining
+        let wasPlacing = placing
+        if placing {
+            if stamp != practice_av_nopts(), let exact = index?.position(of: stamp) {
+                first = exact
+            } else if stamp != practice_av_nopts(), let origin {
+                first = Int((Double(stamp - origin) * timeBase * Double(sampleRate)).rounded())
+            } else {
+                first = target
+            }
+            placed = first
+            placing = false
+        }
+        if wasPlacing || remaining == 0 {
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+            position = first
+        }
+        let base = pending.count
+        pending.reserveCapacity(base + count * channels)
+        let format = AVSampleFormat(rawValue: frame.pointee.format)
+        let planar = [AV_SAMPLE_FMT_U8P, AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBLP, AV_SAMPLE_FMT_S64P].contains(format)
+        func sample(_ data: UnsafeMutablePointer<UInt8>, _ i: Int) -> Float {
+            switch format {
+            case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: return (Float(data[i]) - 128) / 128
+            case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P: return Float(data.withMemoryRebound(to: Int16.self, capacity: i + 1) { $0[i] }) / 32_768
+            case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P: return Float(Double(data.withMemoryRebound(to: Int32.self, capacity: i + 1) { $0[i] }) / 2_147_483_648)
+            case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP: return data.withMemoryRebound(to: Float.self, capacity: i + 1) { $0[i] }
+            case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP: return Float(data.withMemoryRebound(to: Double.self, capacity: i + 1) { $0[i] })
+            case AV_SAMPLE_FMT_S64, AV_SAMPLE_FMT_S64P: return Float(Double(data.withMemoryRebound(to: Int64.self, capacity: i + 1) { $0[i] }) / 9_223_372_036_854_775_808)
+            default: return 0
+            }
+        }
+        guard let data = frame.pointee.extended_data else { return }
+        for k in 0..<count {
+            for c in 0..<channels {
+                let v = planar ? sample(data[c]!, k) : sample(data[0]!, k * channels + c)
+                pending.append(v.isFinite ? v : 0)
+            }
+        }
+        // Samples before the target of a seek dropped (nothing is pending before them: what
+        // was, was before the target too).
+        let drop = min(max(target - first, 0), count)
+        if drop > 0 { pendingStart += drop * channels; position += drop }
+    }
+
+    /// Up to `frames` interleaved frames into `buffer`; fewer only at the end (where the
+    /// container's exact length is, the encoder's padding after it is cut).
+    func read(into buffer: UnsafeMutablePointer<Float>, frames wanted: Int) -> Int {
+        var done = 0
+        while done < wanted {
+            if pendingStart >= pending.count {
+                guard decode() else { break }
+                continue
+            }
+            var n = min(wanted - done, (pending.count - pendingStart) / channels)
+            if framesAreExact { n = min(n, max(frames - position, 0)) }
+            guard n > 0 else { ended = true; pending.removeAll(); pendingStart = 0; break }
+            pending.withUnsafeBufferPointer { p in
+                (buffer + done * channels).update(from: p.baseAddress! + pendingStart, count: n * channels)
+            }
+            pendingStart += n * channels
+            position += n
+            done += n
+        }
+        return done
+    }
+
+    /// Moves to `frame`: to the packet at least 0.2 s before it (further back where the
+    /// container's index lands later), the decoder flushed, what precedes `frame` dropped.
+    func seek(toFrame frame: Int) throws(FFmpegError) {
+        guard let format, let codec else { return }
+        // Time stamps that do not count samples: where each packet's audio starts, counted once.
+        if !framesAreExact, index == nil { index = PacketIndex(path: path, stream: stream, api: api) ?? PacketIndex(entries: []) }
+        var preroll = 0.2
+        while true {
+            let seconds = max(Double(frame) / Double(sampleRate) - preroll, 0)
+            let ticks = (origin ?? 0) + Int64((seconds / timeBase).rounded(.down))
+            // Near the start, to the first packet (the one before 0, where the encoder's delay is).
+            var rc = seconds == 0 ? api.seek_frame(format, stream, Int64.min / 4, 0) : api.seek_frame(format, stream, ticks, AVSEEK_FLAG_BACKWARD)
+            // Before the first index entry (a stream whose first packet is stamped before 0).
+            if rc < 0 { rc = api.seek_frame(format, stream, ticks, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) }
+            if rc < 0 { rc = api.seek_frame(format, -1, Int64.min / 4, AVSEEK_FLAG_BACKWARD) }
+            guard rc >= 0 else {
+                throw FFmpegError(kind: .undecodable, code: rc, function: "av_seek_frame", message: ffmpegMessage(api, rc), path: path)
+            }
+            api.flush_buffers(codec)
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+            ended = false
+            placing = true
+            target = frame
+            position = frame
+            guard decode() else { break }
+            if placed <= frame || seconds == 0 { break }
+            // Landed after the target: from further back.
+            preroll *= 10
+        }
+    }
+}
+
+/// Where the audio of each packet of a stream starts, to the sample: the packets' lengths (in
+/// samples) added up from the first, read from the packets themselves without decoding them
+/// (Opus's table of contents, Vorbis's block sizes, a codec's fixed frame size: AAC, AC-3, MP3), the encoder's
+/// delay (Opus's pre-skip) taken off. Matroska's and ASF's time stamps are milliseconds, so a
+/// packet's stamp says where it starts to within half of one; this says where exactly. Nil
+/// where a packet's length cannot be read so (the stamps are used as they are).
+struct PacketIndex {
+    /// Each packet's time stamp (ticks) and the frame its audio starts at, in stamp order.
+    private var entries: [(stamp: Int64, frame: Int)]
+
+    init(entries: [(stamp: Int64, frame: Int)]) { self.entries = entries }
+
+    init?(path: String, stream: Int32, api: practice_ffmpeg_api) {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard api.open_input(&context, path, nil, nil) >= 0, let context else { return nil }
+        var owned: UnsafeMutablePointer<AVFormatContext>? = context
+        defer { api.close_input(&owned) }
+        guard Int(stream) < Int(context.pointee.nb_streams), let parameters = context.pointee.streams[Int(stream)]?.pointee.codecpar else { return nil }
+        let p = parameters.pointee
+        var vorbis: OpaquePointer?
+        if p.codec_id == AV_CODEC_ID_VORBIS {
+            guard let extradata = p.extradata, p.extradata_size > 0, let parser = api.vorbis_parse_init(extradata, p.extradata_size) else { return nil }
+            vorbis = parser
+        }
+        defer { if vorbis != nil { api.vorbis_parse_free(&vorbis) } }
+        let fixed = Int(p.frame_size)
+        guard let packet = api.packet_alloc() else { return nil }
+        var owning: UnsafeMutablePointer<AVPacket>? = packet
+        defer { api.packet_free(&owning) }
+        var frame = -Int(p.codec_id == AV_CODEC_ID_OPUS ? p.initial_padding : 0)
+        var entries: [(stamp: Int64, frame: Int)] = []
+        while api.read_frame(context, packet) >= 0 {
+            defer { api.packet_unref(packet) }
+            guard packet.pointee.stream_index == stream, let data = packet.pointee.data, packet.pointee.size > 0 else { continue }
+            let size = Int(packet.pointee.size)
+            let samples: Int
+            if p.codec_id == AV_CODEC_ID_OPUS {
+                guard let n = Self.opusSamples(UnsafeBufferPointer(start: data, count: size)) else { return nil }
+                samples = n
+            } else if let vorbis {
+                // A Vorbis packet's audio overlaps the one before's: the first gives none.
+                let n = api.vorbis_parse_frame(vorbis, data, Int32(size))
+                guard n >= 0 else { return nil }
+                samples = entries.isEmpty ? 0 : Int(n)
+            } else if fixed > 0 {
+                samples = fixed
+            } else if [AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_DTS].contains(p.codec_id) {
+                // Codecs whose frames are all one length, which FFmpeg reads from the header.
+                let n = api.frame_duration(parameters, Int32(size))
+                guard n > 0 else { return nil }
+                samples = Int(n)
+            } else {
+                return nil
+            }
+            let stamp = packet.pointee.pts != practice_av_nopts() ? packet.pointee.pts : packet.pointee.dts
+            if stamp != practice_av_nopts() { entries.append((stamp, frame)) }
+            frame += samples
+        }
+        entries.sort { $0.stamp < $1.stamp }
+        self.entries = entries
+    }
+
+    /// Where the packet stamped `stamp` starts (one tick either way: a decoder may round).
+    func position(of stamp: Int64) -> Int? {
+        var lo = 0, hi = entries.count
+        while lo < hi { let mid = (lo + hi) / 2; if entries[mid].stamp < stamp { lo = mid + 1 } else { hi = mid } }
+        for k in [lo, lo - 1] where entries.indices.contains(k) && abs(entries[k].stamp - stamp) <= 1 { return entries[k].frame }
+        return nil
+    }
+
+    /// An Opus packet's length at 48 kHz, from its table of contents (RFC 6716, 3.1).
+    static func opusSamples(_ packet: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let toc = packet.first else { return nil }
+        let config = Int(toc >> 3)
+        // Frame lengths in 48 kHz samples: SILK 10/20/40/60 ms, hybrid 10/20, CELT 2.5/5/10/20.
+        let length = config < 12 ? [480, 960, 1_920, 2_880][config % 4] : config < 16 ? [480, 960][config % 2] : [120, 240, 480, 960][config % 4]
+        let frames: Int
+        switch toc & 3 {
+        case 0: frames = 1
+        case 1, 2: frames = 2
+        default:
+            guard packet.count >= 2 else { return nil }
+            frames = Int(packet[1] & 0x3F)
+        }
+        return frames * length
+    }
+}

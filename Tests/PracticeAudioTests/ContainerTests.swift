@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeAudio
+
+/// The containers a dancer's songs come in, made by Debian's `ffmpeg` from generated music (10 s,
+/// stereo): decoded through FFmpeg's libraries (libsndfile refuses them), their length and every
+/// seek measured against the source, sample by sample.
+@Suite struct ContainerTests {
+    static let dir = ScratchDirectory("containers")
+    /// 10 s of generated music at 44.1 kHz (and at 48 kHz, Opus's only rate, for the WebM).
+    static let source: (path: String, path48: String, frames: Int) = {
+        let path = dir.file("source.wav"), path48 = dir.file("source48.wav")
+        let music = Signals.music(seconds: 10, seed: 29)
+        try! Signals.write(music, to: path)
+        _ = try! run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", path, "-ar", "48000", path48])
+        return (path, path48, music.count / 2)
+    }()
+
+    /// Each file: its name, how ffmpeg makes it, whether it is made from the 48 kHz source, and
+    /// how exact its length is: `exact` (the container counts samples: MP4's edit list, at the
+    /// audio's own time scale), else within a packet of the source's (nothing in the container
+    /// says where the encoder's padding starts).
+    struct Kind: Sendable, CustomTestStringConvertible {
+        let name: String
+        let args: [String]
+        let at48: Bool
+        let exact: Bool
+        /// Where the decoded audio lies against the source (samples): 0, except where the
+        /// encoder's delay is in no header (ASF, raw AC-3).
+        let lag: Int
+        /// How far a seek may land from its frame: 0 (sample-exact), but ASF's time stamps are
+        /// milliseconds and a WMA packet's length is not read (1 ms).
+        var seekWithin = 0
+        var testDescription: String { name }
+    }
+    static let kinds: [Kind] = [
+        Kind(name: "aac.m4a", args: ["-c:a", "aac", "-b:a", "192k", "-movie_timescale", "44100"], at48: false, exact: true, lag: 0),
+        Kind(name: "alac.m4a", args: ["-c:a", "alac", "-movie_timescale", "44100"], at48: false, exact: true, lag: 0),
+        Kind(name: "opus.webm", args: ["-c:a", "libopus", "-b:a", "128k"], at48: true, exact: false, lag: 0),
+        Kind(name: "vorbis.mkv", args: ["-c:a", "libvorbis", "-q:a", "6"], at48: false, exact: false, lag: 0),
+        Kind(name: "video.mp4", args: ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=10", "-map", "1:v", "-map", "0:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "192k", "-movie_timescale", "44100"], at48: false, exact: true, lag: 0),
+        Kind(name: "aac.mov", args: ["-c:a", "aac", "-b:a", "192k", "-movie_timescale", "44100"], at48: false, exact: true, lag: 0),
+        Kind(name: "wma.wma", args: ["-c:a", "wmav2", "-b:a", "192k"], at48: false, exact: false, lag: -1, seekWithin: 44),
+        Kind(name: "ac3.ac3", args: ["-c:a", "ac3", "-b:a", "384k"], at48: false, exact: false, lag: -1),
+    ]
+
+    /// The files, each made once (test cases run at once).
+    static let made = Locked<Set<String>>([])
+
+    /// The file of `kind`, made once.
+    static func make(_ kind: Kind) throws -> String {
+        let path = dir.file(kind.name)
+        try made.withLock { made in
+            guard made.insert(kind.name).inserted else { return }
+            let input = kind.at48 ? source.path48 : source.path
+            // Inputs first (the video's test pattern after the audio), then the options.
+            var args = ["-v", "error", "-y", "-i", input]
+            var rest = kind.args
+            if let i = rest.firstIndex(of: "-f") { args += Array(rest[i..<(i + 4)]); rest.removeSubrange(i..<(i + 4)) }
+            let r = try run("/usr/bin/ffmpeg", args + rest + [path + ".part." + kind.name.split(separator: ".").last!])
+            #expect(r.status == 0, "\(r)")
+            try FileManager.default.moveItem(atPath: path + ".part." + kind.name.split(separator: ".").last!, toPath: path)
+        }
+        return path
+    }
+
+    static func readAll(_ f: borrowing SoundFile) -> [Float] {
+        var out: [Float] = []
+        var buffer = [Float](repeating: 0, count: 4_096 * f.info.channels)
+        while true {
+            let n = buffer.withUnsafeMutableBufferPointer { f.read(into: $0.baseAddress!, frames: 4_096) }
+            if n <= 0 { break }
+            out += buffer[0..<(n * f.info.channels)]
+        }
+        return out
+    }
+
+    /// Where `part` (channel 0, from frame `at` of the decoded audio) lies in `reference`
+    /// against where it should: 0 when in place.
+    static func lag(_ part: [Double], in reference: [Double], at: Int, reach: Int = 64) -> Int {
+        let from = max(at - reach, 0)
+        let haystack = Array(reference[from..<min(at + part.count + reach, reference.count)])
+        return Analysis.bestLag(of: part, in: haystack, range: 0...(2 * reach)) - (at - from)
+    }
+
+    @Test(arguments: kinds)
+    func decodedInPlaceAndSeeksSampleExact(_ kind: Kind) throws {
+        let path = try Self.make(kind)
+        let reference = try Signals.read(kind.at48 ? Self.source.path48 : Self.source.path).samples
+        let referenceFrames = reference.count / 2
+        let f = try SoundFile(path: path)
+        // libsndfile refuses these: FFmpeg decodes them.
+        #expect(f.info.format.rawValue == 0 && f.info.channels == 2 && f.info.sampleRate == (kind.at48 ? 48_000 : 44_100))
+        let whole = Self.readAll(f)
+        let frames = whole.count / 2
+        if kind.exact {
+            #expect(frames == referenceFrames && f.info.frames == referenceFrames && !f.info.format.framesAreEstimated, "\(kind.name): \(frames) frames decoded, \(f.info.frames) said, the source \(referenceFrames)")
+        } else {
+            #expect(abs(frames - referenceFrames) <= 2_048 && f.info.format.framesAreEstimated, "\(kind.name): \(frames) frames decoded, the source \(referenceFrames)")
+        }
+        let decoded = Signals.channel(whole, 0, of: 2), original = Signals.channel(reference, 0, of: 2)
+        // In place against the source: at 1 s, 4096 frames.
+        let offset = Self.lag(Array(decoded[44_100..<(44_100 + 4_096)]), in: original, at: 44_100, reach: 2_000)
+        print("containers: \(kind.name): \(frames) frames (source \(referenceFrames)), \(f.info.format), lag against the source \(offset)")
+        if kind.lag == 0 { #expect(abs(offset) <= 1, "\(kind.name): \(offset) samples off the source") }
+        // Ten seeks (the first into the first packet, the last near the end): what is read
+        // after each is the audio decoded there from the start, to the sample.
+        for k in 0..<10 {
+            let at = k == 0 ? 100 : min(Int(Double(k) * 0.97 * 44_100) + 333 * k, frames - 5_000)
+            try f.seek(toFrame: at)
+            var part = [Float](repeating: 0, count: 2_048 * 2)
+            let n = part.withUnsafeMutableBufferPointer { f.read(into: $0.baseAddress!, frames: 2_048) }
+            #expect(n == 2_048, "\(kind.name): \(n) frames after a seek to \(at)")
+            let got = Signals.channel(part, 0, of: 2)
+            // The largest difference from the audio decoded there, and where (within the
+            // container's precision) the read audio matches best.
+            func error(_ shift: Int) -> Double {
+                zip(got, decoded[max(at + shift, 0)...]).map { abs($0 - $1) }.max() ?? 1
+            }
+            let shifts = -kind.seekWithin...kind.seekWithin
+            let best = shifts.min { error($0) < error($1) }!
+            #expect(error(best) < 0.01 && (kind.seekWithin > 0 || best == 0), "\(kind.name): a seek to \(at): the largest difference \(error(0)) (at \(best) samples: \(error(best)))")
+            if best != 0 { print("containers: \(kind.name): a seek to \(at) is \(best) samples off") }
+        }
+    }
+
+    /// A video with no sound, an iTunes-style protected file, text named .m4a, and a second audio
+    /// stream asked of a file with one: each one error that says so.
+    @Test func whatCannotBePlayed() throws {
+        let silent = Self.dir.file("silent.mp4")
+        _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2", "-c:v", "libx264", "-preset", "ultrafast", silent])
+        do { _ = try SoundFile(path: silent); Issue.record("opened") } catch {
+            guard case .ffmpeg(let e) = error else { Issue.record("\(error)"); return }
+            #expect(e.kind == .noAudio && e.message == "has no audio track", "\(e)")
+        }
+        let text = Self.dir.file("notes.m4a")
+        try "just some text\n".write(toFile: text, atomically: true, encoding: .utf8)
+        do { _ = try SoundFile(path: text); Issue.record("opened") } catch {
+            guard case .neither = error else { Issue.record("\(error)"); return }
+        }
+        let m4a = try Self.make(Self.kinds[0])
+        do { _ = try SoundFile(path: m4a, audioStream: 1); Issue.record("opened") } catch {
+            guard case .ffmpeg(let e) = error else { Issue.record("\(error)"); return }
+            #expect(e.kind == .noSuchStream && e.message == "has no audio stream 1 (one, 0)", "\(e)")
+        }
+    }
+
+    /// Two audio streams (a tutorial with the music and a voice-over): the first by default,
+    /// the second when asked, each listed with its language.
+    @Test func aSecondAudioStream() throws {
+        let path = Self.dir.file("two.mkv")
+        let tone = Self.dir.file("tone.wav")
+        try Signals.write(Signals.sine(1_000, seconds: 3), to: tone)
+        let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Self.source.path, "-i", tone, "-map", "0:a", "-map", "1:a", "-c:a", "libvorbis",
+                                             "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", "-metadata:s:a:1", "title=Voice", path])
+        #expect(r.status == 0, "\(r)")
+        let first = try SoundFile(path: path)
+        #expect(first.audioStreams.map(\.number) == [0, 1] && first.audioStreams.map(\.language) == ["eng", "fra"] && first.audioStreams[1].title == "Voice")
+        #expect(abs(Double(first.info.frames) / 44_100 - 10) < 0.05)
+        let second = try SoundFile(path: path, audioStream: 1)
+        let samples = Self.readAll(second)
+        #expect(abs(Double(samples.count / 2) / 44_100 - 3) < 0.05)
+        let f = Analysis.dominantFrequency(Array(Signals.channel(samples, 0, of: 2)[22_050..<(22_050 + 16_384)]), sampleRate: 44_100)
+        #expect(abs(f - 1_000) < 5, "\(f) Hz")
+    }
+}
+

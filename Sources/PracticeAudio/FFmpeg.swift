@@ -108,6 +108,8 @@ final class FFmpegDecoder {
     private var placed = 0
     private var ended = false
     private(set) var lastError: FFmpegError?
+    /// A packet came with encryption info (it cannot be decoded without its key).
+    private var encrypted = false
     /// Where each packet's audio starts, for containers whose time stamps are rounded (built at
     /// the first seek).
     private var index: PacketIndex?
@@ -140,7 +142,7 @@ final class FFmpegDecoder {
         let chosen = audioStream ?? 0
         guard audio.indices.contains(chosen) else {
             api.close_input(&format)
-            throw fail(.noSuchStream, "--audio-stream", 0, "has no audio stream \(chosen) (\(audio.count == 1 ? "one, 0" : "\(audio.count): 0 to \(audio.count - 1)"))")
+            throw fail(.noSuchStream, "--audio-stream", 0, "has no audio stream \(chosen) (\(audio.count == 1 ? "only 0" : "0 to \(audio.count - 1)"))")
         }
         stream = audio[chosen].index
         let s = context.pointee.streams[Int(stream)]!
@@ -148,7 +150,8 @@ final class FFmpegDecoder {
         // Encrypted samples: an iTunes store's protected AAC ('drms'), or common encryption.
         let tag = parameters.pointee.codec_tag
         let protectedTags: [UInt32] = ["drms", "drmi", "enca", "encv"].map { $0.utf8.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) } }
-        if protectedTags.contains(tag) || api.dict_get(s.pointee.metadata, "encryption", nil, 0) != nil {
+        let keyed = (0..<Int(s.pointee.nb_side_data)).contains { s.pointee.side_data[$0].type == AV_PKT_DATA_ENCRYPTION_INIT_INFO }
+        if protectedTags.contains(tag) || keyed {
             api.close_input(&format)
             throw fail(.protected, "avformat_open_input", 0, "is protected (DRM); practice cannot decode it")
         }
@@ -184,20 +187,29 @@ final class FFmpegDecoder {
         // Tags: the container's, then the stream's (Matroska keeps them on either), keyed by our
         // names (lower case, as FFmpeg's are; "track" is our "tracknumber").
         var tags: [String: String] = [:]
-        for dictionary in [context.pointee.metadata, s.pointee.metadata] {
+        for (dictionary, ofStream) in [(context.pointee.metadata, false), (s.pointee.metadata, true)] {
             var entry: UnsafeMutablePointer<AVDictionaryEntry>?
             while let e = api.dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
                 entry = e
                 var key = String(cString: e.pointee.key).lowercased()
                 if key == "track" { key = "tracknumber" }
                 let value = String(cString: e.pointee.value)
+                // A stream's title names the stream ("Voice"), not the song.
+                if ofStream && key == "title" { continue }
                 if ["title", "artist", "album", "date", "genre", "tracknumber", "comment", "copyright"].contains(key), !value.isEmpty, tags[key] == nil { tags[key] = value }
             }
         }
         self.tags = tags
         // The first frame decoded now: a stream whose packets do not decode is refused here, and
         // where the audio starts (its first time stamp) is known.
-        guard decode() else {
+        let decoded = decode()
+        // Encrypted samples without their key (common encryption): FFmpeg's demuxer refuses to
+        // read them (EPERM) or passes them on marked.
+        if encrypted || lastError?.code == -EPERM {
+            close()
+            throw fail(.protected, "av_read_frame", 0, "is protected (DRM); practice cannot decode it")
+        }
+        guard decoded else {
             let error = lastError ?? fail(.undecodable, "avcodec_receive_frame", 0, "contains no audio FFmpeg can decode")
             close()
             throw error
@@ -242,6 +254,11 @@ final class FFmpegDecoder {
                 }
                 _ = api.send_packet(codec, nil)
                 continue
+            }
+            // Encrypted without its key (common encryption): FFmpeg passes the packets on as they
+            // are, with how they were encrypted beside them.
+            if !encrypted, let side = packet.pointee.side_data {
+                encrypted = (0..<Int(packet.pointee.side_data_elems)).contains { side[$0].type == AV_PKT_DATA_ENCRYPTION_INFO }
             }
             let sent = api.send_packet(codec, packet)
             api.packet_unref(packet)

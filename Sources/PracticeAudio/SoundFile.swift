@@ -208,7 +208,7 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A codec as a user names it.
-    static func codecName(_ codec: String) -> String {
+    public static func codecName(_ codec: String) -> String {
         ["aac": "AAC", "alac": "ALAC", "opus": "Opus", "vorbis": "Vorbis", "wmav1": "WMA", "wmav2": "WMA", "wmapro": "WMA Pro", "wmalossless": "WMA Lossless",
          "ac3": "AC-3", "eac3": "E-AC-3", "mp3": "MPEG layer III", "mp3float": "MPEG layer III", "flac": "FLAC", "dts": "DTS", "wavpack": "WavPack", "ape": "APE"][codec]
             ?? (codec.hasPrefix("pcm_") ? "PCM" : codec.uppercased())

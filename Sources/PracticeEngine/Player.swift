@@ -28,6 +28,8 @@ public struct PlayerOptions: Sendable {
     /// nobody watches (in the background) takes longer ones and wakes less.
     public var devicePeriodMicroseconds: UInt32 = 40_000
     public var settings = PlaybackSettings()
+    /// The audio stream of a container with several (nil: the first).
+    public var audioStream: Int?
     /// Range in seconds on the source timeline; nil = start / end of the track.
     public var from: Double?
     public var to: Double?
@@ -247,7 +249,7 @@ public final class Player: Sendable {
         sidecar = options.sidecar
         tickInterval = options.tickInterval
         reconnect = options.reconnect ? options.reconnectInterval.seconds : nil
-        let opened = try Track.open(path)
+        let opened = try Track.open(path, audioStream: options.audioStream)
         let track = opened.track
         self.track = track
         tags = track.tags.merging(options.tags) { _, shown in shown }

@@ -7,6 +7,8 @@ import PracticeDocuments
 public struct RenderJob: Sendable {
     public var input: String
     public var output: String
+    /// The audio stream of a container with several (nil: the first).
+    public var audioStream: Int?
     public var settings = PlaybackSettings()
     /// Range in seconds on the source timeline; nil = start / end of the track.
     public var from: Double?
@@ -73,7 +75,7 @@ public enum Renderer {
         guard let container = job.container else {
             throw PracticeError(.usage, "\(job.output): unknown output format '.\(Path.pathExtension(job.output))' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)")
         }
-        let opened = try Track.open(job.input)
+        let opened = try Track.open(job.input, audioStream: job.audioStream)
         let track = opened.track
         var range = try track.playRange(from: job.from, to: job.to, loop: job.loop)
         if range.loop != nil, range.loop?.passes == nil { range.loop?.passes = 1 }

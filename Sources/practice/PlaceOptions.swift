@@ -57,7 +57,11 @@ struct PlaceOptions: ParsableArguments {
     @Flag(help: "Leave the times of a sidecar made on another copy of the song as they are, instead of lining them up with this one.")
     var noAlign = false
 
+    @Option(help: ArgumentHelp("Which audio stream of a video or a container with several to play (from 0; 'practice info' lists them).", valueName: "n"))
+    var audioStream: Int?
+
     func validate() throws {
+        if let audioStream, audioStream < 0 { throw ValidationError("'--audio-stream' must be 0 or more (got '\(audioStream)')") }
         guard loop.count <= 2 else { throw ValidationError("'--loop' takes a loop's name, or a start and an end (got \(loop.count) values)") }
         if let times {
             guard !loop.isEmpty else { throw ValidationError("'--times' goes with '--loop'") }
@@ -90,7 +94,7 @@ struct PlaceOptions: ParsableArguments {
     /// markers moved to match this copy of the song).
     func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {
         SidecarStore.aligns = !noAlign
-        var places = Places(track: try Track.open(path).track, explicit: sidecar, lyrics: lyrics)
+        var places = Places(track: try Track.open(path, audioStream: audioStream).track, explicit: sidecar, lyrics: lyrics)
         guard from != nil || to != nil || !loop.isEmpty else {
             // Nothing to look up. A sidecar that cannot be read is the player's to report.
             if (try? places.readSidecar()) != nil {

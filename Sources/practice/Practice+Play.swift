@@ -118,6 +118,7 @@ extension Practice {
             options.settings = sound.settings
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
+            options.audioStream = place.audioStream
             // Started paused and played below, once the journal listens (on `null` a short
             // track would otherwise be over before it does).
             options.startPlaying = false

@@ -62,7 +62,7 @@ extension Practice {
         /// The sidecar's markers as they fall in the output, for a WAV's cue chunk. A sidecar that
         /// cannot be read only costs the cues (with a warning), not the render.
         func cues(for job: RenderJob) throws -> [InterchangeEntry] {
-            let track = try Track.open(file).track
+            let track = try Track.open(file, audioStream: place.audioStream).track
             do {
                 let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
                 guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
@@ -76,6 +76,7 @@ extension Practice {
 
         func run() throws {
             var job = RenderJob(input: file, output: output)
+            job.audioStream = place.audioStream
             job.settings = sound.settings
             (job.from, job.to, job.loop) = try place.resolve(for: file)
             // A trainer without --times: every speed up to its top one.

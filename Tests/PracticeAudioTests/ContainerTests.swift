@@ -142,7 +142,7 @@ import PracticeTestSupport
         let m4a = try Self.make(Self.kinds[0])
         do { _ = try SoundFile(path: m4a, audioStream: 1); Issue.record("opened") } catch {
             guard case .ffmpeg(let e) = error else { Issue.record("\(error)"); return }
-            #expect(e.kind == .noSuchStream && e.message == "has no audio stream 1 (one, 0)", "\(e)")
+            #expect(e.kind == .noSuchStream && e.message == "has no audio stream 1 (only 0)", "\(e)")
         }
     }
 

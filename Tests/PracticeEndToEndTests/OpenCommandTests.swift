@@ -396,7 +396,8 @@ final class SongServer: @unchecked Sendable {  // immutable after init
     }
 
     /// libcurl (and the TLS, Kerberos and LDAP libraries it brings) is opened only to fetch: a
-    /// fetching `open` maps it, a playing `practice` never does.
+    /// fetching `open` maps it, a playing `practice` never does; FFmpeg's libraries only for a
+    /// file libsndfile does not read.
     @Test func onlyFetchingLoadsLibcurlAndOnlyFingerprintingChromaprint() throws {
         func mapsWhen(_ arguments: [String], ready: (String) -> Bool) throws -> String {
             var env = ProcessInfo.processInfo.environment
@@ -423,7 +424,12 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         let playing = try mapsWhen(["play", dir.file("tone.wav")]) { _ in ContinuousClock.now - started > .seconds(1) }
         #expect(playing.contains("/libsndfile.so"))
         #expect(!playing.contains("libcurl"))
-        // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens.
-        #expect(!playing.contains("libchromaprint") && !playing.contains("libavcodec"))
+        // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens,
+        // nor FFmpeg for decoding, which only a file libsndfile refuses needs (an M4A does).
+        #expect(!playing.contains("libchromaprint") && !playing.contains("libavcodec") && !playing.contains("libavformat"))
+        _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", dir.file("tone.wav"), "-c:a", "aac", dir.file("tone.m4a")])
+        let m4aStarted = ContinuousClock.now
+        let playingM4A = try mapsWhen(["play", dir.file("tone.m4a")]) { _ in ContinuousClock.now - m4aStarted > .seconds(1) }
+        #expect(playingM4A.contains("/libavformat.so.59") && playingM4A.contains("/libavcodec.so.59"))
     }
 }

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// The files a dancer has (a store's M4A, a video site's WebM, a tutorial's MP4), made by
+/// Debian's `ffmpeg` from generated music, through the commands: described, played, rendered to
+/// the exact length, and a crew's markers set on the FLAC landing on the M4A; and each file that
+/// cannot be played, one line and exit 65.
+@Suite struct ContainerCommandTests {
+    static let dir = ScratchDirectory("container-commands")
+    /// 40 s of generated music as FLAC (tagged: long enough for fingerprints to line copies up), and from it: AAC in M4A, Opus in WebM, H.264 and
+    /// AAC in MP4, a silent video, an encrypted M4P, a cut M4A (its index first), text named .m4a.
+    static let made: Bool = {
+        let music = Signals.music(seconds: 40, seed: 31)
+        try! Signals.write(music, to: dir.file("song.flac"), container: .flac, tags: ["title": "Drill", "artist": "Crew"])
+        func ffmpeg(_ args: [String]) {
+            let r = try! run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args, currentDirectory: dir.path)
+            precondition(r.status == 0, "\(r)")
+        }
+        let tags = ["-metadata", "title=Drill", "-metadata", "artist=Crew"]
+        ffmpeg(["-i", "song.flac", "-c:a", "aac", "-b:a", "192k", "-movie_timescale", "44100"] + tags + ["song.m4a"])
+        ffmpeg(["-i", "song.flac", "-c:a", "libopus", "-b:a", "128k"] + tags + ["song.webm"])
+        ffmpeg(["-i", "song.flac", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=40", "-map", "1:v", "-map", "0:a",
+                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-movie_timescale", "44100", "tutorial.mp4"])
+        ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2", "-c:v", "libx264", "-preset", "ultrafast", "silent.mp4"])
+        ffmpeg(["-i", "song.flac", "-c:a", "aac", "-encryption_scheme", "cenc-aes-ctr", "-encryption_key", "76a6c65c5ea762046bd749a2e632ccbb",
+                "-encryption_kid", "a7e61c373e219033c21091fa607bf3b8", "-f", "mp4", "locked.m4p"])
+        ffmpeg(["-i", "song.flac", "-c:a", "aac", "-movflags", "+faststart", "whole.m4a"])
+        let whole = try! Data(contentsOf: URL(fileURLWithPath: dir.file("whole.m4a")))
+        try! whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: dir.file("cut.m4a")))
+        try! "just some text\n".write(toFile: dir.file("notes.m4a"), atomically: true, encoding: .utf8)
+        return true
+    }()
+
+    func practice(_ args: [String]) throws -> ProcessResult {
+        #expect(Self.made)
+        return try run(practiceBinary, args, environment: ["XDG_CACHE_HOME": Self.dir.file("cache"), "XDG_STATE_HOME": Self.dir.file("state")],
+                       currentDirectory: Self.dir.path)
+    }
+
+    @Test func infoOnAStoresM4AAndATutorial() throws {
+        var r = try practice(["info", "song.m4a"])
+        #expect(r.status == 0 && r.stdout == """
+            File:         song.m4a
+            Format:       M4A, AAC
+            Duration:     0:40.000 (1764000 frames)
+            Sample rate:  44100 Hz
+            Channels:     2
+            Title:        Drill
+            Artist:       Crew
+
+            """, "\(r)")
+        r = try practice(["info", "tutorial.mp4", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        #expect(json["container"] as? String == "MP4" && json["encoding"] as? String == "AAC" && json["frames"] as? Int == 1_764_000)
+        #expect((json["audioStreams"] as? [[String: Any]])?.count == 1 && json["audioStream"] as? Int == 0)
+    }
+
+    /// Rendered at 0.8×: 40 s become exactly 50 s, from the M4A and from the video's soundtrack.
+    @Test(arguments: ["song.m4a", "tutorial.mp4", "song.webm"])
+    func renderedToTheExactLength(_ file: String) throws {
+        let out = "slow-\(file.split(separator: ".")[0])-\(file.split(separator: ".")[1]).wav"
+        let r = try practice(["render", file, "-o", out, "--rate", "0.8", "--quiet"])
+        #expect(r.status == 0, "\(r)")
+        let rendered = try Signals.read(Self.dir.file(out))
+        let source = file.hasSuffix("webm") ? 1_920_000 : 1_764_000
+        #expect(rendered.samples.count / rendered.info.channels == Int((Double(source) / 0.8).rounded()), "\(rendered.samples.count / 2) frames")
+    }
+
+    /// A crew's marker set on the FLAC lands on the same music in the M4A made from it (the
+    /// M4A uses the FLAC's sidecar, lined up), within a millisecond; and one set on the M4A goes
+    /// into that sidecar at the FLAC's time.
+    @Test func aMarkerRoundTripBetweenTheFLACAndItsM4A() throws {
+        var r = try practice(["markers", "add", "song.flac", "Verse", "4.5"])
+        #expect(r.status == 0, "\(r)")
+        func times(_ file: String) throws -> [String: Double] {
+            let r = try practice(["markers", file, "--json"])
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+            let markers = try #require(json["markers"] as? [[String: Any]], "\(json)")
+            return Dictionary(uniqueKeysWithValues: markers.map { ($0["name"] as! String, $0["time"] as! Double) })
+        }
+        let onM4A = try times("song.m4a")
+        #expect(abs((onM4A["Verse"] ?? -1) - 4.5) <= 0.0011, "\(onM4A)")
+        r = try practice(["markers", "add", "song.m4a", "Turn", "7.5"])
+        #expect(r.status == 0 && r.stdout == "added marker 'Turn' at 0:07.500 (song.flac.practice.json)\n", "\(r)")
+        #expect(abs((try times("song.flac")["Turn"] ?? -1) - 7.5) <= 0.0011)
+    }
+
+    @Test func playedThroughToTheEnd() throws {
+        for file in ["song.m4a", "song.webm", "tutorial.mp4"] {
+            let r = try practice([file, "--device", "null", "--no-tui", "--from", "38"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(file): \(r)")
+        }
+    }
+
+    /// What cannot be played says why in one line, exit 65 (a stream that is not there: 64);
+    /// a cut M4A plays what is there and says so once.
+    @Test(arguments: [
+        (["silent.mp4"], 65, "practice: silent.mp4: has no audio track\n"),
+        (["locked.m4p"], 65, "practice: locked.m4p: is protected (DRM); practice cannot decode it\n"),
+        (["notes.m4a"], 65, "practice: notes.m4a: not a supported audio file (neither libsndfile nor FFmpeg reads it)\n"),
+        (["song.m4a", "--audio-stream", "1"], 64, "practice: song.m4a: has no audio stream 1 (only 0)\n"),
+        (["info", "song.m4a", "--audio-stream", "1"], 64, "practice: song.m4a: has no audio stream 1 (only 0)\n"),
+    ])
+    func whatCannotBePlayed(_ args: [String], status: Int32, message: String) throws {
+        let r = try practice(args + (args[0] == "info" ? [] : ["--device", "null", "--no-tui"]))
+        #expect(r.status == status && r.stderr == message && r.stdout.isEmpty, "\(r)")
+    }
+
+    @Test func aCutM4APlaysWhatIsThere() throws {
+        let r = try practice(["cut.m4a", "--device", "null", "--no-tui"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.hasPrefix("practice: warning: cut.m4a: decoding failed (") && r.stderr.hasSuffix("; played what was there\n")
+                && r.stderr.split(separator: "\n").count == 1, "\(r)")
+    }
+}

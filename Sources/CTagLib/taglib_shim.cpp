@@ -6,6 +6,7 @@
 #include <taglib/tpropertymap.h>
 #include <string>
 #include <taglib/aifffile.h>
+#include <taglib/asffile.h>
 #include <taglib/attachedpictureframe.h>
 #include <taglib/flacfile.h>
 #include <taglib/flacpicture.h>
@@ -96,7 +97,8 @@ bool coverOf(TagLib::File *file, practice_picture *out) {
 }
 
 // The file opened as the kind its extension names (TagLib's own choice, as for FileRef); null
-// for a kind we do not play. WAV, AIFF, FLAC, Ogg Vorbis, Opus, MP3 and MP4/M4A.
+// for a kind TagLib does not read (Matroska and WebM: FFmpeg's metadata). WAV, AIFF, FLAC, Ogg
+// Vorbis, Opus, MP3, MP4/M4A/MOV and ASF (WMA).
 TagLib::File *open(const char *path, bool properties) {
     const std::string e = extension(path);
     const auto style = TagLib::AudioProperties::Fast;
@@ -106,7 +108,8 @@ TagLib::File *open(const char *path, bool properties) {
     if (e == "opus") return new TagLib::Ogg::Opus::File(path, properties, style);
     if (e == "wav" || e == "wave") return new TagLib::RIFF::WAV::File(path, properties, style);
     if (e == "aif" || e == "aiff" || e == "aifc") return new TagLib::RIFF::AIFF::File(path, properties, style);
-    if (e == "m4a" || e == "mp4" || e == "m4b") return new TagLib::MP4::File(path, properties, style);
+    if (e == "m4a" || e == "mp4" || e == "m4b" || e == "m4v" || e == "mov") return new TagLib::MP4::File(path, properties, style);
+    if (e == "wma" || e == "asf") return new TagLib::ASF::File(path, properties, style);
     return nullptr;
 }
 

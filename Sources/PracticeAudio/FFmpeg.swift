@@ -62,6 +62,7 @@ private func ffmpegCodecName(_ api: practice_ffmpeg_api, _ id: AVCodecID) -> Str
 public struct AudioStreamInfo: Sendable, Equatable {
     /// Counted among the container's audio streams, from 0 (`--audio-stream N`).
     public var number: Int
+    /// As `AudioFormat.encoding` names it ("AAC", "Opus").
     public var codec: String
     public var sampleRate: Int
     public var channels: Int
@@ -133,7 +134,7 @@ final class FFmpegDecoder {
         for i in 0..<Int(context.pointee.nb_streams) {
             guard let s = context.pointee.streams[i], let p = s.pointee.codecpar, p.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
             func entry(_ key: String) -> String? { api.dict_get(s.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) } }
-            audio.append((Int32(i), AudioStreamInfo(number: audio.count, codec: ffmpegCodecName(api, p.pointee.codec_id),
+            audio.append((Int32(i), AudioStreamInfo(number: audio.count, codec: AudioFormat.codecName(ffmpegCodecName(api, p.pointee.codec_id)),
                                                     sampleRate: Int(p.pointee.sample_rate), channels: Int(p.pointee.ch_layout.nb_channels),
                                                     language: entry("language"), title: entry("title"))))
         }

@@ -73,7 +73,7 @@ public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
             guard paths.count > 1 else { continue }
             func format(_ t: LibraryTrack) -> String {
                 let ext = Path.pathExtension(t.path).lowercased()
-                return ["flac": "FLAC", "ogg": "Ogg", "oga": "Ogg", "opus": "Opus", "mp3": "MP3", "wav": "WAV", "aif": "AIFF", "aiff": "AIFF", "m4a": "M4A"][ext] ?? ext.uppercased()
+                return ["flac": "FLAC", "ogg": "Ogg", "oga": "Ogg", "opus": "Opus", "mp3": "MP3", "wav": "WAV", "aif": "AIFF", "aiff": "AIFF", "m4a": "M4A", "webm": "WebM"][ext] ?? ext.uppercased()
             }
             var byFormat: [String: Set<String>] = [:]
             for t in group { byFormat[format(t), default: []].insert(t.path) }

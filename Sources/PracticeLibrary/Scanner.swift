@@ -27,8 +27,10 @@ public struct ScanReport: Sendable, Equatable {
 }
 
 extension LibraryIndex {
-    /// The kinds of audio file we play, by extension (lower case).
-    public static let audioExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc"]
+    /// The kinds of audio file we play, by extension (lower case): libsndfile's, and the
+    /// containers FFmpeg decodes (a store's M4A, a video site's WebM, a tutorial's MP4).
+    public static let audioExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc",
+                                                      "m4a", "m4b", "mp4", "m4v", "mov", "webm", "mkv", "mka", "wma", "asf", "ac3"]
 
     /// Brings the index up to date with `folders` (absolute paths): tracks that are new or whose
     /// file changed (time, size or inode) are read again, as are those whose sidecar or lyrics
@@ -235,7 +237,21 @@ extension LibraryIndex {
 
         mutating func readTags(problems: inout [String], covers: String) {
             do {
-                tags = try TrackTags.read(found.path) ?? TrackTags()
+                if let read = try TrackTags.read(found.path) {
+                    tags = read
+                } else {
+                    // What TagLib does not read (Matroska, WebM, AC-3): the container's own tags
+                    // and length, from FFmpeg.
+                    let file = try SoundFile(path: found.path)
+                    let t = file.tags
+                    tags.title = t["title"]; tags.artist = t["artist"]; tags.album = t["album"]; tags.genre = t["genre"]
+                    tags.year = t["date"].flatMap { Int($0.prefix(4)) } ?? 0
+                    tags.track = t["tracknumber"].flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+                    tags.duration = file.info.seconds
+                }
+            } catch let error as AudioFileError {
+                problem = "cannot be decoded (\(error.message))"
+                problems.append("\(found.path): \(problem!)")
             } catch {
                 problem = "TagLib cannot read its tags"
                 problems.append("\(found.path): \(problem!)")

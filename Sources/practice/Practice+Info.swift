@@ -45,7 +45,7 @@ extension Practice {
                     "tags": .object(track.tags.mapValues { .string($0) }),
                     "audioStream": .integer(chosen),
                     "audioStreams": .array(track.audioStreams.map { s in
-                        var o: [String: JSONValue] = ["number": .integer(s.number), "codec": .string(AudioFormat.codecName(s.codec)), "sampleRate": .integer(s.sampleRate), "channels": .integer(s.channels)]
+                        var o: [String: JSONValue] = ["number": .integer(s.number), "codec": .string(s.codec), "sampleRate": .integer(s.sampleRate), "channels": .integer(s.channels)]
                         if let l = s.language { o["language"] = .string(l) }
                         if let t = s.title { o["title"] = .string(t) }
                         return .object(o)
@@ -67,7 +67,7 @@ extension Practice {
             // A container with several audio streams: each, and which one this is.
             if track.audioStreams.count > 1 {
                 for s in track.audioStreams {
-                    let about = [AudioFormat.codecName(s.codec), "\(s.sampleRate) Hz", "\(s.channels) channel\(s.channels == 1 ? "" : "s")", s.language, s.title.map { "\"\($0)\"" }]
+                    let about = [s.codec, "\(s.sampleRate) Hz", "\(s.channels) channel\(s.channels == 1 ? "" : "s")", s.language, s.title.map { "\"\($0)\"" }]
                         .compactMap { $0 }.joined(separator: ", ")
                     rows.append((s.number == 0 ? "Audio streams" : "", "\(s.number): \(about)\(s.number == chosen ? " (this one)" : "")"))
                 }

@@ -22,7 +22,7 @@ for t in $targets; do
     mkdir -p ".build-fuzz/corpus/$t" ".build-fuzz/crashes"
     log=".build-fuzz/logs/$t.log"
     max_len=${FUZZ_MAX_LEN:-2048}
-    [ "$t" = tags ] && max_len=${FUZZ_MAX_LEN:-16384}
+    [ "$t" = tags ] || [ "$t" = container ] && max_len=${FUZZ_MAX_LEN:-16384}
     before=$(cat ".build-fuzz/runs/$t" 2>/dev/null || echo 0)
     if [ -n "${FUZZ_UNTIL:-}" ]; then
         [ "$before" -ge "$FUZZ_UNTIL" ] && { printf '%-14s %12d %8d %10s %14d  %s\n' "$t" 0 0 - "$before" "had them"; continue; }

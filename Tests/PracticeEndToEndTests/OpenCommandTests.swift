@@ -316,7 +316,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         ("/songs/badduration.json", [], 65, #"{base}/songs/badduration.json: 'duration' must be a whole number of seconds (got "3:18")"#),
         ("/songs/badtitle.json", [], 65, "{base}/songs/badtitle.json: 'title' must be a string (got 7)"),
         ("/songs/notjson.json", [], 65, "{base}/songs/notjson.json: not a JSON document (line 1, column 1: unexpected '<'; expected a value)"),
-        ("/songs/textaudio.json", [], 65, "{base}/songs/notes.txt: not a supported audio file (libsndfile: Format not recognised)"),
+        ("/songs/textaudio.json", [], 65, "{base}/songs/notes.txt: not a supported audio file (neither libsndfile nor FFmpeg reads it)"),
         ("/songs/escape1.json", [], 65, #"{base}/songs/escape1.json: 'file' would escape the cache folder (got "../../escape.wav")"#),
         ("/songs/escape2.json", [], 65, #"{base}/songs/escape2.json: 'file' would escape the cache folder (got "%2e%2e%2fescape.wav")"#),
         ("/songs/escape3.json", [], 65, #"{base}/songs/escape3.json: 'image' would escape the cache folder (got "..%2F..%2Fescape.png")"#),

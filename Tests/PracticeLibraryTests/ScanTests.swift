@@ -76,6 +76,31 @@ import PracticeTestSupport
         #expect(after.keys.sorted() == expected.keys.sorted() && after.allSatisfy { expected[$0.key]!.0 == $0.value.0 && expected[$0.key]!.1 == $0.value.1 })
     }
 
+    /// The files a dancer has besides: a store's M4A, a video site's WebM, a tutorial's MP4, a
+    /// WMA: listed with their tags (TagLib for MP4 and ASF; FFmpeg's for WebM) and lengths.
+    @Test func aStoresAVideoSitesAndATutorialsFiles() throws {
+        let music = dir.file("dancer")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(440, seconds: 2), to: dir.file("tone.wav"))
+        func ffmpeg(_ args: [String]) throws {
+            let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", dir.file("tone.wav")] + args)
+            #expect(r.status == 0, "\(r)")
+        }
+        try ffmpeg(["-c:a", "aac", "-metadata", "title=Store Song", "-metadata", "artist=Band", "-metadata", "album=Bought", music + "/store.m4a"])
+        try ffmpeg(["-c:a", "libopus", "-metadata", "title=Video Song", "-metadata", "artist=Channel", music + "/clip.webm"])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2", "-map", "1:v", "-map", "0:a", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-c:a", "aac", "-metadata", "title=Tutorial", music + "/tutorial.mp4"])
+        try ffmpeg(["-c:a", "wmav2", "-metadata", "title=Old Song", music + "/old.wma"])
+        let library = try index()
+        let r = try library.scan([music])
+        #expect(r == ScanReport(found: 4, added: 4, updated: 0, removed: 0, problems: []), "\(r)")
+        let tracks = try library.tracks()
+        #expect(tracks.map(\.displayTitle).sorted() == ["Old Song", "Store Song", "Tutorial", "Video Song"], "\(tracks)")
+        #expect(tracks.allSatisfy { abs($0.duration - 2) < 0.1 }, "\(tracks.map(\.duration))")
+        #expect(tracks.first { $0.title == "Store Song" }?.album == "Bought")
+        #expect(try library.search("channel").map(\.track.displayTitle) == ["Video Song"])
+    }
+
     /// A music folder whose own name is not ASCII, beside one whose name starts the same: a
     /// rescan finds nothing changed, and a file gone from one is dropped from that one only.
     @Test func foldersWithAccentsAndSharedBeginnings() throws {

@@ -21,7 +21,7 @@ public enum FuzzTargets {
         "lrc": lrc, "cue": interchange(.cue), "audacity": interchange(.audacity), "ffmetadata": interchange(.ffmetadata),
         "webvtt": interchange(.webvtt), "wav": interchange(.wav),
         "song": song, "keys-conf": keysConf, "terminal-keys": terminalKeys, "control": control, "config": config,
-        "tags": tags, "times": times, "terminal-safe": terminalSafe,
+        "tags": tags, "times": times, "terminal-safe": terminalSafe, "container": container,
     ]
 
     /// Stops the run with what broke (the fuzzer saves the input).
@@ -181,6 +181,39 @@ public enum FuzzTargets {
             broken("a tag is not terminal-safe", input)
         }
         return t.title != nil
+    }
+
+    // A container FFmpeg reads (libsndfile refusing it), whose kind (by extension) the first byte
+    // picks: opened, its length and streams sane, read, sought to its middle and its start (our
+    // wrapper's handling of what FFmpeg returns: frames, time stamps, packets' lengths).
+    static let container: Target = { input in
+        guard let kind = input.first else { return false }
+        let extensions = ["m4a", "mp4", "webm", "mkv", "wma", "ac3", "mov"]
+        let path = "/dev/shm/practice-fuzz-\(getpid()).\(extensions[Int(kind) % extensions.count])"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { return false }
+        input.dropFirst().withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        defer { unlink(path) }
+        guard let file = try? SoundFile(path: path) else { return false }
+        let info = file.info
+        guard info.channels > 0, info.sampleRate > 0, info.frames >= 0, !file.audioStreams.isEmpty else { broken("opened with \(info)", input) }
+        // Up to 8 channels and 4096 frames a read; three reads after each place.
+        let channels = min(info.channels, 64)
+        var buffer = [Float](repeating: 0, count: 4_096 * channels)
+        for place in [-1, info.frames / 2, 0] {
+            if place >= 0 { try? file.seek(toFrame: place) }
+            for _ in 0..<3 {
+                let n = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 4_096 * channels / info.channels) }
+                guard n >= 0, n * info.channels <= buffer.count else { broken("read \(n) frames", input) }
+                if buffer[0..<(n * info.channels)].contains(where: { !$0.isFinite }) { broken("a sample is not a number", input) }
+                if n == 0 { break }
+            }
+        }
+        for s in file.tags.values where s.terminalSafe.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\u{1B}" }) {
+            broken("a tag is not terminal-safe", input)
+        }
+        return true
     }
 
     // Times as typed on the command line and in the practice screen's prompts.

@@ -166,15 +166,21 @@ public enum FuzzTargets {
         return (try? Config(json: value, file: "config.toml")) != nil
     }
 
-    // Tags and covers through TagLib, from a file whose kind (by extension) the first byte picks.
-    static let tags: Target = { input in
-        guard let kind = input.first else { return false }
-        let extensions = ["mp3", "flac", "ogg", "opus", "m4a", "wav", "aiff", "oga"]
+    /// The input after its first byte as a file in memory (/dev/shm) whose extension the first
+    /// byte picks among `extensions`; nil when it cannot be written. The caller unlinks it.
+    static func file(_ input: [UInt8], as extensions: [String]) -> String? {
+        guard let kind = input.first else { return nil }
         let path = "/dev/shm/practice-fuzz-\(getpid()).\(extensions[Int(kind) % extensions.count])"
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         input.dropFirst().withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
         close(fd)
+        return path
+    }
+
+    // Tags and covers through TagLib, from a file whose kind (by extension) the first byte picks.
+    static let tags: Target = { input in
+        guard let path = file(input, as: ["mp3", "flac", "ogg", "opus", "m4a", "wav", "aiff", "oga"]) else { return false }
         defer { unlink(path) }
         guard let t = try? TrackTags.read(path) else { return false }
         for s in [t.title, t.artist, t.album].compactMap({ $0 }) where s.terminalSafe.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\u{1B}" }) {
@@ -187,13 +193,7 @@ public enum FuzzTargets {
     // picks: opened, its length and streams sane, read, sought to its middle and its start (our
     // wrapper's handling of what FFmpeg returns: frames, time stamps, packets' lengths).
     static let container: Target = { input in
-        guard let kind = input.first else { return false }
-        let extensions = ["m4a", "mp4", "webm", "mkv", "wma", "ac3", "mov"]
-        let path = "/dev/shm/practice-fuzz-\(getpid()).\(extensions[Int(kind) % extensions.count])"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { return false }
-        input.dropFirst().withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        guard let path = file(input, as: ["m4a", "mp4", "webm", "mkv", "wma", "ac3", "mov"]) else { return false }
         defer { unlink(path) }
         guard let file = try? SoundFile(path: path) else { return false }
         let info = file.info

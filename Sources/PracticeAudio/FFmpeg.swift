@@ -297,25 +297,35 @@ final class FFmpegDecoder {
             position = first
         }
         let base = pending.count
-        pending.reserveCapacity(base + count * channels)
+        guard let data = frame.pointee.extended_data else { return }
+        pending.append(contentsOf: repeatElement(0, count: count * channels))
         let format = AVSampleFormat(rawValue: frame.pointee.format)
         let planar = [AV_SAMPLE_FMT_U8P, AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBLP, AV_SAMPLE_FMT_S64P].contains(format)
-        func sample(_ data: UnsafeMutablePointer<UInt8>, _ i: Int) -> Float {
-            switch format {
-            case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: return (Float(data[i]) - 128) / 128
-            case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P: return Float(data.withMemoryRebound(to: Int16.self, capacity: i + 1) { $0[i] }) / 32_768
-            case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P: return Float(Double(data.withMemoryRebound(to: Int32.self, capacity: i + 1) { $0[i] }) / 2_147_483_648)
-            case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP: return data.withMemoryRebound(to: Float.self, capacity: i + 1) { $0[i] }
-            case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP: return Float(data.withMemoryRebound(to: Double.self, capacity: i + 1) { $0[i] })
-            case AV_SAMPLE_FMT_S64, AV_SAMPLE_FMT_S64P: return Float(Double(data.withMemoryRebound(to: Int64.self, capacity: i + 1) { $0[i] }) / 9_223_372_036_854_775_808)
-            default: return 0
+        pending.withUnsafeMutableBufferPointer { out in
+            let o = out.baseAddress! + base
+            // One loop per plane (or one over the interleaved samples): sample k of channel c
+            // goes to o[k * channels + c], scaled to [-1, 1).
+            func convert<T>(_ type: T.Type, _ scale: (T) -> Float) {
+                if planar {
+                    for c in 0..<channels {
+                        let plane = UnsafeRawPointer(data[c]!).assumingMemoryBound(to: T.self)
+                        var k = 0
+                        while k < count { o[k * channels + c] = scale(plane[k]); k += 1 }
+                    }
+                } else {
+                    let samples = UnsafeRawPointer(data[0]!).assumingMemoryBound(to: T.self)
+                    var i = 0
+                    while i < count * channels { o[i] = scale(samples[i]); i += 1 }
+                }
             }
-        }
-        guard let data = frame.pointee.extended_data else { return }
-        for k in 0..<count {
-            for c in 0..<channels {
-                let v = planar ? sample(data[c]!, k) : sample(data[0]!, k * channels + c)
-                pending.append(v.isFinite ? v : 0)
+            switch format {
+            case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP: convert(Float.self) { $0.isFinite ? $0 : 0 }
+            case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P: convert(Int16.self) { Float($0) / 32_768 }
+            case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P: convert(Int32.self) { Float(Double($0) / 2_147_483_648) }
+            case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: convert(UInt8.self) { (Float($0) - 128) / 128 }
+            case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP: convert(Double.self) { $0.isFinite ? Float($0) : 0 }
+            case AV_SAMPLE_FMT_S64, AV_SAMPLE_FMT_S64P: convert(Int64.self) { Float(Double($0) / 9_223_372_036_854_775_808) }
+            default: break   // silence
             }
         }
         // Samples before the target of a seek dropped (nothing is pending before them: what

@@ -747,6 +747,8 @@ def main():
     ap.add_argument('--cpu-variants', type=float, default=15, metavar='SECONDS',
                     help='CPU variants (practice without stretch, other profiles, aplay) run for '
                          'SECONDS each; 0 leaves them out (default 15)')
+    ap.add_argument('--launch-container', choices=['wav', 'm4a'], default='wav',
+                    help='the launch track as a WAV (default) or an M4A (AAC, decoded through FFmpeg)')
     ap.add_argument('--tests', default='launch,seek,rate,cpu',
                     help='which measurements to make, comma-separated (default launch,seek,rate,cpu)')
     ap.add_argument('--tol-ms', type=float, default=1.0,
@@ -772,6 +774,12 @@ def main():
     try:
         print('tracks ...', flush=True)
         tracks = make_tracks(os.path.join(args.out, 'tracks'))
+        if args.launch_container != 'wav':
+            # The launch track in another container (a store's M4A: AAC through FFmpeg), both
+            # players and their references taking the same file.
+            other = os.path.join(args.out, 'tracks', 'launch.' + args.launch_container)
+            run_quiet(['ffmpeg', '-v', 'error', '-y', '-i', tracks['launch'], '-c:a', 'aac', '-b:a', '256k', '-movie_timescale', '44100', other])
+            tracks['launch'] = other
         # The players' own renders of launch.wav at 0.8: what each should play first.
         ref_p = os.path.join(args.out, 'tracks', 'ref_practice.wav')
         ref_m = os.path.join(args.out, 'tracks', 'ref_mpv.wav')

@@ -40,6 +40,25 @@ typedef struct {
     int (*vorbis_parse_frame)(AVVorbisParseContext *, const uint8_t *, int);
     void (*vorbis_parse_free)(AVVorbisParseContext **);
     int (*frame_duration)(AVCodecParameters *, int);
+    /* Encoding and muxing (render to .m4a). */
+    const AVCodec *(*find_encoder)(enum AVCodecID);
+    int (*send_frame)(AVCodecContext *, const AVFrame *);
+    int (*receive_packet)(AVCodecContext *, AVPacket *);
+    int (*parameters_from_context)(AVCodecParameters *, const AVCodecContext *);
+    int (*alloc_output_context)(AVFormatContext **, const AVOutputFormat *, const char *, const char *);
+    AVStream *(*new_stream)(AVFormatContext *, const AVCodec *);
+    void (*free_context_format)(AVFormatContext *);
+    int (*write_header)(AVFormatContext *, AVDictionary **);
+    int (*write_frame)(AVFormatContext *, AVPacket *);
+    int (*write_trailer)(AVFormatContext *);
+    int (*avio_open)(AVIOContext **, const char *, int);
+    int (*avio_closep)(AVIOContext **);
+    void (*packet_rescale_ts)(AVPacket *, AVRational, AVRational);
+    int (*frame_get_buffer)(AVFrame *, int);
+    int (*frame_make_writable)(AVFrame *);
+    void (*channel_layout_default)(AVChannelLayout *, int);
+    int (*dict_set)(AVDictionary **, const char *, const char *, int);
+    void (*dict_free)(AVDictionary **);
 } practice_ffmpeg_api;
 
 /// Opens FFmpeg's libraries and fills `api`; returns NULL, or what went wrong (dlerror's text).
@@ -71,6 +90,24 @@ static inline const char *practice_ffmpeg_load(practice_ffmpeg_api *api) {
     PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", vorbis_parse_frame, "av_vorbis_parse_frame")
     PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", vorbis_parse_free, "av_vorbis_parse_free")
     PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", frame_duration, "av_get_audio_frame_duration2")
+    PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", find_encoder, "avcodec_find_encoder")
+    PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", send_frame, "avcodec_send_frame")
+    PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", receive_packet, "avcodec_receive_packet")
+    PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", parameters_from_context, "avcodec_parameters_from_context")
+    PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", packet_rescale_ts, "av_packet_rescale_ts")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", alloc_output_context, "avformat_alloc_output_context2")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", new_stream, "avformat_new_stream")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", free_context_format, "avformat_free_context")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", write_header, "avformat_write_header")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", write_frame, "av_interleaved_write_frame")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", write_trailer, "av_write_trailer")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", avio_open, "avio_open")
+    PRACTICE_FFMPEG_SYMBOL(format, "libavformat.so.59", avio_closep, "avio_closep")
+    PRACTICE_FFMPEG_SYMBOL(util, "libavutil.so.57", frame_get_buffer, "av_frame_get_buffer")
+    PRACTICE_FFMPEG_SYMBOL(util, "libavutil.so.57", frame_make_writable, "av_frame_make_writable")
+    PRACTICE_FFMPEG_SYMBOL(util, "libavutil.so.57", channel_layout_default, "av_channel_layout_default")
+    PRACTICE_FFMPEG_SYMBOL(util, "libavutil.so.57", dict_set, "av_dict_set")
+    PRACTICE_FFMPEG_SYMBOL(util, "libavutil.so.57", dict_free, "av_dict_free")
     PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", packet_free, "av_packet_free")
     PRACTICE_FFMPEG_SYMBOL(codec, "libavcodec.so.59", packet_unref, "av_packet_unref")
     PRACTICE_FFMPEG_SYMBOL(util, "libavutil.so.57", frame_alloc, "av_frame_alloc")

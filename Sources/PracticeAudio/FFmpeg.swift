@@ -476,3 +476,142 @@ struct PacketIndex {
         return frames * length
     }
 }
+
+/// An M4A being written with FFmpeg's libraries: AAC (FFmpeg's own encoder, 256 kbit/s, which
+/// phones play) in an MP4 container whose time scale is the sample rate, so that its edit list
+/// says to the sample where the encoder's priming ends and its padding begins: read back, the
+/// file has exactly the frames written.
+final class FFmpegEncoder {
+    let api: practice_ffmpeg_api
+    let path: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let channels: Int
+    private let frameSize: Int
+    /// Samples waiting for a whole encoder frame (interleaved), and the next frame's time stamp.
+    private var waiting: [Float] = []
+    private var pts: Int64 = 0
+    private var opened = false
+
+    init(path: String, sampleRate: Int, channels: Int, tags: [String: String]) throws(FFmpegError) {
+        let api = try ffmpegAPI()
+        self.api = api
+        self.path = path
+        self.channels = channels
+        func fail(_ function: String, _ code: Int32, _ message: String? = nil) -> FFmpegError {
+            FFmpegError(kind: .undecodable, code: code, function: function, message: message ?? ffmpegMessage(api, code), path: path)
+        }
+        guard let encoder = api.find_encoder(AV_CODEC_ID_AAC) else { frameSize = 0; throw fail("avcodec_find_encoder", 0, "FFmpeg has no AAC encoder") }
+        var rc = api.alloc_output_context(&format, nil, "ipod", path)
+        guard rc >= 0, let format else { frameSize = 0; throw fail("avformat_alloc_output_context2", rc) }
+        codec = api.alloc_context(encoder)
+        guard let codec else { frameSize = 0; throw fail("avcodec_alloc_context3", 0, "out of memory") }
+        codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        codec.pointee.sample_rate = Int32(sampleRate)
+        api.channel_layout_default(&codec.pointee.ch_layout, Int32(channels))
+        codec.pointee.bit_rate = 256_000
+        codec.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        rc = api.open_codec(codec, encoder, nil)
+        guard rc >= 0 else { frameSize = 0; throw fail("avcodec_open2", rc, "FFmpeg's AAC encoder refuses \(sampleRate) Hz with \(channels) channels (\(ffmpegMessage(api, rc)))") }
+        frameSize = Int(codec.pointee.frame_size)
+        guard let stream = api.new_stream(format, nil) else { throw fail("avformat_new_stream", 0, "out of memory") }
+        stream.pointee.time_base = codec.pointee.time_base
+        rc = api.parameters_from_context(stream.pointee.codecpar, codec)
+        guard rc >= 0 else { throw fail("avcodec_parameters_from_context", rc) }
+        for (key, value) in tags where ["title", "artist", "album", "date", "genre", "comment", "copyright"].contains(key) {
+            _ = api.dict_set(&format.pointee.metadata, key, value, 0)
+        }
+        _ = api.dict_set(&format.pointee.metadata, "encoder", "practice", 0)
+        rc = api.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
+        guard rc >= 0 else { throw FFmpegError(kind: .unreadable, code: rc, function: "avio_open", message: ffmpegMessage(api, rc), path: path) }
+        var options: OpaquePointer?
+        _ = api.dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
+        rc = api.write_header(format, &options)
+        api.dict_free(&options)
+        guard rc >= 0 else { throw fail("avformat_write_header", rc) }
+        opened = true
+        frame = api.frame_alloc()
+        packet = api.packet_alloc()
+        guard frame != nil, packet != nil else { throw fail("av_frame_alloc", 0, "out of memory") }
+    }
+
+    deinit { release() }
+
+    private func release() {
+        if frame != nil { api.frame_free(&frame) }
+        if packet != nil { api.packet_free(&packet) }
+        if codec != nil { api.free_context(&codec) }
+        if let format {
+            if format.pointee.pb != nil { _ = api.avio_closep(&format.pointee.pb) }
+            api.free_context_format(format)
+            self.format = nil
+        }
+    }
+
+    /// Takes `frames` interleaved frames; encodes each whole encoder frame (1024) of them.
+    func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(FFmpegError) {
+        waiting.append(contentsOf: UnsafeBufferPointer(start: buffer, count: frames * channels))
+        var used = 0
+        while waiting.count - used >= frameSize * channels {
+            try encode(from: used, count: frameSize)
+            used += frameSize * channels
+        }
+        waiting.removeFirst(used)
+    }
+
+    /// Encodes `count` frames of `waiting` from `start` (the last may be short).
+    private func encode(from start: Int, count: Int) throws(FFmpegError) {
+        guard let frame, let codec else { return }
+        frame.pointee.nb_samples = Int32(count)
+        frame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        frame.pointee.sample_rate = codec.pointee.sample_rate
+        frame.pointee.ch_layout = codec.pointee.ch_layout
+        var rc = frame.pointee.data.0 == nil ? api.frame_get_buffer(frame, 0) : api.frame_make_writable(frame)
+        guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "av_frame_get_buffer", message: ffmpegMessage(api, rc), path: path) }
+        waiting.withUnsafeBufferPointer { w in
+            for c in 0..<channels {
+                let plane = UnsafeMutableRawPointer(frame.pointee.extended_data[c]!).assumingMemoryBound(to: Float.self)
+                for k in 0..<count { plane[k] = w[start + k * channels + c] }
+            }
+        }
+        frame.pointee.pts = pts
+        pts += Int64(count)
+        rc = api.send_frame(codec, frame)
+        guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "avcodec_send_frame", message: ffmpegMessage(api, rc), path: path) }
+        try drain()
+    }
+
+    /// Writes the packets the encoder has ready.
+    private func drain() throws(FFmpegError) {
+        guard let codec, let packet, let format else { return }
+        while true {
+            let rc = api.receive_packet(codec, packet)
+            if rc == practice_averror_eagain() || rc == practice_averror_eof() { return }
+            guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "avcodec_receive_packet", message: ffmpegMessage(api, rc), path: path) }
+            packet.pointee.stream_index = 0
+            api.packet_rescale_ts(packet, codec.pointee.time_base, format.pointee.streams[0]!.pointee.time_base)
+            let written = api.write_frame(format, packet)
+            guard written >= 0 else { throw FFmpegError(kind: .unreadable, code: written, function: "av_interleaved_write_frame", message: ffmpegMessage(api, written), path: path) }
+        }
+    }
+
+    /// The rest encoded, the encoder flushed, the index and edit list written, the file closed.
+    func close() throws(FFmpegError) {
+        guard opened, let codec, let format else { return }
+        opened = false
+        let rest = waiting.count / channels
+        if rest > 0 { try encode(from: 0, count: rest) }
+        waiting.removeAll()
+        var rc = api.send_frame(codec, nil)
+        guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "avcodec_send_frame", message: ffmpegMessage(api, rc), path: path) }
+        try drain()
+        rc = api.write_trailer(format)
+        guard rc >= 0 else { throw FFmpegError(kind: .unreadable, code: rc, function: "av_write_trailer", message: ffmpegMessage(api, rc), path: path) }
+        rc = api.avio_closep(&format.pointee.pb)
+        guard rc >= 0 else { throw FFmpegError(kind: .unreadable, code: rc, function: "avio_closep", message: ffmpegMessage(api, rc), path: path) }
+        release()
+    }
+}

@@ -1,7 +1,8 @@
 internal import CSndFile
 import Glibc
 
-/// A sound file opened for writing with libsndfile.
+/// A sound file opened for writing: with libsndfile, or (an M4A, which phones play) with
+/// FFmpeg's AAC encoder and MP4 muxer.
 ///
 /// Integer PCM is written with libsndfile's normalisation off and our own scale of 2^(bits-1), the
 /// inverse of what reading does, so 16-bit PCM → float → 16-bit PCM is bit-exact (libsndfile's own
@@ -9,7 +10,7 @@ import Glibc
 public struct SoundFileWriter: ~Copyable {
     /// The containers `practice render` writes, chosen by the output file's extension.
     public enum Container: String, Sendable, CaseIterable {
-        case wav, flac, ogg, opus, mp3, aiff
+        case wav, flac, ogg, opus, mp3, aiff, m4a
 
         public init?(pathExtension: String) {
             switch pathExtension.lowercased() {
@@ -19,6 +20,7 @@ public struct SoundFileWriter: ~Copyable {
             case "opus": self = .opus
             case "mp3": self = .mp3
             case "aif", "aiff": self = .aiff
+            case "m4a": self = .m4a
             default: return nil
             }
         }
@@ -30,7 +32,7 @@ public struct SoundFileWriter: ~Copyable {
             switch self {
             case .wav, .aiff: true
             case .flac: f != .float
-            case .ogg, .opus, .mp3: true   // lossy: the sample format does not apply
+            case .ogg, .opus, .mp3, .m4a: true   // lossy: the sample format does not apply
             }
         }
     }
@@ -42,6 +44,7 @@ public struct SoundFileWriter: ~Copyable {
     }
 
     private var handle: OpaquePointer?
+    private var encoder: FFmpegEncoder?
     public let path: String
     public let channels: Int
     private let scale: Float
@@ -49,7 +52,14 @@ public struct SoundFileWriter: ~Copyable {
 
     /// Creates `path` (replacing it) for writing. The corresponding C function is `sf_open`.
     public init(path: String, container: Container, sampleFormat: SampleFormat, sampleRate: Int,
-                channels: Int, tags: [String: String] = [:]) throws(SndFileError) {
+                channels: Int, tags: [String: String] = [:]) throws(AudioFileError) {
+        if container == .m4a {
+            do { encoder = try FFmpegEncoder(path: path, sampleRate: sampleRate, channels: channels, tags: tags) } catch { throw .ffmpeg(error) }
+            self.path = path
+            self.channels = channels
+            scale = 1
+            return
+        }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
@@ -66,14 +76,15 @@ public struct SoundFileWriter: ~Copyable {
         case .ogg: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
         case .opus: info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
         case .mp3: info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
+        case .m4a: break   // FFmpeg's (above)
         }
         guard sf_format_check(&info) != 0 else {
-            throw SndFileError(code: Int32(SF_ERR_UNSUPPORTED_ENCODING), function: "sf_format_check",
-                               message: "libsndfile cannot write \(container.rawValue) at \(sampleRate) Hz with \(channels) channels",
-                               path: path)
+            throw .sndfile(SndFileError(code: Int32(SF_ERR_UNSUPPORTED_ENCODING), function: "sf_format_check",
+                                        message: "libsndfile cannot write \(container.rawValue) at \(sampleRate) Hz with \(channels) channels",
+                                        path: path))
         }
         guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw sndfileError("sf_open", nil, path: path)
+            throw .sndfile(sndfileError("sf_open", nil, path: path))
         }
         handle = h
         self.path = path
@@ -117,8 +128,12 @@ public struct SoundFileWriter: ~Copyable {
     deinit { if let handle { sf_close(handle) } }
 
     /// Writes `frames` interleaved float frames. The corresponding C function is `sf_writef_float`.
-    public mutating func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(SndFileError) {
+    public mutating func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
         guard frames > 0 else { return }
+        if let encoder {
+            do { try encoder.write(buffer, frames: frames) } catch { throw .ffmpeg(error) }
+            return
+        }
         guard let handle else { return }
         let written: sf_count_t
         if scale == 1 {
@@ -132,16 +147,21 @@ public struct SoundFileWriter: ~Copyable {
                 return sf_writef_float(handle, out.baseAddress!, sf_count_t(frames))
             }
         }
-        if written != frames { throw sndfileError("sf_writef_float", handle, path: path) }
+        if written != frames { throw .sndfile(sndfileError("sf_writef_float", handle, path: path)) }
     }
 
     /// Finishes the file (headers, encoder flush). The corresponding C function is `sf_close`.
-    public mutating func close() throws(SndFileError) {
+    public mutating func close() throws(AudioFileError) {
+        if let encoder {
+            self.encoder = nil
+            do { try encoder.close() } catch { throw .ffmpeg(error) }
+            return
+        }
         guard let h = handle else { return }
         handle = nil
         let rc = sf_close(h)
         if rc != 0 {
-            throw SndFileError(code: rc, function: "sf_close", message: String(cString: sf_error_number(rc)), path: nil)
+            throw .sndfile(SndFileError(code: rc, function: "sf_close", message: String(cString: sf_error_number(rc)), path: nil))
         }
     }
 }

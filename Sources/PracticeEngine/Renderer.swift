@@ -73,7 +73,7 @@ public enum Renderer {
     /// `interrupted` says so (a signal came), the temporary file is removed and nothing is written.
     public static func render(_ job: RenderJob, interrupted: () -> Bool = { false }, progress: (Double) -> Void = { _ in }) throws(PracticeError) -> RenderResult {
         guard let container = job.container else {
-            throw PracticeError(.usage, "\(job.output): unknown output format '.\(Path.pathExtension(job.output))' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)")
+            throw PracticeError(.usage, "\(job.output): unknown output format '.\(Path.pathExtension(job.output))' (use .wav, .flac, .ogg, .opus, .mp3, .aiff or .m4a)")
         }
         let opened = try Track.open(job.input, audioStream: job.audioStream)
         let track = opened.track
@@ -111,7 +111,8 @@ public enum Renderer {
             writer = try SoundFileWriter(path: temporary, container: container, sampleFormat: sampleFormat,
                                          sampleRate: rate, channels: track.info.channels, tags: tags)
         } catch {
-            let reason = error.isSystem ? systemMessage() : error.message
+            let reason: String
+            if case .sndfile(let e) = error, e.isSystem { reason = systemMessage() } else { reason = error.message }
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
         var frames = 0
@@ -141,7 +142,7 @@ public enum Renderer {
         } catch is Interrupted {
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.tempFailure, "\(job.output): interrupted; nothing was written")
-        } catch let e as SndFileError {
+        } catch let e as AudioFileError {
             // libsndfile's encoders say what they could not do, not why: a full disk is the usual
             // why (looked at before the part is removed, which frees its room).
             let full = Self.isFull(url.deletingLastPathComponent().path)

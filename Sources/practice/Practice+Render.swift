@@ -14,7 +14,7 @@ extension Practice {
             abstract: "Write a slowed-down (or sped-up, or transposed) copy of a track to a file.",
             discussion: """
                 The output format comes from OUT's extension: .wav, .flac, .aiff, .ogg (Vorbis), \
-                .opus (48 kHz) or .mp3. Lossless outputs keep the input's sample format unless \
+                .opus (48 kHz), .mp3 or .m4a (AAC, which phones play). Lossless outputs keep the input's sample format unless \
                 --sample-format says otherwise. At --rate 1 and --pitch 0 the samples are copied unchanged. \
                 A .wav output gets the markers of the track's sidecar as cue points (with labels), placed \
                 where they fall in the output.

@@ -64,7 +64,7 @@ import PracticeTestSupport
         (["tone.wav", "--loop", "1", "2", "--trainer", "0.6-1.0"], 64, "practice: '--trainer' is FROM:TO:STEP or FROM:TO:STEP/EVERY, such as 0.6:1.0:0.05/2 (got '0.6-1.0') (see 'practice --help')"),
         (["tone.wav", "--loop", "1", "2", "--trainer", "0.1:1:0.1"], 64, "practice: '--trainer' rates must be from 0.25 to 3.0 with a step from 0.01 to 2.75 (got '0.1:1:0.1') (see 'practice --help')"),
         (["render", "tone.wav", "-o", "/nonexistent/dir/out.wav"], 73, "practice: /nonexistent/dir/out.wav: cannot create: No such file or directory"),
-        (["render", "tone.wav", "-o", "out.xyz"], 64, "practice: out.xyz: unknown output format '.xyz' (use .wav, .flac, .ogg, .opus, .mp3 or .aiff)"),
+        (["render", "tone.wav", "-o", "out.xyz"], 64, "practice: out.xyz: unknown output format '.xyz' (use .wav, .flac, .ogg, .opus, .mp3, .aiff or .m4a)"),
         (["render", "tone.wav", "-o", "tone.flac"], 73, "practice: tone.flac: already exists (use --force to replace it)"),
         (["render", "tone.wav", "-o", "tone.wav", "--force"], 73, "practice: tone.wav: is the input file; choose another output"),
         (["render", "tone.wav", "-o", "f.flac", "--sample-format", "float"], 64, "practice: f.flac: flac cannot store float samples"),

@@ -67,6 +67,26 @@ import PracticeTestSupport
         #expect(rendered.samples.count / rendered.info.channels == Int((Double(source) / 0.8).rounded()), "\(rendered.samples.count / 2) frames")
     }
 
+    /// Rendered *to* an M4A (AAC, which phones play) at 0.8×: exactly as many frames as the same
+    /// render to WAV, the same music in place to the sample, the tags kept.
+    @Test func renderedToAnM4A() throws {
+        var r = try practice(["render", "song.flac", "-o", "slow.m4a", "--rate", "0.8", "--quiet"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+        r = try practice(["render", "song.flac", "-o", "slow-m4a-reference.wav", "--rate", "0.8", "--quiet"])
+        #expect(r.status == 0, "\(r)")
+        r = try practice(["info", "slow.m4a", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        #expect(json["container"] as? String == "M4A" && json["encoding"] as? String == "AAC" && json["frames"] as? Int == 2_205_000, "\(json)")
+        #expect((json["tags"] as? [String: String])?["artist"] == "Crew")
+        let m4a = try Signals.read(Self.dir.file("slow.m4a")).samples, wav = try Signals.read(Self.dir.file("slow-m4a-reference.wav")).samples
+        #expect(m4a.count == wav.count)
+        let a = Signals.channel(m4a, 0, of: 2), b = Signals.channel(wav, 0, of: 2)
+        for at in [44_100, 1_000_000, 2_150_000] {
+            let lag = Analysis.bestLag(of: Array(a[at..<(at + 8_192)]), in: Array(b[(at - 64)..<(at + 8_192 + 64)]), range: 0...128) - 64
+            #expect(abs(lag) <= 1, "at \(at): \(lag) samples off")
+        }
+    }
+
     /// A crew's marker set on the FLAC lands on the same music in the M4A made from it (the
     /// M4A uses the FLAC's sidecar, lined up), within a millisecond; and one set on the M4A goes
     /// into that sidecar at the FLAC's time.

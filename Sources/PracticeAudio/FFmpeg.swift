@@ -157,8 +157,10 @@ final class FFmpegDecoder {
             throw fail(.protected, "avformat_open_input", 0, "is protected (DRM); practice cannot decode it")
         }
         guard let decoder = api.find_decoder(parameters.pointee.codec_id) else {
+            // (Named before the container, which holds the parameters, is closed.)
+            let name = ffmpegCodecName(api, parameters.pointee.codec_id)
             api.close_input(&format)
-            throw fail(.undecodable, "avcodec_find_decoder", 0, "FFmpeg has no decoder for its \(ffmpegCodecName(api, parameters.pointee.codec_id)) audio")
+            throw fail(.undecodable, "avcodec_find_decoder", 0, "FFmpeg has no decoder for its \(name) audio")
         }
         codec = api.alloc_context(decoder)
         rc = codec == nil ? -1 : api.parameters_to_context(codec, parameters)
@@ -203,6 +205,11 @@ final class FFmpegDecoder {
         self.tags = tags
         // The first frame decoded now: a stream whose packets do not decode is refused here, and
         // where the audio starts (its first time stamp) is known.
+        // A stream whose decoder knows no rate or channels (a damaged header) plays nothing.
+        guard sampleRate > 0, channels > 0 else {
+            close()
+            throw fail(.undecodable, "avcodec_open2", 0, "its audio has no sample rate or channels")
+        }
         let decoded = decode()
         // Encrypted samples without their key (common encryption): FFmpeg's demuxer refuses to
         // read them (EPERM) or passes them on marked.

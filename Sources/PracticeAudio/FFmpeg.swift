@@ -622,3 +622,80 @@ final class FFmpegEncoder {
         release()
     }
 }
+
+extension EmbeddedPicture {
+    /// A video's cover: the first frame at a tenth of its length (past a fade-in or a title
+    /// card), as a JPEG made by FFmpeg's encoder from the decoded picture. Nil for a file with no
+    /// video (an attached cover picture is TagLib's), or a picture in a pixel format the JPEG
+    /// encoder does not take as it is (10-bit, RGB).
+    public static func videoFrame(of path: String) -> EmbeddedPicture? {
+        guard let api = try? ffmpegAPI() else { return nil }
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard api.open_input(&context, path, nil, nil) >= 0, let context else { return nil }
+        var owned: UnsafeMutablePointer<AVFormatContext>? = context
+        defer { api.close_input(&owned) }
+        guard api.find_stream_info(context, nil) >= 0 else { return nil }
+        guard let index = (0..<Int(context.pointee.nb_streams)).first(where: { i in
+            let s = context.pointee.streams[i]!
+            return s.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }) else { return nil }
+        let stream = context.pointee.streams[index]!
+        guard let decoder = api.find_decoder(stream.pointee.codecpar.pointee.codec_id) else { return nil }
+        var codec = api.alloc_context(decoder)
+        defer { api.free_context(&codec) }
+        guard let codec, api.parameters_to_context(codec, stream.pointee.codecpar) >= 0 else { return nil }
+        codec.pointee.thread_count = 1
+        guard api.open_codec(codec, decoder, nil) >= 0 else { return nil }
+        var frame = api.frame_alloc(), packet = api.packet_alloc()
+        defer { api.frame_free(&frame); api.packet_free(&packet) }
+        guard let frame, let packet else { return nil }
+        // A tenth of the way in, on the stream's clock.
+        let nopts = practice_av_nopts()
+        let timeBase = Double(stream.pointee.time_base.num) / Double(max(stream.pointee.time_base.den, 1))
+        let seconds = context.pointee.duration != nopts && context.pointee.duration > 0 ? Double(context.pointee.duration) / Double(AV_TIME_BASE) / 10 : 0
+        let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
+        let target = start + Int64(seconds / timeBase)
+        if seconds > 0 { _ = api.seek_frame(context, Int32(index), target, AVSEEK_FLAG_BACKWARD) }
+        // Decoded up to the first frame at the target (at most ten seconds' packets past it).
+        var got = false
+        var packets = 0
+        while !got, packets < 2_000, api.read_frame(context, packet) >= 0 {
+            defer { api.packet_unref(packet) }
+            guard packet.pointee.stream_index == Int32(index) else { continue }
+            packets += 1
+            guard api.send_packet(codec, packet) >= 0 else { continue }
+            while api.receive_frame(codec, frame) >= 0 {
+                let pts = frame.pointee.best_effort_timestamp
+                if pts == nopts || pts >= target || packets > 600 { got = true; break }
+                api.frame_unref(frame)
+            }
+        }
+        guard got else { return nil }
+        return jpeg(frame, api: api)
+    }
+
+    /// `frame` as a JPEG (FFmpeg's encoder, quality 3 of 31), or nil.
+    static func jpeg(_ frame: UnsafeMutablePointer<AVFrame>, api: practice_ffmpeg_api) -> EmbeddedPicture? {
+        let format = AVPixelFormat(rawValue: frame.pointee.format)
+        guard [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV444P].contains(format),
+              frame.pointee.width > 0, frame.pointee.height > 0, let encoder = api.find_encoder(AV_CODEC_ID_MJPEG) else { return nil }
+        var codec = api.alloc_context(encoder)
+        defer { api.free_context(&codec) }
+        guard let codec else { return nil }
+        codec.pointee.width = frame.pointee.width
+        codec.pointee.height = frame.pointee.height
+        codec.pointee.pix_fmt = format
+        codec.pointee.time_base = AVRational(num: 1, den: 25)
+        // Studio-range YUV (a video's) in a JPEG is FFmpeg's "unofficial"; viewers take it.
+        codec.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL
+        codec.pointee.flags |= AV_CODEC_FLAG_QSCALE
+        codec.pointee.global_quality = 3 * FF_QP2LAMBDA
+        frame.pointee.quality = codec.pointee.global_quality
+        frame.pointee.pts = 0
+        guard api.open_codec(codec, encoder, nil) >= 0, api.send_frame(codec, frame) >= 0, api.send_frame(codec, nil) >= 0 else { return nil }
+        var packet = api.packet_alloc()
+        defer { api.packet_free(&packet) }
+        guard let packet, api.receive_packet(codec, packet) >= 0, let data = packet.pointee.data, packet.pointee.size > 0 else { return nil }
+        return EmbeddedPicture(bytes: Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))), mime: "image/jpeg")
+    }
+}

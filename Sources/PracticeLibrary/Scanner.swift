@@ -27,6 +27,9 @@ public struct ScanReport: Sendable, Equatable {
 }
 
 extension LibraryIndex {
+    /// The kinds of file that may hold a video (whose frame is its cover when it has none).
+    public static let videoExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm"]
+
     /// The kinds of audio file we play, by extension (lower case): libsndfile's, and the
     /// containers FFmpeg decodes (a store's M4A, a video site's WebM, a tutorial's MP4).
     public static let audioExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc",
@@ -255,6 +258,10 @@ extension LibraryIndex {
             } catch {
                 problem = "TagLib cannot read its tags"
                 problems.append("\(found.path): \(problem!)")
+            }
+            // A video with no cover in its tags: a frame a tenth of the way in.
+            if tags.cover == nil, problem == nil, LibraryIndex.videoExtensions.contains(Path.pathExtension(found.path).lowercased()) {
+                tags.cover = EmbeddedPicture.videoFrame(of: found.path)
             }
             if let picture = tags.cover { cover = Artwork.store(picture, in: covers) }
             tags.cover = nil

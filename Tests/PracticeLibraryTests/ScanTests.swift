@@ -99,6 +99,14 @@ import PracticeTestSupport
         #expect(tracks.allSatisfy { abs($0.duration - 2) < 0.1 }, "\(tracks.map(\.duration))")
         #expect(tracks.first { $0.title == "Store Song" }?.album == "Bought")
         #expect(try library.search("channel").map(\.track.displayTitle) == ["Video Song"])
+        // The tutorial's cover: a JPEG of its picture (160 × 120, the test pattern's size, from
+        // the frame's header); the sound-only files have none.
+        let tutorial = try #require(tracks.first { $0.title == "Tutorial" })
+        let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try #require(tutorial.cover))))
+        #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
+        let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && (jpeg[$0 + 1] == 0xC0 || jpeg[$0 + 1] == 0xC1) })
+        #expect((Int(jpeg[sof + 5]) << 8 | Int(jpeg[sof + 6])) == 120 && (Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8])) == 160)
+        #expect(tracks.filter { $0.cover != nil }.map(\.displayTitle) == ["Tutorial"])
     }
 
     /// A music folder whose own name is not ASCII, beside one whose name starts the same: a

@@ -32,9 +32,12 @@ import PracticeTestSupport
         return true
     }()
 
-    func practice(_ args: [String]) throws -> ProcessResult {
+    /// Runs practice in the files' folder; `journal` names the journal's own folder (each test
+    /// that plays has its own: the tests run at once).
+    func practice(_ args: [String], journal: String = "data") throws -> ProcessResult {
         #expect(Self.made)
-        return try run(practiceBinary, args, environment: ["XDG_CACHE_HOME": Self.dir.file("cache"), "XDG_STATE_HOME": Self.dir.file("state")],
+        return try run(practiceBinary, args, environment: ["XDG_CACHE_HOME": Self.dir.file("cache"), "XDG_STATE_HOME": Self.dir.file("state"),
+                                                           "XDG_DATA_HOME": Self.dir.file(journal), "TZ": "UTC"],
                        currentDirectory: Self.dir.path)
     }
 
@@ -106,11 +109,19 @@ import PracticeTestSupport
         #expect(abs((try times("song.flac")["Turn"] ?? -1) - 7.5) <= 0.0011)
     }
 
-    @Test func playedThroughToTheEnd() throws {
+    /// Each played to its end, and each session in the journal under the song's tags (the
+    /// tutorial, untagged, under its file's name).
+    @Test func playedThroughToTheEndAndJournaled() throws {
         for file in ["song.m4a", "song.webm", "tutorial.mp4"] {
-            let r = try practice([file, "--device", "null", "--no-tui", "--from", "38"])
+            let r = try practice([file, "--device", "null", "--no-tui", "--from", "38"], journal: "played")
             #expect(r.status == 0 && r.stderr.isEmpty, "\(file): \(r)")
         }
+        let r = try practice(["journal", "today", "--json"], journal: "played")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        let songs = try #require(json["songs"] as? [[String: Any]], "\(json)")
+        let paths = Set(songs.compactMap { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } })
+        #expect(json["sessions"] as? Int == 3 && songs.contains { $0["song"] as? String == "Crew — Drill" } && paths.isSubset(of: ["song.m4a", "song.webm", "tutorial.mp4"])
+                && paths.contains("tutorial.mp4"), "\(json)")
     }
 
     /// What cannot be played says why in one line, exit 65 (a stream that is not there: 64);

@@ -82,6 +82,19 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     /// Waits until `playerctl -l` lists `count` players; returns the list.
     func waitForPlayers(_ count: Int) throws -> [String] { try waitForPlayers { $0.count >= count } }
 
+    /// `practice ctl quit` (with `extra`), once the player answers on its socket: its name on the
+    /// bus comes first, and until the socket answers `ctl` finds no player. Ten seconds without
+    /// an answer, or any other failure, is recorded with what `ctl` said.
+    func quit(_ extra: [String] = []) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let r = try practice(["ctl", "quit"] + extra, in: dir, environment: env)
+            if r.status == 0 { return }
+            guard r.stderr.contains("no player is running"), Date() < deadline else { Issue.record("ctl quit: \(r)"); return }
+            usleep(50_000)
+        }
+    }
+
     /// Waits until the players on the bus are exactly `expected` (10 s at most); what they are.
     func waitForNames(_ expected: [String]) throws -> [String] { try waitForPlayers { $0 == expected } }
 
@@ -169,7 +182,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         }
         #expect(try playerctl("stop").status == 0)
         #expect(try playerctl("status").stdout == "Stopped\n")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(player.wait() == 0)
 
         let runs = TerminalTests.counterRuns(try Signals.readRawFloat(raw))
@@ -256,7 +269,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(added.status == 0 && at > 6 && at < 20, "\(added)")
         #expect(try practice(["markers", "drill.wav"], in: dir, environment: env).stdout.contains(String(format: "0:%06.3f  Spin", at)))
         usleep(300_000)
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(player.wait() == 0)
         usleep(200_000)
         let log = monitor.stop()
@@ -295,11 +308,11 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(status.stdout.hasPrefix("'Tango': paused 0:0") && status.stdout.hasSuffix(" / 0:30.0 at 1×, pid \(second.pid)\n"), "\(status)")
         // The player with the plain name quits: the other takes it and lets its instance name go
         // (one player, one name, as the README's busctl lines need).
-        #expect(try practice(["ctl", "quit", "--player", "bolero"], in: dir, environment: env).status == 0)
+        try quit(["--player", "bolero"])
         #expect(first.wait() == 0)
         #expect(try waitForNames(["practice"]) == ["practice"])
         #expect(try playerctl("-p", "practice", "metadata", "xesam:title").stdout == "Tango\n")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(second.wait() == 0)
     }
 
@@ -443,7 +456,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         try terminal.keys("d")
         shown = try terminal.waitFor("EXIT=")
         #expect(shown.contains("plays on in the background") && shown.contains("EXIT=0"), "screen:\n\(shown)")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(try practice(["ctl", "status"], in: dir, environment: env).status == 69)
     }
 
@@ -501,7 +514,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
                 var st = stat()
                 stat(path, &st)
                 stamps.append("\(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)")
-                #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+                try quit()
                 #expect(player.wait() == 0)
             }
             #expect(stamps[0] == stamps[1], "\(file): the cover was written again")
@@ -528,7 +541,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         let terminal = try Terminal(self)
         try terminal.type("\(practiceBinary) attach")
         _ = try terminal.waitFor("attached to the player of pid")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         let shown = try terminal.waitFor("EXIT=")
         #expect(shown.contains("practice: the player has quit") && shown.contains("EXIT=0"), "screen:\n\(shown)")
     }
@@ -551,7 +564,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(title == "Second\n")
         #expect(try playerctl("metadata", "mpris:trackid").stdout == "'/org/practice/track/\(player.pid)'\n", "the same process plays it")
         #expect(try playerctl("status").stdout == "Playing\n")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(player.wait() == 0)
         let log = monitor.stop()
         #expect(!log.contains("member=Notify"), "a notification with --quiet")
@@ -574,7 +587,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try waitForPlayers(1) == ["practice"])
         try waitForPosition(3)
         #expect(try playerctl("metadata", "practice:section").stdout == "Out\n")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(player.wait() == 0)
         usleep(200_000)
         let changes = monitor.stop().components(separatedBy: "member=PropertiesChanged").dropFirst()
@@ -596,7 +609,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         var player = try start(["play", "song.wav", "--device", "null", "--no-tui"])
         #expect(try waitForPlayers(1) == ["practice"])
         #expect(try playerctl("metadata", "xesam:title").stdout == "Song\n")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(player.wait() == 0)
         usleep(200_000)
         #expect(!monitor.stop().contains("member=Notify"), "a notification with notifications = false")
@@ -612,7 +625,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(!names.stdout.contains("org.mpris.MediaPlayer2"), "\(names)")
         let listed = try playerctl("-l")
         #expect(listed.stdout == "" && listed.stderr == "No players found\n", "\(listed)")
-        #expect(try practice(["ctl", "quit"], in: dir, environment: env).status == 0)
+        try quit()
         #expect(player.wait() == 0)
     }
 

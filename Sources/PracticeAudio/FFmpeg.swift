@@ -53,6 +53,14 @@ private func ffmpegMessage(_ api: practice_ffmpeg_api, _ code: Int32) -> String 
     return String(cString: buffer)
 }
 
+extension FFmpegError {
+    /// What FFmpeg's `function` returned (`code`), in its own words unless `message` says it:
+    /// the one chokepoint for its codes.
+    init(_ kind: Kind, _ function: String, _ code: Int32, api: practice_ffmpeg_api, path: String?, message: String? = nil) {
+        self.init(kind: kind, code: code, function: function, message: message ?? ffmpegMessage(api, code), path: path)
+    }
+}
+
 /// FFmpeg's name for a codec ("aac", "opus").
 private func ffmpegCodecName(_ api: practice_ffmpeg_api, _ id: AVCodecID) -> String {
     api.codec_name(id).map { String(cString: $0) } ?? "unknown"
@@ -121,7 +129,7 @@ final class FFmpegDecoder {
         self.api = api
         self.path = path
         func fail(_ kind: FFmpegError.Kind, _ function: String, _ code: Int32 = 0, _ message: String? = nil) -> FFmpegError {
-            FFmpegError(kind: kind, code: code, function: function, message: message ?? ffmpegMessage(api, code), path: path)
+            FFmpegError(kind, function, code, api: api, path: path, message: message)
         }
         var context: UnsafeMutablePointer<AVFormatContext>?
         var rc = api.open_input(&context, path, nil, nil)
@@ -246,7 +254,7 @@ final class FFmpegDecoder {
             }
             if rc == practice_averror_eof() { ended = true; return false }
             guard rc == practice_averror_eagain() else {
-                lastError = FFmpegError(kind: .undecodable, code: rc, function: "avcodec_receive_frame", message: ffmpegMessage(api, rc), path: path)
+                lastError = FFmpegError(.undecodable, "avcodec_receive_frame", rc, api: api, path: path)
                 ended = true
                 return false
             }
@@ -258,7 +266,7 @@ final class FFmpegDecoder {
             } while read >= 0 && packet.pointee.stream_index != stream
             if read < 0 {
                 if read != practice_averror_eof() {
-                    lastError = FFmpegError(kind: .undecodable, code: read, function: "av_read_frame", message: ffmpegMessage(api, read), path: path)
+                    lastError = FFmpegError(.undecodable, "av_read_frame", read, api: api, path: path)
                 }
                 _ = api.send_packet(codec, nil)
                 continue
@@ -271,7 +279,7 @@ final class FFmpegDecoder {
             let sent = api.send_packet(codec, packet)
             api.packet_unref(packet)
             // A packet that does not decode (a damaged one) is skipped, as players do.
-            if sent < 0, sent != practice_averror_eagain() { lastError = FFmpegError(kind: .undecodable, code: sent, function: "avcodec_send_packet", message: ffmpegMessage(api, sent), path: path) }
+            if sent < 0, sent != practice_averror_eagain() { lastError = FFmpegError(.undecodable, "avcodec_send_packet", sent, api: api, path: path) }
         }
     }
 
@@ -379,7 +387,7 @@ final class FFmpegDecoder {
             if rc < 0 { rc = api.seek_frame(format, stream, ticks, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) }
             if rc < 0 { rc = api.seek_frame(format, -1, Int64.min / 4, AVSEEK_FLAG_BACKWARD) }
             guard rc >= 0 else {
-                throw FFmpegError(kind: .undecodable, code: rc, function: "av_seek_frame", message: ffmpegMessage(api, rc), path: path)
+                throw FFmpegError(.undecodable, "av_seek_frame", rc, api: api, path: path)
             }
             api.flush_buffers(codec)
             pending.removeAll(keepingCapacity: true)
@@ -508,7 +516,7 @@ final class FFmpegEncoder {
         self.path = path
         self.channels = channels
         func fail(_ function: String, _ code: Int32, _ message: String? = nil) -> FFmpegError {
-            FFmpegError(kind: .undecodable, code: code, function: function, message: message ?? ffmpegMessage(api, code), path: path)
+            FFmpegError(.undecodable, function, code, api: api, path: path, message: message)
         }
         guard let encoder = api.find_encoder(AV_CODEC_ID_AAC) else { frameSize = 0; throw fail("avcodec_find_encoder", 0, "FFmpeg has no AAC encoder") }
         var rc = api.alloc_output_context(&format, nil, "ipod", path)
@@ -533,7 +541,7 @@ final class FFmpegEncoder {
         }
         _ = api.dict_set(&format.pointee.metadata, "encoder", "practice", 0)
         rc = api.avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
-        guard rc >= 0 else { throw FFmpegError(kind: .unreadable, code: rc, function: "avio_open", message: ffmpegMessage(api, rc), path: path) }
+        guard rc >= 0 else { throw FFmpegError(.unreadable, "avio_open", rc, api: api, path: path) }
         var options: OpaquePointer?
         _ = api.dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
         rc = api.write_header(format, &options)
@@ -577,7 +585,7 @@ final class FFmpegEncoder {
         frame.pointee.sample_rate = codec.pointee.sample_rate
         frame.pointee.ch_layout = codec.pointee.ch_layout
         var rc = frame.pointee.data.0 == nil ? api.frame_get_buffer(frame, 0) : api.frame_make_writable(frame)
-        guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "av_frame_get_buffer", message: ffmpegMessage(api, rc), path: path) }
+        guard rc >= 0 else { throw FFmpegError(.undecodable, "av_frame_get_buffer", rc, api: api, path: path) }
         waiting.withUnsafeBufferPointer { w in
             for c in 0..<channels {
                 let plane = UnsafeMutableRawPointer(frame.pointee.extended_data[c]!).assumingMemoryBound(to: Float.self)
@@ -587,7 +595,7 @@ final class FFmpegEncoder {
         frame.pointee.pts = pts
         pts += Int64(count)
         rc = api.send_frame(codec, frame)
-        guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "avcodec_send_frame", message: ffmpegMessage(api, rc), path: path) }
+        guard rc >= 0 else { throw FFmpegError(.undecodable, "avcodec_send_frame", rc, api: api, path: path) }
         try drain()
     }
 
@@ -597,11 +605,11 @@ final class FFmpegEncoder {
         while true {
             let rc = api.receive_packet(codec, packet)
             if rc == practice_averror_eagain() || rc == practice_averror_eof() { return }
-            guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "avcodec_receive_packet", message: ffmpegMessage(api, rc), path: path) }
+            guard rc >= 0 else { throw FFmpegError(.undecodable, "avcodec_receive_packet", rc, api: api, path: path) }
             packet.pointee.stream_index = 0
             api.packet_rescale_ts(packet, codec.pointee.time_base, format.pointee.streams[0]!.pointee.time_base)
             let written = api.write_frame(format, packet)
-            guard written >= 0 else { throw FFmpegError(kind: .unreadable, code: written, function: "av_interleaved_write_frame", message: ffmpegMessage(api, written), path: path) }
+            guard written >= 0 else { throw FFmpegError(.unreadable, "av_interleaved_write_frame", written, api: api, path: path) }
         }
     }
 
@@ -613,12 +621,12 @@ final class FFmpegEncoder {
         if rest > 0 { try encode(from: 0, count: rest) }
         waiting.removeAll()
         var rc = api.send_frame(codec, nil)
-        guard rc >= 0 else { throw FFmpegError(kind: .undecodable, code: rc, function: "avcodec_send_frame", message: ffmpegMessage(api, rc), path: path) }
+        guard rc >= 0 else { throw FFmpegError(.undecodable, "avcodec_send_frame", rc, api: api, path: path) }
         try drain()
         rc = api.write_trailer(format)
-        guard rc >= 0 else { throw FFmpegError(kind: .unreadable, code: rc, function: "av_write_trailer", message: ffmpegMessage(api, rc), path: path) }
+        guard rc >= 0 else { throw FFmpegError(.unreadable, "av_write_trailer", rc, api: api, path: path) }
         rc = api.avio_closep(&format.pointee.pb)
-        guard rc >= 0 else { throw FFmpegError(kind: .unreadable, code: rc, function: "avio_closep", message: ffmpegMessage(api, rc), path: path) }
+        guard rc >= 0 else { throw FFmpegError(.unreadable, "avio_closep", rc, api: api, path: path) }
         release()
     }
 }

@@ -48,7 +48,7 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
         }
         guard let first else { close(fd); throw PracticeError(.unavailable, "\(socket): the player did not answer") }
         do {
-            track = try Track.open(first.state.path).track
+            track = try Track.describe(first.state.path)
         } catch {
             close(fd)
             throw PracticeError(.noInput, "\(first.state.path): the player's track cannot be read here (\(error))")

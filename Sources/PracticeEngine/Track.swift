@@ -50,19 +50,7 @@ public struct Track: Sendable {
                 }
             }
         }
-        guard file.info.channels > 0, file.info.sampleRate > 0 else {
-            throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
-        }
-        // Below 1000 Hz SoundTouch's windows shrink to nothing (a stretch never ends) and Chromaprint
-        // refuses; a header that says 2 GHz hung playing, rendering and marking. No recording is
-        // made at either; such a header is wrong.
-        guard Self.sampleRates.contains(file.info.sampleRate) else {
-            throw PracticeError(.dataError, "\(path): a sample rate of \(file.info.sampleRate) Hz is not one practice plays (\(Self.sampleRates.lowerBound) to \(Self.sampleRates.upperBound) Hz)")
-        }
-        guard file.info.channels <= TimeStretcher.maxChannels else {
-            throw PracticeError(.dataError, "\(path): \(file.info.channels) channels are more than practice plays (\(TimeStretcher.maxChannels) at most)")
-        }
-        guard file.info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
+        try check(file.info, path: path)
         var info = file.info
         var estimate = false
         // An MP3's length is estimated from its headers; once the audio was decoded (for its
@@ -82,6 +70,37 @@ public struct Track: Sendable {
         track.audioStream = audioStream
         track.audioStreams = file.audioStreams
         return OpenedTrack(track: track, file: file)
+    }
+
+    /// What `info` shows of `path`: an MP4/M4A/MOV's header read without loading FFmpeg where
+    /// `MP4Header` is sure of it (the same facts, checked the same way), else the opened file's.
+    public static func describe(_ path: String, audioStream: Int? = nil) throws(PracticeError) -> Track {
+        try ReadableFile.check(path, noun: "an audio file")
+        if let header = MP4Header.read(path, audioStream: audioStream) {
+            try check(header.info, path: path)
+            var track = Track(path: path, info: header.info, tags: header.tags, headerFrames: header.info.frames)
+            track.audioStream = audioStream
+            track.audioStreams = header.streams
+            return track
+        }
+        return try open(path, audioStream: audioStream).track
+    }
+
+    /// What a decoder said of `path`, refused where no recording could have it.
+    private static func check(_ info: SoundFile.Info, path: String) throws(PracticeError) {
+        guard info.channels > 0, info.sampleRate > 0 else {
+            throw PracticeError(.dataError, "\(path): not a supported audio file (no channels or sample rate)")
+        }
+        // Below 1000 Hz SoundTouch's windows shrink to nothing (a stretch never ends) and Chromaprint
+        // refuses; a header that says 2 GHz hung playing, rendering and marking. No recording is
+        // made at either; such a header is wrong.
+        guard Self.sampleRates.contains(info.sampleRate) else {
+            throw PracticeError(.dataError, "\(path): a sample rate of \(info.sampleRate) Hz is not one practice plays (\(Self.sampleRates.lowerBound) to \(Self.sampleRates.upperBound) Hz)")
+        }
+        guard info.channels <= TimeStretcher.maxChannels else {
+            throw PracticeError(.dataError, "\(path): \(info.channels) channels are more than practice plays (\(TimeStretcher.maxChannels) at most)")
+        }
+        guard info.frames > 0 else { throw PracticeError(.dataError, "\(path): contains no audio") }
     }
 
     /// The frame nearest `seconds`, within the track.

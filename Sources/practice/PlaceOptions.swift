@@ -94,7 +94,7 @@ struct PlaceOptions: ParsableArguments {
     /// markers moved to match this copy of the song).
     func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {
         SidecarStore.aligns = !noAlign
-        var places = Places(track: try Track.open(path, audioStream: audioStream).track, explicit: sidecar, lyrics: lyrics)
+        var places = Places(track: try Track.describe(path, audioStream: audioStream), explicit: sidecar, lyrics: lyrics)
         guard from != nil || to != nil || !loop.isEmpty else {
             // Nothing to look up. A sidecar that cannot be read is the player's to report.
             if (try? places.readSidecar()) != nil {

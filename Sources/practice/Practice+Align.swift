@@ -62,7 +62,7 @@ extension Practice.Markers {
 
         func run() throws {
             SidecarStore.aligns = true
-            let track = try Track.open(target.file).track
+            let track = try Track.describe(target.file)
             let source: String, theirs: Sidecar
             if let from {
                 source = from

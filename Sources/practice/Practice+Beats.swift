@@ -54,7 +54,7 @@ extension Practice {
                 guard let t = Timecode.parse(text), t >= 0 else { throw PracticeError(.usage, "--one '\(text.terminalSafe)': not a time (12.34, 0:12.34)") }
                 return t
             }
-            let track = try Track.open(file).track
+            let track = try Track.describe(file)
             let saved = try SidecarStore.load(for: track, explicit: markers).sidecar.beats
             let changing = again || saved == nil || oneTime != nil || bpm != nil || meter != nil || other
             var grid: BeatGrid

@@ -30,7 +30,7 @@ extension Practice {
 
         func run() throws {
             if let audioStream, audioStream < 0 { throw ValidationError("'--audio-stream' must be 0 or more (got '\(audioStream)')") }
-            let track = try Track.open(file, audioStream: audioStream).track
+            let track = try Track.describe(file, audioStream: audioStream)
             let info = track.info
             let chosen = audioStream ?? 0
             // An MP3's header only estimates its length: decode it (the count is cached with the

@@ -55,7 +55,7 @@ extension Practice {
         }
 
         func run() throws {
-            let track = try Track.open(file).track
+            let track = try Track.describe(file)
             guard let (lyrics, path, warnings) = try LyricsFile.forTrack(track, explicit: self.lyrics, sidecar: sidecar) else {
                 throw PracticeError(.noInput, LyricsFile.notFound(forAudio: file))
             }

@@ -23,7 +23,7 @@ struct SidecarOptions: ParsableArguments {
     /// Opens the track (checking it is audio) and loads its sidecar, printing any warnings.
     func load() throws -> (Track, LoadedSidecar) {
         SidecarStore.aligns = !noAlign
-        let track = try Track.open(file).track
+        let track = try Track.describe(file)
         let loaded = try SidecarStore.load(for: track, explicit: sidecar)
         warn(loaded.warnings)
         note(loaded.notices)
@@ -40,7 +40,7 @@ struct SidecarOptions: ParsableArguments {
     /// Applies `edit` under the sidecar's lock and writes it; prints warnings.
     func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws -> (R, LoadedSidecar) {
         SidecarStore.aligns = !noAlign
-        let track = try Track.open(file).track
+        let track = try Track.describe(file)
         let (result, loaded) = try SidecarStore.update(for: track, explicit: sidecar) { (s: inout Sidecar) throws(PracticeError) in
             try edit(&s, track)
         }
@@ -254,7 +254,7 @@ extension Practice.Markers {
                 throw PracticeError(.dataError, "\(other): written by a newer practice (format version \(theirs.version)); cannot merge it")
             }
             SidecarStore.aligns = !target.noAlign
-            let track = try Track.open(target.file).track
+            let track = try Track.describe(target.file)
             // Made on another copy of the song: its times moved onto this one first.
             let copy = try OtherCopy(theirs, path: other, on: track)
             warn(copy.messages.warnings)
@@ -332,7 +332,7 @@ extension Practice.Markers {
             let candidates = [stem] + names.sorted().filter { $0.hasPrefix(stem + ".") && audioExtensions.contains(Path.pathExtension($0).lowercased()) }
             for name in candidates {
                 let file = folder.isEmpty ? name : folder + "/" + name
-                guard FileManager.default.fileExists(atPath: file), let track = try? Track.open(file).track,
+                guard FileManager.default.fileExists(atPath: file), let track = try? Track.describe(file),
                       let here = try? track.identity(), here.differences(from: identity) == nil else { continue }
                 return track
             }

@@ -111,6 +111,8 @@ extension Practice {
             // Read (and refused if wrong) here; its warnings are the detached player's to say.
             let config = try Config.load(warn: !background || detached)
             if background && !detached { try Background.start(); return }
+            // An MP4's decoder (FFmpeg's libraries) loads while the rest is set up.
+            SoundFile.prepare(file)
             var options = PlayerOptions()
             options.tags = tags
             options.device = device
@@ -247,7 +249,7 @@ extension Practice.PlayOptions {
         if sound.rate == nil { options.settings.rate = point.rate }
         if sound.pitch == nil { options.settings.pitch = point.pitch }
         // Not from the very end (or past it, if the file was replaced by a shorter one).
-        let duration = (try? Track.open(file).track.duration) ?? 0
+        let duration = (try? Track.describe(file).duration) ?? 0
         if place.from == nil, place.to == nil, place.loop.isEmpty, point.position < duration - 0.5 { options.from = point.position }
     }
 

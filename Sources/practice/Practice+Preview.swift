@@ -28,7 +28,7 @@ extension Practice {
         var `where` = false
 
         func run() async throws {
-            let track = try Track.open(file).track
+            let track = try Track.describe(file)
             let sidecar = (try? SidecarStore.load(for: track))?.sidecar ?? Sidecar()
             let spot = try PreviewSpot.find(in: track, sidecar: sidecar)
             let span = "\(Timecode.format(spot.start, decimals: 1))–\(Timecode.format(spot.end, decimals: 1))"
@@ -70,7 +70,7 @@ final class Previews: Sendable {
         if stop() == path { return "preview stopped" }
         playing.withLock { $0 = (path, nil) }
         queue.async { [self] in
-            guard let track = try? Track.open(path).track else { return }
+            guard let track = try? Track.describe(path) else { return }
             let sidecar = (try? SidecarStore.load(for: track))?.sidecar ?? Sidecar()
             guard let spot = try? PreviewSpot.find(in: track, sidecar: sidecar),
                   let player = try? Player(path: path, options: Practice.Preview.options(spot, device: device)) else { return }

@@ -62,7 +62,7 @@ extension Practice {
         /// The sidecar's markers as they fall in the output, for a WAV's cue chunk. A sidecar that
         /// cannot be read only costs the cues (with a warning), not the render.
         func cues(for job: RenderJob) throws -> [InterchangeEntry] {
-            let track = try Track.open(file, audioStream: place.audioStream).track
+            let track = try Track.describe(file, audioStream: place.audioStream)
             do {
                 let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
                 guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
@@ -75,6 +75,8 @@ extension Practice {
         }
 
         func run() throws {
+            // An MP4's decoder (FFmpeg's libraries) loads while the rest is set up.
+            SoundFile.prepare(file)
             var job = RenderJob(input: file, output: output)
             job.audioStream = place.audioStream
             job.settings = sound.settings

@@ -164,5 +164,56 @@ import PracticeTestSupport
         let f = Analysis.dominantFrequency(Array(Signals.channel(samples, 0, of: 2)[22_050..<(22_050 + 16_384)]), sampleRate: 44_100)
         #expect(abs(f - 1_000) < 5, "\(f) Hz")
     }
+
+    /// `info`'s header reader (no FFmpeg loaded) says of every MP4-family file exactly what
+    /// FFmpeg's demuxer and decoder say, and answers for the files a store, a phone and ffmpeg
+    /// write (else `info` would quietly load FFmpeg after all).
+    @Test func theMP4HeaderSaysWhatFFmpegSays() throws {
+        let odd = Self.dir.file("odd.wav")
+        try Signals.write(Array(Signals.music(seconds: 4, seed: 7).prefix(2 * 147_017)), to: odd)
+        let tagged = ["-metadata", "title=Caf\u{E9} Line", "-metadata", "artist=The Crew", "-metadata", "album=Studio", "-metadata", "date=2026",
+                      "-metadata", "genre=Salsa", "-metadata", "track=3/12", "-metadata", "comment=count 8", "-metadata", "copyright=CC-BY"]
+        var cases: [(name: String, args: [String], input: String, answers: Bool)] = [
+            ("timescale1000.m4a", ["-c:a", "aac", "-b:a", "128k"], odd, true),
+            ("odd.m4a", ["-c:a", "aac", "-b:a", "128k", "-movie_timescale", "44100"], odd, true),
+            ("faststart.m4a", ["-c:a", "aac", "-movie_timescale", "44100", "-movflags", "+faststart"], odd, true),
+            ("tagged.m4a", ["-c:a", "aac", "-movie_timescale", "44100"] + tagged, odd, true),
+            ("tagged.mov", ["-c:a", "aac", "-movie_timescale", "44100"] + tagged, odd, true),
+            ("mono48.m4a", ["-c:a", "aac", "-ac", "1", "-ar", "48000"], odd, true),
+            ("surround.m4a", ["-c:a", "aac", "-ac", "6"], odd, true),
+            ("alac24.m4a", ["-c:a", "alac", "-sample_fmt", "s32p"], odd, true),
+            ("mp3.mp4", ["-c:a", "libmp3lame"], odd, false),
+            ("fragmented.mp4", ["-c:a", "aac", "-movflags", "frag_keyframe+empty_moov"], odd, false),
+        ]
+        for kind in Self.kinds where kind.name.hasSuffix("m4a") || kind.name.hasSuffix("mp4") || kind.name.hasSuffix("mov") {
+            cases.append((kind.name, [], "", true))
+        }
+        for c in cases {
+            let path = c.input.isEmpty ? try Self.make(Self.kinds.first { $0.name == c.name }!) : Self.dir.file(c.name)
+            if !c.input.isEmpty {
+                let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", c.input] + c.args + [path])
+                #expect(r.status == 0, "\(r)")
+            }
+            let file = try SoundFile(path: path)
+            let header = MP4Header.read(path)
+            #expect((header != nil) == c.answers, "\(c.name): \(String(describing: header))")
+            guard let header else { continue }
+            #expect(header.info == file.info, "\(c.name)")
+            #expect(header.streams == file.audioStreams, "\(c.name)")
+            #expect(header.tags == file.tags, "\(c.name)")
+            // (QuickTime's strings have no track number.)
+            if c.name.hasPrefix("tagged") { #expect(header.tags["title"] == "Caf\u{E9} Line" && header.tags["artist"] == "The Crew", "\(header.tags)") }
+            if c.name == "tagged.m4a" { #expect(header.tags["tracknumber"] == "3/12", "\(header.tags)") }
+        }
+        // A second audio stream, described as FFmpeg describes it.
+        let two = Self.dir.file("two.m4a")
+        let r = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", odd, "-i", Self.source.path, "-map", "0:a", "-map", "1:a", "-c:a", "aac",
+                                             "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", two])
+        #expect(r.status == 0, "\(r)")
+        let second = try SoundFile(path: two, audioStream: 1)
+        let header = try #require(MP4Header.read(two, audioStream: 1))
+        #expect(header.info == second.info && header.streams == second.audioStreams && header.streams.map(\.language) == ["eng", "fra"])
+        #expect(MP4Header.read(two, audioStream: 2) == nil)
+    }
 }
 

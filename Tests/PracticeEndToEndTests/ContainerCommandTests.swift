@@ -53,6 +53,12 @@ import PracticeTestSupport
             Artist:       Crew
 
             """, "\(r)")
+        // The M4A's and the MP4's header are read without loading FFmpeg (glibc's loader lists
+        // what it loads); the WebM's through FFmpeg, which loads.
+        for (file, loads) in [("song.m4a", false), ("tutorial.mp4", false), ("song.webm", true)] {
+            let traced = try run(practiceBinary, ["info", file], environment: ["LD_DEBUG": "files", "XDG_CACHE_HOME": Self.dir.file("cache")], currentDirectory: Self.dir.path)
+            #expect(traced.status == 0 && traced.stderr.contains("file=libavformat.so") == loads, "\(file): \(traced.stdout)")
+        }
         r = try practice(["info", "tutorial.mp4", "--json"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
         #expect(json["container"] as? String == "MP4" && json["encoding"] as? String == "AAC" && json["frames"] as? Int == 1_764_000)

@@ -501,8 +501,11 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         try Self.png.write(to: URL(fileURLWithPath: dir.file("art/front.png")))
         #expect(try run("/usr/bin/lame", ["--quiet", "--ti", "art/front.png", "plain.wav", "song.mp3"], currentDirectory: dir.path).status == 0)
         #expect(try run("/usr/bin/opusenc", ["--quiet", "--picture", "art/front.png", "plain.wav", "song.opus"], currentDirectory: dir.path).status == 0)
+        // A store's M4A, its cover in the `covr` atom.
+        #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", "plain.wav", "-i", "art/front.png", "-map", "0:a", "-map", "1:v", "-c:a", "aac", "-c:v", "copy",
+                                            "-disposition:v", "attached_pic", "song.m4a"], currentDirectory: dir.path).status == 0)
         let covers = dir.file("cache/practice/covers")
-        for file in ["song.mp3", "song.opus"] {
+        for file in ["song.mp3", "song.opus", "song.m4a"] {
             var stamps: [String] = []
             for _ in 0..<2 {
                 let player = try start(["play", dir.file(file), "--device", "null", "--no-tui", "--quiet"])
@@ -520,6 +523,26 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
             #expect(stamps[0] == stamps[1], "\(file): the cover was written again")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: covers).count == 1, "one picture, one file")
+    }
+
+    /// A store's M4A in the background: on the bus with its tags and its exact length, sought
+    /// to a marker's time by `playerctl`, described by `ctl status`, and quit.
+    @Test func aStoresM4AInTheBackground() throws {
+        try Signals.write(Signals.sine(440, seconds: 12), to: dir.file("store.wav"))
+        #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", "store.wav", "-c:a", "aac", "-metadata", "title=Store Song", "-metadata", "artist=Label",
+                                            "store.m4a"], currentDirectory: dir.path).status == 0)
+        #expect(try practice(["markers", "add", "store.m4a", "Turn", "7.25"], in: dir, environment: env).status == 0)
+        let started = try practice(["play", "store.m4a", "--device", "null", "--background", "--quiet", "--paused"], in: dir, environment: env)
+        #expect(started.status == 0 && started.stdout.hasPrefix("practice: playing 'Store Song' in the background (pid "), "\(started)")
+        #expect(try waitForPlayers(1) == ["practice"])
+        #expect(try playerctl("metadata", "mpris:length").stdout == "12000000\n")
+        #expect(try playerctl("metadata", "xesam:title").stdout == "Store Song\n" && playerctl("metadata", "xesam:artist").stdout == "Label\n")
+        #expect(try playerctl("next").status == 0)
+        #expect(try position() == 7.25, "Next goes to the marker")
+        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "\(status)")
+        #expect(object["path"] as? String == dir.file("store.m4a") && object["duration"] as? Double == 12 && object["position"] as? Double == 7.25, "\(object)")
+        try quit()
     }
 
     /// A player in the background that plays to the end goes back to the start, paused, and stays

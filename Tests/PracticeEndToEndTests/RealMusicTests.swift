@@ -79,11 +79,14 @@ import PracticeTestSupport
     /// passes), previewed, and fingerprinted.
     @Test func aDayOnARealSong() throws {
         // Each copy in a folder of its own, as each crew mate has it.
-        for copy in ["wav", "mp3", "ogg"] { try FileManager.default.createDirectory(atPath: dir.file(copy), withIntermediateDirectories: true) }
+        for copy in ["wav", "mp3", "ogg", "m4a", "webm"] { try FileManager.default.createDirectory(atPath: dir.file(copy), withIntermediateDirectories: true) }
         _ = try run("/usr/bin/sox", ["\(Self.folder)/frantic.ogg", dir.file("wav/frantic.wav"), "trim", "20", "30"])
         _ = try run("/usr/bin/lame", ["--quiet", "-b", "192", dir.file("wav/frantic.wav"), dir.file("mp3/frantic.mp3")])
         _ = try run("/usr/bin/oggenc", ["--quiet", "-q", "5", dir.file("wav/frantic.wav"), "-o", dir.file("ogg/frantic.ogg")])
-        for song in ["wav/frantic.wav", "mp3/frantic.mp3", "ogg/frantic.ogg"] {
+        // A store's AAC (ffmpeg's default movie time scale, as most files have it) and a video site's Opus.
+        _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-i", dir.file("wav/frantic.wav"), "-c:a", "aac", "-b:a", "256k", dir.file("m4a/frantic.m4a")])
+        _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-i", dir.file("wav/frantic.wav"), "-c:a", "libopus", "-b:a", "128k", dir.file("webm/frantic.webm")])
+        for song in ["wav/frantic.wav", "mp3/frantic.mp3", "ogg/frantic.ogg", "m4a/frantic.m4a", "webm/frantic.webm"] {
             let seconds = try json(try practice(["info", song, "--json"]).stdout)["duration"] as! Double
             var r = try practice(["render", song, "-o", "\(song).slow.wav", "--rate", "0.8", "-q", "--force"])
             #expect(r.status == 0, "\(r)")
@@ -115,6 +118,7 @@ import PracticeTestSupport
         _ = try run("/usr/bin/sox", ["\(Self.folder)/wanderer.ogg", dir.file("song.wav"), "trim", "30", "30"])
         _ = try run("/usr/bin/oggenc", ["--quiet", "-q", "4", dir.file("song.wav"), "-o", dir.file("song.ogg")])
         _ = try run("/usr/bin/lame", ["--quiet", "-b", "160", dir.file("song.wav"), dir.file("song.mp3")])
+        _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-i", dir.file("song.wav"), "-c:a", "aac", "-b:a", "192k", dir.file("song.m4a")])
         try FileManager.default.removeItem(atPath: dir.file("song.wav"))
         var r = try practice(["markers", "add", "song.ogg", "Chorus", "10"])
         #expect(r.status == 0 && r.stdout == "added marker 'Chorus' at 0:10.000 (song.ogg.practice.json)\n", "\(r)")
@@ -130,6 +134,14 @@ import PracticeTestSupport
         let onMP3 = try times("song.mp3"), onOgg = try times("song.ogg")
         let shift = onMP3["Chorus"]! - 10   // how far the MP3's audio is from the Ogg's
         #expect(abs(onMP3["Turn"]! - 20) <= 0.001 && abs(onOgg["Turn"]! - (20 - shift)) <= 0.002 && abs(shift) < 0.1, "MP3 \(onMP3), Ogg \(onOgg)")
+        // A store's M4A of the same song: decoded sample-exact (the encoder's priming gone:
+        // ContainerTests measures it), it lines up with the Ogg within the alignment's own
+        // precision (it finds about 1 ms between these two, whose audio starts on the same
+        // sample), and its edit goes into the crew's file too.
+        r = try practice(["markers", "add", "song.m4a", "Spin", "25"])
+        #expect(r.status == 0 && r.stdout == "added marker 'Spin' at 0:25.000 (song.ogg.practice.json)\n", "\(r)")
+        let onM4A = try times("song.m4a"), withSpin = try times("song.ogg")
+        #expect(abs(onM4A["Chorus"]! - 10) <= 0.002 && abs(withSpin["Spin"]! - 25) <= 0.002, "M4A \(onM4A), Ogg \(withSpin)")
         // Renamed: found by its audio.
         try FileManager.default.moveItem(atPath: dir.file("song.ogg"), toPath: dir.file("Song (dance edit).ogg"))
         r = try practice(["markers", "Song (dance edit).ogg"])

@@ -190,11 +190,16 @@ public enum FuzzTargets {
     }
 
     // A container FFmpeg reads (libsndfile refusing it), whose kind (by extension) the first byte
-    // picks: opened, its length and streams sane, read, sought to its middle and its start (our
+    // picks: its MP4 header read as `info` reads it; opened, its length and streams sane, read, sought to its middle and its start (our
     // wrapper's handling of what FFmpeg returns: frames, time stamps, packets' lengths).
     static let container: Target = { input in
         guard let path = file(input, as: ["m4a", "mp4", "webm", "mkv", "wma", "ac3", "mov"]) else { return false }
         defer { unlink(path) }
+        // `info`'s own reading of an MP4's header: sane where it answers.
+        if let header = MP4Header.read(path) {
+            let i = header.info
+            guard i.sampleRate > 0, (1...8).contains(i.channels), i.frames >= 0, header.streams.indices.contains(0) else { broken("the MP4 header said \(i)", input) }
+        }
         guard let file = try? SoundFile(path: path) else { return false }
         let info = file.info
         guard info.channels > 0, info.sampleRate > 0, info.frames >= 0, !file.audioStreams.isEmpty else { broken("opened with \(info)", input) }

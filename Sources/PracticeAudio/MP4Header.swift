@@ -26,7 +26,9 @@ public struct MP4Header: Sendable, Equatable {
         // written in one pass); a fragmented file (`moof`) is FFmpeg's.
         var offset = 0
         var first = true
-        while offset + 8 <= size {
+        // (A real file has a handful of boxes at the top; a thousand is no MP4 of ours.)
+        for _ in 0..<1_000 {
+            guard offset + 8 <= size else { return nil }
             var head = [UInt8](repeating: 0, count: 16)
             let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, off_t(offset)) }
             guard got >= 8 else { return nil }
@@ -69,7 +71,8 @@ public struct MP4Header: Sendable, Equatable {
             // are FFmpeg's to read.
             var frames = duration
             if let edits = parts.first(where: { $0.type == "edts" })?.children(from: 8).first(where: { $0.type == "elst" }) {
-                guard let edit = edits.singleEdit, edit.mediaTime >= 0 else { return nil }
+                // (Both under 2^31, as any recording's are, so their product cannot overflow.)
+                guard let edit = edits.singleEdit, edit.mediaTime >= 0, edit.duration < 1 << 31, scale < 1 << 31, movieScale < 1 << 31 else { return nil }
                 frames = min(duration, (edit.duration * scale + movieScale / 2) / movieScale)
             }
             audio.append((AudioStreamInfo(number: audio.count, codec: AudioFormat.codecName(description.codec), sampleRate: description.rate,

@@ -74,7 +74,7 @@ private func ffmpegAPI() throws(FFmpegError) -> practice_ffmpeg_api {
 private func ffmpegMessage(_ api: practice_ffmpeg_api, _ code: Int32) -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     _ = api.strerror(code, &buffer, buffer.count)
-    return String(cString: buffer)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 extension FFmpegError {
@@ -146,6 +146,8 @@ final class FFmpegDecoder {
     /// Where each packet's audio starts, for containers whose time stamps are rounded (built at
     /// the first seek).
     private var index: PacketIndex?
+    /// The index being built on a thread of its own (`prepareToSeek`).
+    private var building: IndexBuild?
 
     /// Opens `path` (its `audioStream`th audio stream, the first by default).
     init(path: String, audioStream: Int? = nil) throws(FFmpegError) {
@@ -259,6 +261,8 @@ final class FFmpegDecoder {
     deinit { close() }
 
     private func close() {
+        _ = building?.wait()
+        building = nil
         if frame != nil { api.frame_free(&frame) }
         if packet != nil { api.packet_free(&packet) }
         if codec != nil { api.free_context(&codec) }
@@ -395,12 +399,24 @@ final class FFmpegDecoder {
         return done
     }
 
+    /// Starts building the packet index a seek needs on a thread of its own (a player, which
+    /// will seek, asks at once: reading every packet of an hour's WebM takes about a quarter
+    /// of a second, which the first jump would otherwise wait for).
+    func prepareToSeek() {
+        guard !framesAreExact, index == nil, building == nil else { return }
+        building = IndexBuild(path: path, stream: stream, api: api)
+    }
+
     /// Moves to `frame`: to the packet at least 0.2 s before it (further back where the
     /// container's index lands later), the decoder flushed, what precedes `frame` dropped.
     func seek(toFrame frame: Int) throws(FFmpegError) {
         guard let format, let codec else { return }
         // Time stamps that do not count samples: where each packet's audio starts, counted once.
-        if !framesAreExact, index == nil { index = PacketIndex(path: path, stream: stream, api: api) ?? PacketIndex(entries: []) }
+        if !framesAreExact, index == nil {
+            let built = building?.wait()
+            index = (built ?? PacketIndex(path: path, stream: stream, api: api)) ?? PacketIndex(entries: [])
+            building = nil
+        }
         var preroll = 0.2
         while true {
             let seconds = max(Double(frame) / Double(sampleRate) - preroll, 0)
@@ -426,6 +442,35 @@ final class FFmpegDecoder {
             preroll *= 10
         }
     }
+}
+
+/// A `PacketIndex` built on a thread of its own (with its own view of the file), waited for by
+/// the decoder that started it, which owns it and joins the thread before it goes.
+private final class IndexBuild {
+    private let path: String
+    private let stream: Int32
+    private let api: practice_ffmpeg_api
+    private var result: PacketIndex?
+    private var thread = pthread_t()
+    private var running = false
+
+    init(path: String, stream: Int32, api: practice_ffmpeg_api) {
+        self.path = path; self.stream = stream; self.api = api
+        // The thread borrows `self`: `wait` (in the owner's close at the latest) joins it first.
+        running = pthread_create(&thread, nil, { raw in
+            let build = Unmanaged<IndexBuild>.fromOpaque(raw!).takeUnretainedValue()
+            build.result = PacketIndex(path: build.path, stream: build.stream, api: build.api)
+            return nil
+        }, Unmanaged.passUnretained(self).toOpaque()) == 0
+    }
+
+    /// The index, once the thread is done (nil if it found none, or could not be started).
+    func wait() -> PacketIndex? {
+        if running { pthread_join(thread, nil); running = false }
+        return result
+    }
+
+    deinit { if running { pthread_join(thread, nil) } }
 }
 
 /// Where the audio of each packet of a stream starts, to the sample: the packets' lengths (in

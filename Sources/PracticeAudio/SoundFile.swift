@@ -113,6 +113,13 @@ public struct SoundFile: ~Copyable {
         }
     }
 
+    /// Readies what seeking needs ahead of the first seek, off the caller's thread (FFmpeg's
+    /// containers whose time stamps are milliseconds: where each packet starts). libsndfile's
+    /// files need nothing.
+    public func prepareToSeek() {
+        if case .ffmpeg(let d) = backend { d.prepareToSeek() }
+    }
+
     /// Moves the read position to `frame`, counted from the start. The corresponding C functions
     /// are `sf_seek` and FFmpeg's `av_seek_frame` (the packet before, decoded up to the frame).
     public func seek(toFrame frame: Int) throws(AudioFileError) {

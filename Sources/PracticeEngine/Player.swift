@@ -250,6 +250,8 @@ public final class Player: Sendable {
         tickInterval = options.tickInterval
         reconnect = options.reconnect ? options.reconnectInterval.seconds : nil
         let opened = try Track.open(path, audioStream: options.audioStream)
+        // A player seeks (loops, jumps): what that needs is built now, beside the rest.
+        opened.file.prepareToSeek()
         let track = opened.track
         self.track = track
         tags = track.tags.merging(options.tags) { _, shown in shown }

@@ -90,6 +90,10 @@ import PracticeTestSupport
         let reference = try Signals.read(kind.at48 ? Self.source.path48 : Self.source.path).samples
         let referenceFrames = reference.count / 2
         let f = try SoundFile(path: path)
+        // As a player does: what seeks need built beside the reading (the index of a container
+        // whose stamps are milliseconds; render's first seek builds it in place, as the fuzz
+        // target's do).
+        f.prepareToSeek()
         // libsndfile refuses these: FFmpeg decodes them.
         #expect(f.info.format.rawValue == 0 && f.info.channels == 2 && f.info.sampleRate == (kind.at48 ? 48_000 : 44_100))
         let whole = Self.readAll(f)

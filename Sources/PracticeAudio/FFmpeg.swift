@@ -32,7 +32,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
 }
 
 /// FFmpeg's functions, resolved the first time a file needs them.
-private nonisolated(unsafe) let loaded: (api: practice_ffmpeg_api?, problem: String?) = {
+private let loaded: (api: practice_ffmpeg_api?, problem: String?) = {
     var api = practice_ffmpeg_api()
     if let problem = practice_ffmpeg_load(&api) { return (nil, String(cString: problem)) }
     // FFmpeg's own notes go nowhere: every failure reaches the user as one line of ours.

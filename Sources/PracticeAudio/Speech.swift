@@ -54,7 +54,7 @@ public enum Speech {
 private enum Espeak {
     struct Loaded: @unchecked Sendable { let api: UnsafeMutablePointer<practice_espeak_api>; let rate: Int }
     static let lock = Mutex<Void>(())
-    nonisolated(unsafe) private static let loaded: Result<Loaded, SpeechError> = {
+    private static let loaded: Result<Loaded, SpeechError> = {
         let api = UnsafeMutablePointer<practice_espeak_api>.allocate(capacity: 1)
         api.initialize(to: practice_espeak_api())
         if let problem = practice_espeak_load(api) {

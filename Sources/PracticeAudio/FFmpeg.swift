@@ -146,8 +146,10 @@ final class FFmpegDecoder {
     /// Where each packet's audio starts, for containers whose time stamps are rounded (built at
     /// the first seek).
     private var index: PacketIndex?
-    /// The index being built on a thread of its own (`prepareToSeek`).
+    /// The index being built on a thread of its own (`prepareToSeek`), and whether the one in
+    /// use came from there.
     private var building: IndexBuild?
+    private(set) var indexBuiltAhead = false
 
     /// Opens `path` (its `audioStream`th audio stream, the first by default).
     init(path: String, audioStream: Int? = nil) throws(FFmpegError) {
@@ -413,8 +415,12 @@ final class FFmpegDecoder {
         guard let format, let codec else { return }
         // Time stamps that do not count samples: where each packet's audio starts, counted once.
         if !framesAreExact, index == nil {
-            let built = building?.wait()
-            index = (built ?? PacketIndex(path: path, stream: stream, api: api)) ?? PacketIndex(entries: [])
+            if let building {
+                index = building.wait() ?? PacketIndex(entries: [])
+                indexBuiltAhead = true
+            } else {
+                index = PacketIndex(path: path, stream: stream, api: api) ?? PacketIndex(entries: [])
+            }
             building = nil
         }
         var preroll = 0.2
@@ -464,7 +470,8 @@ private final class IndexBuild {
         }, Unmanaged.passUnretained(self).toOpaque()) == 0
     }
 
-    /// The index, once the thread is done (nil if it found none, or could not be started).
+    /// The index, once the thread is done (nil if the packets' lengths cannot be read, or no
+    /// thread could be started: the stamps are then used as they are).
     func wait() -> PacketIndex? {
         if running { pthread_join(thread, nil); running = false }
         return result

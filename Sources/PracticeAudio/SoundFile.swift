@@ -120,6 +120,11 @@ public struct SoundFile: ~Copyable {
         if case .ffmpeg(let d) = backend { d.prepareToSeek() }
     }
 
+    /// Whether the seeks use what `prepareToSeek` built ahead (for the tests).
+    var seeksWithIndexBuiltAhead: Bool {
+        if case .ffmpeg(let d) = backend { d.indexBuiltAhead } else { false }
+    }
+
     /// Moves the read position to `frame`, counted from the start. The corresponding C functions
     /// are `sf_seek` and FFmpeg's `av_seek_frame` (the packet before, decoded up to the frame).
     public func seek(toFrame frame: Int) throws(AudioFileError) {

@@ -130,6 +130,8 @@ import PracticeTestSupport
             #expect(error(best) < 0.01 && (kind.seekWithin > 0 || best == 0), "\(kind.name): a seek to \(at): the largest difference \(error(0)) (at \(best) samples: \(error(best)))")
             if best != 0 { print("containers: \(kind.name): a seek to \(at) is \(best) samples off") }
         }
+        // The millisecond-stamped containers sought with the index built ahead.
+        #expect(f.seeksWithIndexBuiltAhead == !kind.exact, "\(kind.name)")
     }
 
     /// A video with no sound, an iTunes-style protected file, text named .m4a, and a second audio

@@ -4,8 +4,9 @@ import Glibc
 /// Debian's FFmpeg costs about 33 ms (134 libraries bound at load), five times what `info` on a
 /// WAV takes in all. It answers only where it is sure of giving what FFmpeg's demuxer and
 /// decoder give (`ContainerTests` holds it to that on every MP4-family file they make): AAC-LC
-/// and ALAC audio, one edit (or none), no fragments, no encryption, the usual tags. Anything else
-/// is nil, and the caller opens the file with FFmpeg.
+/// and ALAC audio, one edit (ffmpeg writes one: the encoder's delay and the length), no
+/// fragments, no encryption, the usual tags. Anything else is nil, and the caller opens the
+/// file with FFmpeg.
 public struct MP4Header: Sendable, Equatable {
     public var info: SoundFile.Info
     public var streams: [AudioStreamInfo]
@@ -67,14 +68,12 @@ public struct MP4Header: Sendable, Equatable {
                   let description = table.first(where: { $0.type == "stsd" })?.sampleDescription(),
                   scale == description.rate else { return nil }
             // The length: the one edit's (in the movie's time scale, rescaled to the track's
-            // with FFmpeg's rounding, no longer than the media), else the media's; more edits
-            // are FFmpeg's to read.
-            var frames = duration
-            if let edits = parts.first(where: { $0.type == "edts" })?.children(from: 8).first(where: { $0.type == "elst" }) {
-                // (Both under 2^31, as any recording's are, so their product cannot overflow.)
-                guard let edit = edits.singleEdit, edit.mediaTime >= 0, edit.duration < 1 << 31, scale < 1 << 31, movieScale < 1 << 31 else { return nil }
-                frames = min(duration, (edit.duration * scale + movieScale / 2) / movieScale)
-            }
+            // with FFmpeg's rounding, no longer than the media). No edit (the encoder's delay
+            // said nowhere, or elsewhere) or more than one: FFmpeg's to read.
+            // (Both under 2^31, as any recording's are, so their product cannot overflow.)
+            guard let edits = parts.first(where: { $0.type == "edts" })?.children(from: 8).first(where: { $0.type == "elst" }),
+                  let edit = edits.singleEdit, edit.mediaTime >= 0, edit.duration < 1 << 31, scale < 1 << 31, movieScale < 1 << 31 else { return nil }
+            let frames = min(duration, (edit.duration * scale + movieScale / 2) / movieScale)
             audio.append((AudioStreamInfo(number: audio.count, codec: AudioFormat.codecName(description.codec), sampleRate: description.rate,
                                           channels: description.channels, language: language), frames, description.codec))
         }
@@ -106,7 +105,7 @@ public struct MP4Header: Sendable, Equatable {
                     guard let key = keys[name] else { continue }
                     guard let data = entry.children(from: 8).first(where: { $0.type == "data" }), let kind = data.uint32(at: 8) else { return nil }
                     if name == "trkn" {
-                        guard let number = data.uint16(at: 18), let total = data.uint16(at: 20) else { return nil }
+                        guard let number = data.uint16(at: 18), let total = data.uint16(at: 20), number > 0 else { return nil }
                         keep(key, total > 0 ? "\(number)/\(total)" : "\(number)")
                     } else {
                         guard kind == 1, let text = data.text(from: 16) else { return nil }

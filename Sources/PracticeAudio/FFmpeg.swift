@@ -314,7 +314,9 @@ final class FFmpegDecoder {
     }
 
     /// A decoded frame appended to `pending` as interleaved floats (after a seek, placed by its
-    /// time stamp, what precedes the target dropped).
+    /// time stamp, what precedes the target dropped); or, where `direct` has room for all of it
+    /// and nothing is pending or dropped, written there and counted in `directFrames` (the
+    /// reader's buffer: one copy fewer of every sample).
     private func append(_ frame: UnsafeMutablePointer<AVFrame>) {
         let count = Int(frame.pointee.nb_samples), channels = self.channels
         guard count > 0, Int(frame.pointee.ch_layout.nb_channels) == channels else { return }
@@ -341,13 +343,36 @@ final class FFmpegDecoder {
             pendingStart = 0
             position = first
         }
-        let base = pending.count
         guard let data = frame.pointee.extended_data else { return }
+        let drop = min(max(target - first, 0), count)
+        // Straight into the reader's buffer: all of it fits, none is dropped, and (where the
+        // length is exact) none is past the end.
+        if let direct, remaining == 0, drop == 0, count <= direct.room, !framesAreExact || first + count <= frames {
+            convert(data, count: count, format: frame.pointee.format, into: direct.to)
+            directFrames = count
+            position = first + count
+            return
+        }
+        let base = pending.count
         pending.append(contentsOf: repeatElement(0, count: count * channels))
-        let format = AVSampleFormat(rawValue: frame.pointee.format)
+        pending.withUnsafeMutableBufferPointer { out in convert(data, count: count, format: frame.pointee.format, into: out.baseAddress! + base) }
+        // Samples before the target of a seek dropped (nothing is pending before them: what
+        // was, was before the target too).
+        if drop > 0 { pendingStart += drop * channels; position += drop }
+    }
+
+    /// The reader's buffer while `read` decodes with nothing pending, and its room in frames.
+    private var direct: (to: UnsafeMutablePointer<Float>, room: Int)?
+    /// Frames the last `decode` wrote to `direct` (0: it appended to `pending`).
+    private var directFrames = 0
+
+    /// `count` frames of decoded samples (`data`, in FFmpeg's `format`) as interleaved floats
+    /// in [-1, 1) at `o`.
+    private func convert(_ data: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int, format raw: Int32, into o: UnsafeMutablePointer<Float>) {
+        let channels = self.channels
+        let format = AVSampleFormat(rawValue: raw)
         let planar = [AV_SAMPLE_FMT_U8P, AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBLP, AV_SAMPLE_FMT_S64P].contains(format)
-        pending.withUnsafeMutableBufferPointer { out in
-            let o = out.baseAddress! + base
+        do {
             // One loop per plane (or one over the interleaved samples): sample k of channel c
             // goes to o[k * channels + c], scaled to [-1, 1).
             func convert<T>(_ type: T.Type, _ scale: (T) -> Float) {
@@ -370,13 +395,9 @@ final class FFmpegDecoder {
             case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P: convert(UInt8.self) { (Float($0) - 128) / 128 }
             case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP: convert(Double.self) { $0.isFinite ? Float($0) : 0 }
             case AV_SAMPLE_FMT_S64, AV_SAMPLE_FMT_S64P: convert(Int64.self) { Float(Double($0) / 9_223_372_036_854_775_808) }
-            default: break   // silence
+            default: o.update(repeating: 0, count: count * channels)   // silence
             }
         }
-        // Samples before the target of a seek dropped (nothing is pending before them: what
-        // was, was before the target too).
-        let drop = min(max(target - first, 0), count)
-        if drop > 0 { pendingStart += drop * channels; position += drop }
     }
 
     /// Up to `frames` interleaved frames into `buffer`; fewer only at the end (where the
@@ -385,7 +406,13 @@ final class FFmpegDecoder {
         var done = 0
         while done < wanted {
             if pendingStart >= pending.count {
-                guard decode() else { break }
+                // Nothing pending: the next frame decoded into the buffer where it fits.
+                direct = (buffer + done * channels, wanted - done)
+                directFrames = 0
+                let decoded = decode()
+                direct = nil
+                guard decoded else { break }
+                done += directFrames
                 continue
             }
             var n = min(wanted - done, (pending.count - pendingStart) / channels)

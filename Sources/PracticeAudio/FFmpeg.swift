@@ -510,9 +510,10 @@ private final class IndexBuild {
 /// Where the audio of each packet of a stream starts, to the sample: the packets' lengths (in
 /// samples) added up from the first, read from the packets themselves without decoding them
 /// (Opus's table of contents, Vorbis's block sizes, a codec's fixed frame size: AAC, AC-3, MP3), the encoder's
-/// delay (Opus's pre-skip) taken off. Matroska's and ASF's time stamps are milliseconds, so a
+/// delay (Opus's pre-skip) taken off; for other codecs (WMA), the stream decoded once (about
+/// 0.2 s of CPU for five minutes). Matroska's and ASF's time stamps are milliseconds, so a
 /// packet's stamp says where it starts to within half of one; this says where exactly. Nil
-/// where a packet's length cannot be read so (the stamps are used as they are).
+/// where the packets cannot be read so (the stamps are used as they are).
 struct PacketIndex {
     /// Each packet's time stamp (ticks) and the frame its audio starts at, in stamp order.
     private var entries: [(stamp: Int64, frame: Int)]
@@ -533,9 +534,17 @@ struct PacketIndex {
         }
         defer { if vorbis != nil { api.vorbis_parse_free(&vorbis) } }
         let fixed = Int(p.frame_size)
+        let framed = [AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_DTS].contains(p.codec_id)
         guard let packet = api.packet_alloc() else { return nil }
         var owning: UnsafeMutablePointer<AVPacket>? = packet
         defer { api.packet_free(&owning) }
+        // A codec whose packets' lengths are only in its bitstream (WMA's superframes): the
+        // stream decoded once, each decoded frame's stamp and where it starts.
+        if p.codec_id != AV_CODEC_ID_OPUS, vorbis == nil, fixed <= 0, !framed {
+            guard let entries = Self.decoding(context, stream: stream, parameters: parameters, packet: packet, api: api) else { return nil }
+            self.entries = entries
+            return
+        }
         var frame = -Int(p.codec_id == AV_CODEC_ID_OPUS ? p.initial_padding : 0)
         var entries: [(stamp: Int64, frame: Int)] = []
         while api.read_frame(context, packet) >= 0 {
@@ -553,13 +562,11 @@ struct PacketIndex {
                 samples = entries.isEmpty ? 0 : Int(n)
             } else if fixed > 0 {
                 samples = fixed
-            } else if [AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_DTS].contains(p.codec_id) {
+            } else {
                 // Codecs whose frames are all one length, which FFmpeg reads from the header.
                 let n = api.frame_duration(parameters, Int32(size))
                 guard n > 0 else { return nil }
                 samples = Int(n)
-            } else {
-                return nil
             }
             let stamp = packet.pointee.pts != practice_av_nopts() ? packet.pointee.pts : packet.pointee.dts
             if stamp != practice_av_nopts() { entries.append((stamp, frame)) }
@@ -567,6 +574,42 @@ struct PacketIndex {
         }
         entries.sort { $0.stamp < $1.stamp }
         self.entries = entries
+    }
+
+    /// Every decoded frame's stamp and the frames decoded before it, in stamp order (the
+    /// decoder's own stamps, which it gives the same frames after a seek); nil where the
+    /// stream does not decode.
+    private static func decoding(_ context: UnsafeMutablePointer<AVFormatContext>, stream: Int32, parameters: UnsafeMutablePointer<AVCodecParameters>,
+                                 packet: UnsafeMutablePointer<AVPacket>, api: practice_ffmpeg_api) -> [(stamp: Int64, frame: Int)]? {
+        guard let decoder = api.find_decoder(parameters.pointee.codec_id) else { return nil }
+        var codec = api.alloc_context(decoder)
+        defer { api.free_context(&codec) }
+        guard let codec, api.parameters_to_context(codec, parameters) >= 0 else { return nil }
+        codec.pointee.thread_count = 1
+        guard api.open_codec(codec, decoder, nil) >= 0 else { return nil }
+        var owned = api.frame_alloc()
+        defer { api.frame_free(&owned) }
+        guard let frame = owned else { return nil }
+        var entries: [(stamp: Int64, frame: Int)] = []
+        var position = 0
+        func drain() {
+            while api.receive_frame(codec, frame) >= 0 {
+                let stamp = frame.pointee.best_effort_timestamp
+                if stamp != practice_av_nopts() { entries.append((stamp, position)) }
+                position += Int(frame.pointee.nb_samples)
+                api.frame_unref(frame)
+            }
+        }
+        while api.read_frame(context, packet) >= 0 {
+            defer { api.packet_unref(packet) }
+            guard packet.pointee.stream_index == stream else { continue }
+            _ = api.send_packet(codec, packet)
+            drain()
+        }
+        _ = api.send_packet(codec, nil)
+        drain()
+        entries.sort { $0.stamp < $1.stamp }
+        return entries
     }
 
     /// Where the packet stamped `stamp` starts (one tick either way: a decoder may round).

@@ -5,13 +5,18 @@ import PracticeAudio
 import PracticeDocuments
 
 extension Track: SidecarTrack {
-    /// The identity of this track: file and decoded-audio checksums, rate, channels, length and
-    /// title/artist tags (cached, since decoding a song takes a while).
-    public func identity() throws(PracticeError) -> TrackIdentity { try TrackIdentity.of(self) }
+    /// The identity of this track's file, as its sidecar and the journal know it: file and
+    /// decoded-audio checksums, rate, channels, length and title/artist tags (cached, since
+    /// decoding a song takes a while). It is the first audio stream's whichever stream plays: a
+    /// sidecar's times are the file's, which all its streams share.
+    public func identity() throws(PracticeError) -> TrackIdentity {
+        try TrackIdentity.of((audioStream ?? 0) == 0 ? self : try Track.describe(path))
+    }
 }
 
 extension TrackIdentity {
-    /// The identity of the track at `path`: file and decoded-audio checksums, rate, channels,
+    /// The identity of the track at `path` (of the audio stream it plays: its decoded length is
+    /// what `info` shows of an estimated one): file and decoded-audio checksums, rate, channels,
     /// length and title/artist tags. Cached under `XDG.cache/identity`, keyed by the file's real
     /// path, device, inode, size and modification time, since decoding a song takes a while.
     /// A track whose file went away after it was opened (deleted or moved while it plays) has
@@ -23,9 +28,10 @@ extension TrackIdentity {
         return try cached(key: cacheKey(track.path, audioStream: track.audioStream), fileName: Path.lastComponent(track.path)) { () throws(PracticeError) in try compute(track) }
     }
 
-    /// The identity of `track` if it was worked out before (cached); nothing is decoded.
+    /// The identity of `track`'s file (`Track.identity`: its first audio stream's) if it was
+    /// worked out before (cached); nothing is decoded.
     public static func known(_ track: Track) -> TrackIdentity? {
-        lookup(key: cacheKey(track.path, audioStream: track.audioStream), fileName: Path.lastComponent(track.path))
+        lookup(key: cacheKey(track.path), fileName: Path.lastComponent(track.path))
     }
 
     static func cacheKey(_ path: String, audioStream: Int? = nil) -> String? {

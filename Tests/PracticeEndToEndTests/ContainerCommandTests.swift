@@ -150,4 +150,22 @@ import PracticeTestSupport
         #expect(r.stderr.hasPrefix("practice: warning: cut.m4a: decoding failed (") && r.stderr.hasSuffix("; played what was there\n")
                 && r.stderr.split(separator: "\n").count == 1, "\(r)")
     }
+
+    /// A tutorial with a second soundtrack (a 1 kHz tone here): a marker set on the file is a
+    /// time on the file, which every stream shares, so rendering the second stream from it says
+    /// nothing of "another recording" and gives that stream's audio.
+    @Test func aMarkerServesEveryStreamOfTheFile() throws {
+        #expect(Self.made)
+        try Signals.write(Signals.sine(1_000, seconds: 40), to: Self.dir.file("tone.wav"))
+        let made = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", "song.flac", "-i", "tone.wav", "-map", "0:a", "-map", "1:a", "-c:a", "libvorbis", "two.mkv"],
+                           currentDirectory: Self.dir.path)
+        #expect(made.status == 0, "\(made)")
+        var r = try practice(["markers", "add", "two.mkv", "Spin", "12"])
+        #expect(r.status == 0, "\(r)")
+        r = try practice(["render", "two.mkv", "--audio-stream", "1", "--from", "Spin", "--to", "13", "-o", "spin.wav", "--force"])
+        #expect(r.status == 0 && r.stderr == "practice: wrote spin.wav (0:01.000, 44100 Hz, 2 ch)\n", "\(r)")
+        let rendered = try Signals.read(Self.dir.file("spin.wav")).samples
+        let f = Analysis.dominantFrequency(Array(Signals.channel(rendered, 0, of: 2).prefix(16_384)), sampleRate: 44_100)
+        #expect(abs(f - 1_000) < 5, "\(f) Hz: not the second stream")
+    }
 }

@@ -216,6 +216,11 @@ final class FFmpegDecoder {
         if s.pointee.duration != nopts, s.pointee.duration > 0 {
             frames = ticksAreSamples ? Int(s.pointee.duration) : Int((Double(s.pointee.duration) * timeBase * Double(sampleRate)).rounded())
             framesAreExact = ticksAreSamples
+        } else if let tagged = api.dict_get(s.pointee.metadata, "DURATION", nil, 0).flatMap({ Self.duration(String(cString: $0.pointee.value)) }) {
+            // Matroska keeps a stream's length in its tags (the container's is its longest
+            // stream's: a tutorial's shorter second soundtrack is not that long).
+            frames = Int((tagged * Double(sampleRate)).rounded())
+            framesAreExact = false
         } else if context.pointee.duration != nopts, context.pointee.duration > 0 {
             frames = Int((Double(context.pointee.duration) / Double(AV_TIME_BASE) * Double(sampleRate)).rounded())
             framesAreExact = false
@@ -261,6 +266,15 @@ final class FFmpegDecoder {
     }
 
     deinit { close() }
+
+    /// Seconds from a Matroska `DURATION` tag ("00:03:25.480000000"); nil if it is not one.
+    static func duration(_ text: String) -> Double? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let s = Double(parts[2]),
+              (0..<100_000).contains(h), (0..<60).contains(m), s >= 0, s < 60 else { return nil }
+        let seconds = Double(h * 3_600 + m * 60) + s
+        return seconds > 0 && seconds < 1e7 ? seconds : nil
+    }
 
     private func close() {
         _ = building?.wait()

@@ -299,6 +299,8 @@ extension Practice.PlayOptions {
         var args = ["play", file, "--device", device]
         if let sidecar = place.sidecar { args += ["--markers", sidecar] }
         if let lyrics = place.lyrics { args += ["--lyrics", lyrics] }
+        // The soundtrack chosen (a tutorial's second): the detached player plays the same.
+        if let stream = place.audioStream { args += ["--audio-stream", "\(stream)"] }
         if sound.profile != "music" { args += ["--profile", sound.profile] }
         if quiet { args.append("--quiet") }
         if noMpris { args.append("--no-mpris") }

@@ -460,6 +460,26 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try practice(["ctl", "status"], in: dir, environment: env).status == 69)
     }
 
+    /// `d` on a tutorial's second soundtrack: the detached player plays that one (here 30 s of
+    /// a tone beside 60 s of the first: its length says which).
+    @Test func detachingKeepsTheSoundtrack() throws {
+        try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("first.wav"))
+        try Signals.write(Signals.sine(1_000, seconds: 30), to: dir.file("second.wav"))
+        #expect(try run("/usr/bin/ffmpeg", ["-v", "error", "-i", "first.wav", "-i", "second.wav", "-map", "0:a", "-map", "1:a", "-c:a", "libvorbis",
+                                            "-metadata", "title=Tutorial", "tutorial.mkv"], currentDirectory: dir.path).status == 0)
+        let (pulse, terminal) = try realTimeTerminal()
+        defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
+        try terminal.type("\(practiceBinary) tutorial.mkv --audio-stream 1 --device pulse")
+        _ = try terminal.waitFor("▶ Playing   0:01")
+        try terminal.keys("d")
+        let shown = try terminal.waitFor("EXIT=")
+        #expect(shown.contains("practice: playing 'Tutorial' in the background (pid ") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
+        #expect(object["playing"] as? Bool == true && abs((object["duration"] as? Double ?? 0) - 30) < 0.1, "\(status)")
+        try quit()
+    }
+
     /// `d` during a rehearsed loop hands the detached player all of it: the count-in, gap and
     /// tempo, the passes still to play, the trainer from the speed it reached; `practice attach`
     /// shows them, and `q` there quits the player.

@@ -143,8 +143,8 @@ final class FFmpegDecoder {
     private(set) var lastError: FFmpegError?
     /// A packet came with encryption info (it cannot be decoded without its key).
     private var encrypted = false
-    /// Where each packet's audio starts, for containers whose time stamps are rounded (built at
-    /// the first seek).
+    /// Where each packet's audio starts, for containers whose time stamps are rounded (built
+    /// ahead by `prepareToSeek`, else at the first seek).
     private var index: PacketIndex?
     /// The index being built on a thread of its own (`prepareToSeek`), and whether the one in
     /// use came from there.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # practice: build, demo, tests and benchmarks on Debian 12.
 # `make demo` and `make test` install the Debian packages they need when missing (as root, or with sudo).
 
@@ -28,7 +29,8 @@ BINDIR := $(PREFIX)/bin
 DATADIR := $(PREFIX)/share
 INSTALLED := $(BINDIR)/practice $(DATADIR)/man/man1/practice.1 \
   $(DATADIR)/bash-completion/completions/practice $(DATADIR)/zsh/site-functions/_practice \
-  $(DATADIR)/fish/vendor_completions.d/practice.fish $(DATADIR)/applications/practice.desktop
+  $(DATADIR)/fish/vendor_completions.d/practice.fish $(DATADIR)/applications/practice.desktop \
+  $(DATADIR)/doc/practice/LICENSE $(DATADIR)/doc/practice/third-party.txt
 demo: release
 	@echo "Playing Samples/demo.flac at 0.8x (Ctrl-C stops)..."
 	@.build/release/practice play Samples/demo.flac --rate 0.8; status=$$?; \
@@ -107,9 +109,12 @@ install: release man
 	.build/release/practice --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_practice
 	.build/release/practice --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/practice.fish
 	install -Dm644 Sources/practice/practice.desktop $(DESTDIR)$(DATADIR)/applications/practice.desktop
+	install -Dm644 LICENSE $(DESTDIR)$(DATADIR)/doc/practice/LICENSE
+	install -Dm644 Sources/practice/third-party.txt $(DESTDIR)$(DATADIR)/doc/practice/third-party.txt
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(DATADIR)/doc/practice 2>/dev/null || true
 
 # Installs into a scratch DESTDIR and uses what was installed there with the toolchain out of
 # sight (a bare environment: no /opt/swift on PATH, no LD_LIBRARY_PATH), then uninstalls.
@@ -129,7 +134,9 @@ check-install:
 	grep -q "complete -c 'practice'" $$d/share/fish/vendor_completions.d/practice.fish; \
 	MANWIDTH=100 run man -l $$d/share/man/man1/practice.1 2>/dev/null | grep -q 'practice markers align song.mp3 --from'; \
 	desktop-file-validate $$d/share/applications/practice.desktop; \
-	echo "check-install: the installed practice runs without the toolchain; manual, completions and desktop entry in place"
+	grep -q 'GNU GENERAL PUBLIC LICENSE' $$d/share/doc/practice/LICENSE; grep -q 'Version 3, 29 June 2007' $$d/share/doc/practice/LICENSE; \
+	grep -q '^practice is free software: GPL-3.0-or-later' $$d/share/doc/practice/third-party.txt; \
+	echo "check-install: the installed practice runs without the toolchain; manual, completions, desktop entry and licence in place"
 	$(MAKE) uninstall DESTDIR=$(CHECK_ROOT) PREFIX=/usr
 	@left=$$(find $(CHECK_ROOT)/usr -type f); if [ -n "$$left" ]; then echo "check-install: uninstall left $$left" >&2; exit 1; fi
 	rm -rf $(CHECK_ROOT)

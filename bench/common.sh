@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by bench scripts that time whole `practice` processes (markers, align):
 #   source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"; bench_setup NAME TOOL...
 # sets ROOT, PRACTICE (a release build unless given), REPS (9 unless given) and WORK (a fresh

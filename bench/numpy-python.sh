@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the bench scripts that analyse with numpy: sets PYTHON to a python3 that has it
 # ($PYTHON if given, else python3 on PATH, else Debian's /usr/bin/python3 with python3-numpy).
 if [ -z "${PYTHON:-}" ]; then

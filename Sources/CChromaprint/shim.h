@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_CCHROMAPRINT_SHIM_H
 #define PRACTICE_CCHROMAPRINT_SHIM_H
 #include <chromaprint.h>

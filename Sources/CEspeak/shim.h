@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_CESPEAK_SHIM_H
 #define PRACTICE_CESPEAK_SHIM_H
 #include <espeak-ng/speak_lib.h>

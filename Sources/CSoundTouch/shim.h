@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_CSOUNDTOUCH_SHIM_H
 #define PRACTICE_CSOUNDTOUCH_SHIM_H
 // SoundTouch's C API (libSoundTouchDll). Debian ships the library but not SoundTouchDLL.h, and that

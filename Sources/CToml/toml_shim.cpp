@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The C interface of practice_toml.h over Debian's toml++ (libtomlplusplus-dev).
 #include "practice_toml.h"
 

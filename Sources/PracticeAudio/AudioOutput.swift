@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The sample rate and channel count an output was opened with.
 public struct OutputFormat: Sendable, Equatable, CustomStringConvertible {
     public var sampleRate: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// What an MP4/M4A/MOV file's header says (its `moov` box), read without FFmpeg: loading

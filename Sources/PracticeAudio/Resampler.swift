@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSoxr
 
 /// Converts the sample rate of interleaved float frames with libsoxr (high quality, streaming).

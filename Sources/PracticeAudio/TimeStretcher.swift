@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSoundTouch
 
 /// Changes tempo without changing pitch, with SoundTouch's WSOLA stretcher.

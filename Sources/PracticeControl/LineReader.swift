@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// Bytes read from a stream, cut into lines: the one line reader of the control socket, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import PracticeDocuments
 import PracticeEngine
 /// Follows a player from its state events (ten a second while playing) and says which lyric lines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 
 /// The picture that goes with a track for desktop widgets and notifications: the folder's cover

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// File-path arithmetic on plain strings, as NSString did it: the last component, the folder,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Times as people type them: `83.5`, `1:23.5`, `1:02:03.25` (seconds, m:ss, h:mm:ss).
 public enum Timecode {
     /// Parses a time in seconds; nil for anything else (negative, empty, minutes ≥ 60 after hours, …).

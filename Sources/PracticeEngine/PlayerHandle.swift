@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import PracticeDocuments
 
 /// What a controller that shows the player (the practice screen) needs of it: the state, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import PracticeDocuments
 /// Where each stretch of a stream's output comes from in the source: the one map for plain,
 /// looped and rehearsal streams. The player reads the heard position from it, `render` places a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 /// A key press as the terminal sends it.
 public enum Key: Hashable, Sendable {

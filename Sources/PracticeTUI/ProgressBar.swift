@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A progress bar for stderr on a terminal: `[#######-------]  45%`.
 public enum ProgressBar {
     public static func render(_ fraction: Double, width: Int) -> String {

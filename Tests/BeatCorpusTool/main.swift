@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // beat-corpus DIR: writes the generated beat corpus (BeatCorpus.all) and its held-out tracks
 // (BeatCorpus.heldOut) into DIR as 44.1 kHz WAV files, and DIR/corpus.json: for each track its
 // file, set ("corpus" or "held-out"), style, tempo, known beats and ones, and meter. For

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs every fuzz target (Tests/Fuzz/Targets, built by `make fuzz` into .build-fuzz with
 # -sanitize=fuzzer,address) for FUZZ_SECONDS each (default 60), or for FUZZ_RUNS inputs each
 # when that is set, or until FUZZ_UNTIL inputs in all (across runs: a target that has them is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 @testable import PracticeDocuments
 import PracticeEngine

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A small journal for the report tests: four sessions over 2-5 March 2026 (UTC), two of them of
 # the same song under two file names (the same decoded audio), a title with an escape code, a note.
 # python3 journal-week.py JOURNAL (a journal practice made, still empty)

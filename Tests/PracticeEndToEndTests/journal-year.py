@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A year of practice history for tests and benchmarks: sessions every day (or most days) over
 # the DAYS days that end on END (default today, UTC), of 40 songs in 6 genres, each with its
 # speeds and the loops and sections practised, written into a journal practice made (still

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Makes a music library for the library scanner's tests, with Debian's encoders.
 
     python3 make-library.py OUT            the main library (> 300 audio files); prints a JSON manifest

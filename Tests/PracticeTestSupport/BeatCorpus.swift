@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// A generated corpus of dance music whose beats are known: eleven styles (four-on-the-floor,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Alignment bench: fingerprinting a 5-minute MP3 (practice's first open, which decodes, checksums
 # and fingerprints in one pass) beside Debian's fpcalc on the same file; lining up a sidecar made
 # on that MP3 with another copy (1.3 s of silence in front, encoded again); and the next open,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Beats: practice's grid beside aubio-tools (`aubio beat`, `aubio tempo`) on the same files.
 
 First the generated corpus of the tests (BeatCorpus: 68 tracks in thirteen styles, and 131

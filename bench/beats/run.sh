@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Beats: practice's grid beside Debian's aubio-tools and librosa on the tests' generated corpus
 # (and its held-out tracks): the tempo's octave, the beat F-measure at ±70 ms, the "1"; on
 # generated drums, and the time to analyse five minutes; then real songs (wesnoth-1.16-music)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Containers: a store's M4A (AAC) and a video site's WebM (Opus), 5 minutes of a real song
 # (wesnoth-1.16-music), decoded by practice (through FFmpeg's libraries) and by ffmpeg itself
 # in the same run, interleaved; and `info` on the M4A beside ffprobe's. Whole processes, median

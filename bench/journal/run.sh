@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The practice journal: reports over a year of generated history (about 100,000 rows: sessions,
 # their speeds, sections and loops), and what recording a session costs a player.
 #

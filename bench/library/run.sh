@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The library beside Debian's mpd, over the same folder of N tracks (default 10,000): the first
 # scan, a rescan with nothing changed, a search, and the library screen's first paint.
 #

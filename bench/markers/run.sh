@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sidecar bench: whole-process wall time of `practice markers` on a sidecar with 10,000 markers
 # (list and add), against jq reading the same file; and the decoded-audio checksum of a
 # 5-minute MP3 (first time and cached), against mpg123 | sha256sum (the same decoder).

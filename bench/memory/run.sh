@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Peak resident memory (GNU time's %M) of practice and of the players a user would otherwise pick,
 # in the same run, on the same file at the same speed through the same ALSA device (`null`: no
 # sound server, no pacing, so a run takes seconds). Median of REPS runs each.

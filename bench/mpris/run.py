@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """MPRIS bench: `practice` against mpv with Debian's mpv-mpris plugin, both driven by `playerctl`
 (and `busctl` for Rate) on one private session bus, through one private PulseAudio null sink,
 in one run.  See README.md in this folder.

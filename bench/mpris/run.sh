@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # MPRIS bench: practice against mpv with mpv-mpris, driven by playerctl and busctl on a private
 # session bus, through a private PulseAudio null sink. See README.md in this folder.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Time-stretch quality figures for WAV files (numpy only).
 
 Two measurements, both "lower is better":

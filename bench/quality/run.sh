@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Time-stretch quality comparison: our player against the reference tools,
 # all on the same inputs in the same run.  See README.md in this folder.
 #

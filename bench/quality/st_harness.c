@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* st_harness: stretch a WAV file with SoundTouch through its C API
  * (libSoundTouchDll), with explicit settings, and time the processing.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Sweep SoundTouch settings with st_harness and summarise them across tempos.
 
     sweep.py grid   OUT.jsonl [--tempo 0.8]        # full grid at one tempo

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Real-time bench: `practice play` against mpv (scaletempo2), through one private PulseAudio
 null sink, in one run.  See README.md in this folder.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Real-time bench: practice against mpv (scaletempo2) through a private PulseAudio null sink.
 # See README.md in this folder. All arguments go to run.py (run.sh --help lists them).
 #

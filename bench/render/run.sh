@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Render speed and memory bench: `practice render` against soundstretch (the
 # same SoundTouch) and sox `tempo`, on the same inputs, interleaved in one run.
 # See README.md in this folder.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Session bench: the interactive session of `practice` against mpv (scaletempo2, JSON IPC),
 through one private PulseAudio null sink, in one run.  See README.md in this folder.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Session bench: practice's interactive session against mpv (scaletempo2, JSON IPC) through a
 # private PulseAudio null sink, plus idle CPU and terminal redraws under tmux.
 # See README.md in this folder. All arguments go to run.py (run.sh --help lists them).

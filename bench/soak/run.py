@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Soak bench: `practice play` drilling a loop at 0.8x with a count-in before every pass, for a
 long time through a private real-time PulseAudio null sink, beside mpv looping the same region
 at 0.8x (--ab-loop, scaletempo2) in the same run.  See README.md in this folder.

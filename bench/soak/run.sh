@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Soak bench: practice drilling a loop at 0.8x with count-ins for two hours through a private
 # real-time PulseAudio null sink, beside mpv looping the same region (README.md in this folder).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_TAGLIB_H
 #define PRACTICE_TAGLIB_H
 // TagLib (C++) behind a small C interface: its own C API has no pictures. Only PracticeAudio

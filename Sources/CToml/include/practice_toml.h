@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_TOML_H
 #define PRACTICE_TOML_H
 // toml++ (C++) behind a small C interface: a TOML document in, the same document as JSON out,

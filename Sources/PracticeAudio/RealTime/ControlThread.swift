@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A named pthread for control-side work (the decoder, the ticker, the control socket, stdin):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A value behind a `pthread_mutex_t`, for the control side (never the audio thread).

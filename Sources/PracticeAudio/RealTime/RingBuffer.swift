@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// A single-producer, single-consumer ring of interleaved float frames (decoder → audio thread).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 
 /// A track's beat grid, as a sidecar keeps it (`beats`): where the beats are (allowing drift),

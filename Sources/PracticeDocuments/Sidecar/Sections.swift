@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Moving between markers as every controller does it (the screen's keys, MPRIS's Next and
 /// Previous, `practice ctl next`): the markers' times, sorted, and the heard position.
 public enum Sections {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 
 /// How the times of one copy of a song (the reference: the copy a sidecar's times belong to) land

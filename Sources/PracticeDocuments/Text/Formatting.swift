@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// printf-style formatting through the C library (`"%.2f"`, `"%02x"`, `"%04ld"`): what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 extension String {
     /// The text with everything that could steer a terminal shown instead: C0 and C1 control
     /// characters (ESC, BEL, CR, TAB… : `ESC ] 0 ; title BEL` retitles a terminal, `ESC [ 2 J`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_ALLOCATION_COUNTER_H
 #define PRACTICE_ALLOCATION_COUNTER_H
 #include <stdbool.h>

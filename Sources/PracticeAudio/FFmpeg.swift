@@ -87,6 +87,22 @@ extension FFmpegError {
 }
 
 /// FFmpeg's name for a codec ("aac", "opus").
+/// A decoder opened for `parameters` (on one thread), or the function that failed with FFmpeg's
+/// code (`avcodec_find_decoder` and 0: FFmpeg has none for the codec). The caller frees it.
+private func openDecoder(_ parameters: UnsafeMutablePointer<AVCodecParameters>, api: practice_ffmpeg_api)
+    -> (context: UnsafeMutablePointer<AVCodecContext>?, failed: String, code: Int32) {
+    guard let decoder = api.find_decoder(parameters.pointee.codec_id) else { return (nil, "avcodec_find_decoder", 0) }
+    var codec = api.alloc_context(decoder)
+    guard let context = codec else { return (nil, "avcodec_alloc_context3", -ENOMEM) }
+    var rc = api.parameters_to_context(context, parameters)
+    if rc >= 0 {
+        context.pointee.thread_count = 1
+        rc = api.open_codec(context, decoder, nil)
+    }
+    guard rc >= 0 else { api.free_context(&codec); return (nil, "avcodec_open2", rc) }
+    return (context, "", 0)
+}
+
 private func ffmpegCodecName(_ api: practice_ffmpeg_api, _ id: AVCodecID) -> String {
     api.codec_name(id).map { String(cString: $0) } ?? "unknown"
 }
@@ -193,16 +209,15 @@ final class FFmpegDecoder {
             api.close_input(&format)
             throw fail(.protected, "avformat_open_input", 0, "is protected (DRM); practice cannot decode it")
         }
-        guard let decoder = api.find_decoder(parameters.pointee.codec_id) else {
+        let opened = openDecoder(parameters, api: api)
+        guard let decoding = opened.context else {
             // (Named before the container, which holds the parameters, is closed.)
             let name = ffmpegCodecName(api, parameters.pointee.codec_id)
             api.close_input(&format)
-            throw fail(.undecodable, "avcodec_find_decoder", 0, "FFmpeg has no decoder for its \(name) audio")
+            if opened.code == 0 { throw fail(.undecodable, opened.failed, 0, "FFmpeg has no decoder for its \(name) audio") }
+            throw fail(.undecodable, opened.failed, opened.code)
         }
-        codec = api.alloc_context(decoder)
-        rc = codec == nil ? -1 : api.parameters_to_context(codec, parameters)
-        if rc >= 0 { rc = api.open_codec(codec, decoder, nil) }
-        guard rc >= 0 else { api.free_context(&codec); api.close_input(&format); throw fail(.undecodable, "avcodec_open2", rc) }
+        codec = decoding
         packet = api.packet_alloc()
         frame = api.frame_alloc()
         sampleRate = Int(codec!.pointee.sample_rate)
@@ -278,8 +293,7 @@ final class FFmpegDecoder {
     }
 
     private func close() {
-        _ = building?.wait()
-        building = nil
+        building = nil   // (its deinit waits for its thread)
         if frame != nil { api.frame_free(&frame) }
         if packet != nil { api.packet_free(&packet) }
         if codec != nil { api.free_context(&codec) }
@@ -596,12 +610,9 @@ struct PacketIndex {
     /// stream does not decode.
     private static func decoding(_ context: UnsafeMutablePointer<AVFormatContext>, stream: Int32, parameters: UnsafeMutablePointer<AVCodecParameters>,
                                  packet: UnsafeMutablePointer<AVPacket>, api: practice_ffmpeg_api) -> [(stamp: Int64, frame: Int)]? {
-        guard let decoder = api.find_decoder(parameters.pointee.codec_id) else { return nil }
-        var codec = api.alloc_context(decoder)
-        defer { api.free_context(&codec) }
-        guard let codec, api.parameters_to_context(codec, parameters) >= 0 else { return nil }
-        codec.pointee.thread_count = 1
-        guard api.open_codec(codec, decoder, nil) >= 0 else { return nil }
+        var opened = openDecoder(parameters, api: api).context
+        defer { api.free_context(&opened) }
+        guard let codec = opened else { return nil }
         var owned = api.frame_alloc()
         defer { api.frame_free(&owned) }
         guard let frame = owned else { return nil }
@@ -809,12 +820,9 @@ extension EmbeddedPicture {
             return s.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
         }) else { return nil }
         let stream = context.pointee.streams[index]!
-        guard let decoder = api.find_decoder(stream.pointee.codecpar.pointee.codec_id) else { return nil }
-        var codec = api.alloc_context(decoder)
-        defer { api.free_context(&codec) }
-        guard let codec, api.parameters_to_context(codec, stream.pointee.codecpar) >= 0 else { return nil }
-        codec.pointee.thread_count = 1
-        guard api.open_codec(codec, decoder, nil) >= 0 else { return nil }
+        var opened = openDecoder(stream.pointee.codecpar, api: api).context
+        defer { api.free_context(&opened) }
+        guard let codec = opened else { return nil }
         var frame = api.frame_alloc(), packet = api.packet_alloc()
         defer { api.frame_free(&frame); api.packet_free(&packet) }
         guard let frame, let packet else { return nil }

@@ -73,10 +73,11 @@ public struct Track: Sendable {
         return OpenedTrack(track: track, file: file)
     }
 
-    /// What `info` shows of `path`: an MP4/M4A/MOV's header read without loading FFmpeg where
-    /// `MP4Header` is sure of it (the same facts, checked the same way), else the opened file's.
+    /// The track at `path` for a command that reads what it is and does not play it (`info`,
+    /// markers, places): an MP4/M4A/MOV's header read without loading FFmpeg where `MP4Header`
+    /// is sure of it (the same facts, checked the same way), else the opened file's (`open`,
+    /// which also says what is wrong with a file that cannot be read).
     public static func describe(_ path: String, audioStream: Int? = nil) throws(PracticeError) -> Track {
-        try ReadableFile.check(path, noun: "an audio file")
         if let header = MP4Header.read(path, audioStream: audioStream) {
             try check(header.info, path: path)
             var track = Track(path: path, info: header.info, tags: header.tags, headerFrames: header.info.frames)

@@ -356,6 +356,17 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         func close() throws { _ = try tmux(["kill-session", "-t", name]) }
     }
 
+    /// `d` on the screen in `terminal`: it says the player of `title` went to the background and
+    /// exits 0; what it showed, and the background player's `ctl status --json`, read.
+    func detach(_ terminal: Terminal, title: String) throws -> (shown: String, status: ProcessResult, object: [String: Any]) {
+        try terminal.keys("d")
+        let shown = try terminal.waitFor("EXIT=")
+        #expect(shown.contains("practice: playing '\(title)' in the background (pid ") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
+        return (shown, status, object)
+    }
+
     /// A terminal whose players sound through a real-time sink (ALSA's `null` would let a player
     /// with no screen race to the end); keep the rig as long as the terminal.
     func realTimeTerminal() throws -> (PulseRig, Terminal) {
@@ -443,16 +454,12 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
         try terminal.type("\(practiceBinary) song.wav --device pulse --rate 0.8")
         _ = try terminal.waitFor("▶ Playing   0:01")
-        try terminal.keys("d")
-        var shown = try terminal.waitFor("EXIT=")
-        #expect(shown.contains("practice: playing 'Song' in the background (pid ") && shown.contains("EXIT=0"), "screen:\n\(shown)")
+        let (detached, status, object) = try detach(terminal, title: "Song")
         // Where the screen left it (0:01 or after; the speed kept, playing).
-        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
-        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
         #expect(object["title"] as? String == "Song" && object["playing"] as? Bool == true && object["rate"] as? Double == 0.8
-                && (object["position"] as? Double ?? 0) >= 1, "\(status)\nscreen:\n\(shown)")
+                && (object["position"] as? Double ?? 0) >= 1, "\(status)\nscreen:\n\(detached)")
         try terminal.type("\(practiceBinary) song.wav --device pulse")
-        shown = try terminal.waitFor("already playing in pid")
+        var shown = try terminal.waitFor("already playing in pid")
         #expect(shown.contains("speed 0.80×") && shown.contains("this is its screen (d leaves it playing)"), "screen:\n\(shown)")
         try terminal.keys("d")
         shown = try terminal.waitFor("EXIT=")
@@ -472,11 +479,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
         try terminal.type("\(practiceBinary) tutorial.mkv --audio-stream 1 --device pulse")
         _ = try terminal.waitFor("▶ Playing   0:01")
-        try terminal.keys("d")
-        let shown = try terminal.waitFor("EXIT=")
-        #expect(shown.contains("practice: playing 'Tutorial' in the background (pid ") && shown.contains("EXIT=0"), "screen:\n\(shown)")
-        let status = try practice(["ctl", "status", "--json"], in: dir, environment: env)
-        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
+        let (_, status, object) = try detach(terminal, title: "Tutorial")
         #expect(object["playing"] as? Bool == true && abs((object["duration"] as? Double ?? 0) - 30) < 0.1, "\(status)")
         try quit()
     }

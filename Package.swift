@@ -37,20 +37,25 @@ let package = Package(
         .target(name: "CToml", cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),
 
-        // The C boundary and the real-time thread: the only module that imports C.
-        .target(name: "PracticeAudio", dependencies: ["CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CCurl", "CChromaprint", "CSystemdBus", "CTagLib", "CToml", "CChafa", "CAubio", "CEspeak", "CFFmpeg"]),
-        // Sidecars, JSON, interchange formats, lyrics, resume points, errors and times: Foundation only.
-        .target(name: "PracticeDocuments"),
-        // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places.
+        // Locks, control threads, spawning programs and wake pipes: Glibc only, for every module above.
+        .target(name: "PracticeSystem"),
+        // Decoding (libsndfile, FFmpeg), stretching (SoundTouch), resampling (soxr), output (ALSA) and
+        // the real-time thread; spoken count-in words (espeak-ng): audio's C libraries only.
+        .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
+        // Sidecars, JSON, interchange formats, lyrics, resume points, errors, times and the
+        // configuration file (toml++): no audio, no network.
+        .target(name: "PracticeDocuments", dependencies: ["CToml"]),
+        // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places;
+        // the analyses on the track's audio (fingerprints with Chromaprint, beats with aubio).
         .target(name: "PracticeEngine", dependencies: [
-            "PracticeAudio", "PracticeDocuments",
+            "PracticeSystem", "PracticeAudio", "PracticeDocuments", "CChromaprint", "CAubio",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The control protocol: commands and events, the socket, its client, following lyrics.
-        .target(name: "PracticeControl", dependencies: ["PracticeEngine", "PracticeDocuments"]),
-        // FLO song documents, fetching (libcurl, through the C boundary) and the song cache.
+        .target(name: "PracticeControl", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments"]),
+        // FLO song documents, fetching (libcurl, opened when a song is fetched) and the song cache.
         .target(name: "PracticeSongs", dependencies: [
-            "PracticeAudio", "PracticeEngine", "PracticeDocuments",
+            "PracticeEngine", "PracticeDocuments", "CCurl",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The practice journal: every play session recorded from the player's events into SQLite (GRDB), reports, notes.
@@ -58,26 +63,31 @@ let package = Package(
             "PracticeEngine", "PracticeDocuments",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        // The library: the music folders scanned into an SQLite index (GRDB, FTS5), search, today's pick.
+        // The library: the music folders scanned into an SQLite index (GRDB, FTS5), their tags and
+        // covers (TagLib), covers drawn in the terminal (chafa), search, today's pick.
         .target(name: "PracticeLibrary", dependencies: [
-            "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal",
+            "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal", "CTagLib", "CChafa",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
+        .target(name: "PracticeDesktop", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CSystemdBus"]),
         // The practice and library screens: views of the player's state and the index, keys turned into commands.
-        .target(name: "PracticeTUI", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio"]),
+        .target(name: "PracticeTUI", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary"]),
         .executableTarget(name: "practice", dependencies: [
             "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
+            "PracticeDesktop", "PracticeSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop"]),   // installed by `make install`
 
-        .target(name: "PracticeTestSupport", dependencies: ["PracticeAudio", "PracticeEngine"], path: "Tests/PracticeTestSupport"),
+        .target(name: "PracticeTestSupport", dependencies: ["PracticeSystem", "PracticeAudio", "PracticeEngine", "PracticeDesktop"], path: "Tests/PracticeTestSupport"),
         // bench/beats: writes the generated beat corpus and its held-out tracks as WAV files.
         .executableTarget(name: "beat-corpus", dependencies: ["PracticeTestSupport"], path: "Tests/BeatCorpusTool"),
         // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
-        .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeAudio", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeAudioTests", dependencies: ["PracticeSystem", "PracticeAudio", "PracticeTestSupport"]),
         .testTarget(name: "PracticeDocumentsTests", dependencies: ["PracticeDocuments", "PracticeEngine", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeEngineTests", dependencies: ["PracticeEngine", "PracticeDocuments", "PracticeControl",
+        .testTarget(name: "PracticeEngineTests", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl",
                                                                "PracticeTestSupport", "CAllocationCounter"]),
         .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
@@ -87,7 +97,7 @@ let package = Package(
                     exclude: ["make-library.py"]),
         // The parsers' libFuzzer targets (Tests/Fuzz): the functions here, their seeds and every crash
         // found are replayed by PracticeFuzzTests; `make fuzz` builds the fuzzer itself (below).
-        .target(name: "PracticeFuzzTargets", dependencies: ["PracticeAudio", "PracticeControl", "PracticeDocuments", "PracticeEngine", "PracticeSongs", "PracticeTUI"],
+        .target(name: "PracticeFuzzTargets", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeControl", "PracticeDocuments", "PracticeEngine", "PracticeSongs", "PracticeTUI"],
                 path: "Tests/Fuzz/Targets"),
         .testTarget(name: "PracticeFuzzTests", dependencies: ["PracticeFuzzTargets", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py", "journal-year.py"]),

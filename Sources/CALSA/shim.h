@@ -8,11 +8,6 @@
 #include <sched.h>
 #include <time.h>
 
-// Glibc's module is built without _GNU_SOURCE, so pthread_setname_np is not visible from Swift.
-extern int pthread_setname_np(pthread_t thread, const char *name);
-/// Names the calling thread (at most 15 bytes).
-static inline int CALSA_setThreadName(const char *name) { return pthread_setname_np(pthread_self(), name); }
-
 // ALSA prints its own errors ("ALSA lib pcm.c:…: Unknown PCM nope") to stderr; we report each
 // failure once, in our words. The handler type is variadic, which Swift cannot implement.
 static void CALSA_ignoreError(const char *file, int line, const char *function, int err, const char *fmt, ...) {

@@ -803,12 +803,13 @@ final class FFmpegEncoder {
     }
 }
 
-extension EmbeddedPicture {
+/// A picture from a video stream, for the library's covers.
+public enum VideoFrame {
     /// A video's cover: the first frame at a tenth of its length (past a fade-in or a title
     /// card), as a JPEG made by FFmpeg's encoder from the decoded picture. Nil for a file with no
     /// video (an attached cover picture is TagLib's), or a picture in a pixel format the JPEG
     /// encoder does not take as it is (10-bit, RGB).
-    public static func videoFrame(of path: String) -> EmbeddedPicture? {
+    public static func jpeg(of path: String) -> [UInt8]? {
         guard let api = try? ffmpegAPI() else { return nil }
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard api.open_input(&context, path, nil, nil) >= 0, let context else { return nil }
@@ -852,7 +853,7 @@ extension EmbeddedPicture {
     }
 
     /// `frame` as a JPEG (FFmpeg's encoder, quality 3 of 31), or nil.
-    static func jpeg(_ frame: UnsafeMutablePointer<AVFrame>, api: practice_ffmpeg_api) -> EmbeddedPicture? {
+    static func jpeg(_ frame: UnsafeMutablePointer<AVFrame>, api: practice_ffmpeg_api) -> [UInt8]? {
         let format = AVPixelFormat(rawValue: frame.pointee.format)
         guard [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV444P].contains(format),
               frame.pointee.width > 0, frame.pointee.height > 0, let encoder = api.find_encoder(AV_CODEC_ID_MJPEG) else { return nil }
@@ -873,6 +874,6 @@ extension EmbeddedPicture {
         var packet = api.packet_alloc()
         defer { api.packet_free(&packet) }
         guard let packet, api.receive_packet(codec, packet) >= 0, let data = packet.pointee.data, packet.pointee.size > 0 else { return nil }
-        return EmbeddedPicture(bytes: Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))), mime: "image/jpeg")
+        return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
     }
 }

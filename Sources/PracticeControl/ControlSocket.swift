@@ -2,9 +2,9 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import PracticeAudio
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 /// A controller on a Unix socket: any number of clients send the JSON-lines commands of
 /// `PlayerCommand` and receive the player's state events (NDJSON), as `--control stdin` does on

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 import Glibc
-import PracticeAudio
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 /// A player in another process, through its control socket: what `practice attach` shows the
 /// practice screen on. It asks for the whole state (`{"cmd":"attach"}`), keeps the newest the

@@ -3,6 +3,7 @@ import Crypto
 import FoundationEssentials
 import PracticeAudio
 import PracticeDocuments
+import PracticeSystem
 
 /// Lining up a whole copy of a song with the one a sidecar was made on: one offset, or one for
 /// each part where a section was cut or added, each made finer with this copy's audio.

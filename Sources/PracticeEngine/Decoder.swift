@@ -4,6 +4,7 @@ import Glibc
 import PracticeAudio
 import Synchronization
 import PracticeDocuments
+import PracticeSystem
 
 /// The decoder thread: runs the program (pipeline, and a rehearsal's inserts) into the ring, restarting on each request, and records
 /// which ring frames hold which source frames so the heard position can be mapped back.

@@ -5,6 +5,7 @@ import Glibc
 import PracticeAudio
 import Synchronization
 import PracticeDocuments
+import PracticeSystem
 
 /// Where a player's sound goes.
 public enum OutputChoice: Sendable {

@@ -262,7 +262,7 @@ extension LibraryIndex {
             }
             // A video with no cover in its tags: a frame a tenth of the way in.
             if tags.cover == nil, problem == nil, LibraryIndex.videoExtensions.contains(Path.pathExtension(found.path).lowercased()) {
-                tags.cover = EmbeddedPicture.videoFrame(of: found.path)
+                tags.cover = VideoFrame.jpeg(of: found.path).map { EmbeddedPicture(bytes: $0, mime: "image/jpeg") }
             }
             if let picture = tags.cover { cover = Artwork.store(picture, in: covers) }
             tags.cover = nil

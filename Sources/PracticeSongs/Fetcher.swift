@@ -4,7 +4,6 @@ import Glibc
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
-import PracticeAudio
 
 /// Copies a song's files into the cache: http(s) URLs through libcurl (`HTTPGet`), local files with a
 /// plain copy. Every failure is a `PracticeError` naming the URL or path: 66 for a missing file

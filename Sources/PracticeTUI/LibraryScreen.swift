@@ -3,10 +3,10 @@ import FoundationEssentials
 import Dispatch
 import Glibc
 import Synchronization
-import PracticeAudio
 import PracticeControl
 import PracticeDocuments
 import PracticeLibrary
+import PracticeSystem
 
 /// The library screen's I/O: the terminal in raw mode, keys to `LibraryView`, searches run on the
 /// index, covers decoded and drawn with libchafa (once each). `run()` returns when a track is to

@@ -6,6 +6,7 @@ import Synchronization
 import PracticeDocuments
 import PracticeEngine
 import PracticeControl
+import PracticeSystem
 
 /// The practice screen's I/O loop: reads keys, hands them to the `SessionModel` (keys in, actions
 /// out), carries out its actions on the player (one more controller of the hub) and the sidecar

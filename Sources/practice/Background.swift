@@ -5,6 +5,7 @@ import PracticeAudio
 import PracticeControl
 import PracticeTUI
 import PracticeDocuments
+import PracticeSystem
 
 /// `--background`: the same command again, as a detached player in a session of its own (no
 /// terminal, so closing this one does not stop it). This process waits until the player is

@@ -7,6 +7,8 @@ import PracticeControl
 import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
+import PracticeDesktop
 
 /// The controllers every player has besides its own screen or stdin: its socket in the players'
 /// folder (for `practice ctl`), MPRIS on the session bus, and the now-playing notification.

@@ -6,6 +6,7 @@ import PracticeControl
 import PracticeDocuments
 import PracticeEngine
 import PracticeTUI
+import PracticeDesktop
 
 extension Practice {
     struct Attach: ParsableCommand {

@@ -5,6 +5,7 @@ import Glibc
 import PracticeControl
 import PracticeDocuments
 import PracticeTUI
+import PracticeDesktop
 
 extension Practice {
     struct Ctl: ParsableCommand {

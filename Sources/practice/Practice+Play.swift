@@ -11,6 +11,9 @@ import PracticeJournal
 import PracticeControl
 import PracticeSongs
 import PracticeAudio
+import PracticeLibrary
+import PracticeSystem
+import PracticeDesktop
 
 extension Practice {
     struct Play: AsyncParsableCommand {

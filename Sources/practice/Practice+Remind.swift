@@ -8,6 +8,7 @@ import PracticeDocuments
 import PracticeJournal
 import PracticeLibrary
 import PracticeTUI
+import PracticeDesktop
 
 extension Practice {
     struct Remind: ParsableCommand {
@@ -24,23 +25,6 @@ extension Practice {
                   practice remind off
                 """,
             subcommands: [At.self, Off.self, Check.self])
-
-        static let timerName = "practice-remind.timer"
-        static let serviceName = "practice-remind.service"
-        static var unitFolder: String { XDG.directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("systemd/user").path }
-
-        /// This binary's own path, for the units and the crontab line.
-        static var binary: String { Path.resolved("/proc/self/exe") ?? CommandLine.arguments[0] }
-
-        /// Whether systemd runs this machine (sd_booted's test) and its `systemctl` is there.
-        static var hasSystemd: Bool {
-            FileManager.default.fileExists(atPath: "/run/systemd/system") && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl")
-        }
-
-        static func systemctl(_ arguments: [String]) -> (ok: Bool, output: String) {
-            guard let r = Spawning.run("/usr/bin/systemctl", ["--user"] + arguments) else { return (false, "systemctl could not be started") }
-            return (r.status == 0, r.output.split(separator: "\n").first.map(String.init) ?? "")
-        }
 
         struct At: ParsableCommand {
             static let configuration = CommandConfiguration(
@@ -60,26 +44,26 @@ extension Practice {
                     throw PracticeError(.usage, "'\(time.terminalSafe)' is not a time of day (HH:MM, 00:00 to 23:59)")
                 }
                 let clock = cFormat("%02d:%02d", hour, minute)
-                guard noEnable || Remind.hasSystemd else {
+                guard noEnable || Reminder.hasSystemd else {
                     Terminal.write("practice: systemd does not run this machine; add this line to your crontab ('crontab -e') instead:\n", to: STDERR_FILENO)
                     // The session's runtime folder (its bus is where the notification goes): this
                     // session's when it has one, else the shell's guess for the user.
                     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty || $0.contains(" ") ? nil : $0 } ?? "/run/user/$(id -u)"
-                    Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=\(runtime) \(Remind.binary) remind check\n", to: STDOUT_FILENO)
+                    Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=\(runtime) \(Reminder.binary) remind check\n", to: STDOUT_FILENO)
                     return
                 }
-                try Remind.writeUnits(at: clock)
+                try Reminder.writeUnits(at: clock)
                 if noEnable {
-                    Terminal.write("practice: wrote \(Remind.unitFolder)/\(Remind.timerName) and \(Remind.serviceName) (not enabled: 'systemctl --user enable --now \(Remind.timerName)' starts it)\n", to: STDERR_FILENO)
+                    Terminal.write("practice: wrote \(Reminder.unitFolder)/\(Reminder.timerName) and \(Reminder.serviceName) (not enabled: 'systemctl --user enable --now \(Reminder.timerName)' starts it)\n", to: STDERR_FILENO)
                     return
                 }
-                for step in [["daemon-reload"], ["enable", "--now", Remind.timerName]] {
-                    let r = Remind.systemctl(step)
+                for step in [["daemon-reload"], ["enable", "--now", Reminder.timerName]] {
+                    let r = Reminder.systemctl(step)
                     guard r.ok else {
-                        throw PracticeError(.unavailable, "systemctl --user \(step.joined(separator: " ")) failed (\(r.output.terminalSafe)); the units are in \(Remind.unitFolder)")
+                        throw PracticeError(.unavailable, "systemctl --user \(step.joined(separator: " ")) failed (\(r.output.terminalSafe)); the units are in \(Reminder.unitFolder)")
                     }
                 }
-                Terminal.write("practice: a reminder at \(clock) every day when you have not practised (\(Remind.unitFolder)/\(Remind.timerName))\n", to: STDERR_FILENO)
+                Terminal.write("practice: a reminder at \(clock) every day when you have not practised (\(Reminder.unitFolder)/\(Reminder.timerName))\n", to: STDERR_FILENO)
             }
 
             static func parse(_ text: String) -> (Int, Int)? {
@@ -88,48 +72,6 @@ extension Practice {
                       let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
                 return (h, m)
             }
-        }
-
-        /// The timer (every day at `clock`) and the one-shot service it starts, written atomically.
-        static func writeUnits(at clock: String) throws(PracticeError) {
-            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch {
-                throw PracticeError(.cannotCreate, "\(unitFolder): cannot make the folder for the reminder's units")
-            }
-            // systemd splits ExecStart on spaces and reads % and \ specially: the path is quoted.
-            var exec = ""
-            for ch in binary {
-                switch ch {
-                case "\\": exec += "\\\\"
-                case "\"": exec += "\\\""
-                case "%": exec += "%%"
-                default: exec.append(ch)
-                }
-            }
-            let service = """
-                # Written by 'practice remind at'; 'practice remind off' removes it.
-                [Unit]
-                Description=Remind me to practise if I have not today (practice)
-
-                [Service]
-                Type=oneshot
-                ExecStart="\(exec)" remind check
-
-                """
-            let timer = """
-                # Written by 'practice remind at'; 'practice remind off' removes it.
-                [Unit]
-                Description=Every day at \(clock): a practice reminder if I have not practised
-
-                [Timer]
-                OnCalendar=*-*-* \(clock):00
-                Unit=\(serviceName)
-
-                [Install]
-                WantedBy=timers.target
-
-                """
-            try AtomicFile.write(Data(service.utf8), to: unitFolder + "/" + serviceName)
-            try AtomicFile.write(Data(timer.utf8), to: unitFolder + "/" + timerName)
         }
 
         struct Off: ParsableCommand {
@@ -141,19 +83,11 @@ extension Practice {
                     """)
 
             func run() throws {
-                let paths = [Remind.timerName, Remind.serviceName].map { Remind.unitFolder + "/" + $0 }
-                guard paths.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                guard try Reminder.removeUnits() else {
                     Terminal.write("practice: no reminder is set (a crontab line, if you added one, stays: 'crontab -e')\n", to: STDERR_FILENO)
                     return
                 }
-                if Remind.hasSystemd { _ = Remind.systemctl(["disable", "--now", Remind.timerName]) }
-                for p in paths where FileManager.default.fileExists(atPath: p) {
-                    do { try FileManager.default.removeItem(atPath: p) } catch {
-                        throw PracticeError(.cannotCreate, "\(p): cannot remove it (\(systemMessage()))")
-                    }
-                }
-                if Remind.hasSystemd { _ = Remind.systemctl(["daemon-reload"]) }
-                Terminal.write("practice: no more reminders (removed \(Remind.timerName) and \(Remind.serviceName))\n", to: STDERR_FILENO)
+                Terminal.write("practice: no more reminders (removed \(Reminder.timerName) and \(Reminder.serviceName))\n", to: STDERR_FILENO)
             }
         }
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import PracticeTestSupport
 @testable import PracticeAudio
+import PracticeSystem
 
 /// The containers a dancer's songs come in, made by Debian's `ffmpeg` from generated music (10 s,
 /// stereo): decoded through FFmpeg's libraries (libsndfile refuses them), their length and every

@@ -7,6 +7,7 @@ import PracticeTestSupport
 @testable import PracticeEngine
 import PracticeDocuments
 import PracticeControl
+import PracticeSystem
 
 /// The engine on the virtual device: positions, jumps and loops exact to the frame, and many
 /// controllers at once.

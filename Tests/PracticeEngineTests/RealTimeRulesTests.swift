@@ -7,6 +7,7 @@ import PracticeTestSupport
 @testable import PracticeEngine
 import PracticeDocuments
 import PracticeControl
+import PracticeSystem
 
 /// The real-time audio thread never allocates: every call to malloc, free and their kin made by
 /// that thread is counted (the test binary replaces them), while it plays with seeks, rate

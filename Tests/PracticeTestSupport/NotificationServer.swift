@@ -2,6 +2,8 @@
 import Foundation
 import Synchronization
 import PracticeAudio
+import PracticeSystem
+import PracticeDesktop
 
 /// A small desktop notification server (org.freedesktop.Notifications) on a bus the test runs:
 /// it takes the name, answers Notify with an id, and keeps each notification's summary and body.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import PracticeAudio
+import PracticeSystem
 
 /// A private PulseAudio server with a real-time null sink, and a recorder on its monitor that
 /// timestamps every chunk it receives (see audio-testing.md, "Real-time pacing").

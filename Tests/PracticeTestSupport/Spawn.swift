@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import PracticeAudio
 import Foundation
+import PracticeSystem
 
 /// A child process started with `posix_spawn`, for long-lived helpers (a sound server, a recorder).
 /// Foundation's `Process` on Linux reaps each child with a blocking `wait4` on its pid, so a

@@ -2,6 +2,7 @@
 internal import CALSA
 import Glibc
 import Synchronization
+import PracticeSystem
 
 /// Whether the audio thread should be sending frames to the device.
 public enum Transport: UInt8, Sendable {
@@ -252,23 +253,5 @@ extension AudioThread: AudioThreadControl {
     public func deviceReopened() {
         failure.store(0, ordering: .releasing)
         wake()
-    }
-}
-
-/// Names the calling thread for `top -H`, `perf` and debuggers (at most 15 bytes).
-public func nameCurrentThread(_ name: String) { _ = CALSA_setThreadName(name) }
-
-/// What a new pthread runs: a name and a body. Generic code cannot build a C function pointer, so
-/// every thread starts through `cEntry`, which takes the retained entry back and runs it.
-final class ThreadEntry: @unchecked Sendable {  // immutable after init
-    let name: String
-    let body: () -> Void
-    init(name: String, body: @escaping () -> Void) { self.name = name; self.body = body }
-
-    static let cEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
-        let entry = Unmanaged<ThreadEntry>.fromOpaque(raw!).takeRetainedValue()
-        _ = CALSA_setThreadName(entry.name)
-        entry.body()
-        return nil
     }
 }

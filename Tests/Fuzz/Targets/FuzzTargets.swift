@@ -7,6 +7,7 @@ import PracticeDocuments
 import PracticeEngine
 import PracticeSongs
 import PracticeTUI
+import PracticeLibrary
 
 /// One libFuzzer target per parser (`make fuzz`, README "Reliability"): each takes any bytes,
 /// must not crash, and checks what must hold for whatever it reads (a document written back

@@ -71,3 +71,31 @@ public final class Condition: @unchecked Sendable {  // the pthread objects are 
         pthread_cond_timedwait(cond, mutex, &deadline)
     }
 }
+
+/// Names the calling thread for `top -H`, `perf` and debuggers (at most 15 bytes show).
+public func nameCurrentThread(_ name: String) {
+    _ = setThreadName?(pthread_self(), name)
+}
+
+/// `pthread_setname_np`, which Swift's Glibc module does not show (it is a GNU extension):
+/// looked up once.
+private let setThreadName: (@convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32).self)
+}()
+
+/// What a new pthread runs: a name and a body. Generic code cannot build a C function pointer, so
+/// every thread (the audio thread's too) starts through `cEntry`, which takes the retained entry
+/// back, names the thread and runs the body.
+package final class ThreadEntry: @unchecked Sendable {  // immutable after init
+    let name: String
+    let body: () -> Void
+    package init(name: String, body: @escaping () -> Void) { self.name = name; self.body = body }
+
+    package static let cEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
+        let entry = Unmanaged<ThreadEntry>.fromOpaque(raw!).takeRetainedValue()
+        nameCurrentThread(entry.name)
+        entry.body()
+        return nil
+    }
+}

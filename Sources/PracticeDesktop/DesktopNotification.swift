@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import PracticeAudio
 import PracticeDocuments
 
 /// One desktop notification (org.freedesktop.Notifications) on the session bus, from a command

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import CAubio
+internal import CAubio
 import Glibc
 
 /// Why aubio could not analyse a track.

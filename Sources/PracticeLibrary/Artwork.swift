@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Crypto
 import FoundationEssentials
-import PracticeAudio
 import PracticeDocuments
+import PracticeEngine
 
 /// The picture that goes with a track, as a file desktop widgets and notifications can show:
 /// the picture embedded in its tags, written once into `$XDG_CACHE_HOME/practice/covers/` (named

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import CChromaprint
+internal import CChromaprint
 import Glibc
+import PracticeSystem
 
 /// Why Chromaprint could not fingerprint (or encode, or decode) a fingerprint.
 public struct ChromaprintError: Error, Sendable, CustomStringConvertible {

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import PracticeDocuments
-import PracticeEngine
 
 /// A self-pipe: `ring()` from any thread makes its read end readable until `drain()`.
 public final class WakePipe: Sendable {

@@ -2,9 +2,10 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import PracticeAudio
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
+import PracticeControl
 
 /// MPRIS2 on the session bus: desktop media controls, media keys, `playerctl` and phones (KDE
 /// Connect) drive the player, and see what it plays. A controller and a view like the others: it

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+
+/// The module map the README draws, held to the sources: each C library imported by exactly one
+/// module (the one whose job it serves) and only with `internal import`, and the system module on
+/// Glibc alone.
+@Suite struct ArchitectureTests {
+    static let root = LicenceTests.root
+
+    /// Every `import X` line of every Swift file under `Sources/MODULE`, as (module, file, line).
+    static func imports() throws -> [(module: String, file: String, line: String)] {
+        var out: [(String, String, String)] = []
+        let sources = root + "/Sources"
+        for module in try FileManager.default.contentsOfDirectory(atPath: sources) where module.hasPrefix("Practice") || module == "practice" {
+            guard let walker = FileManager.default.enumerator(atPath: sources + "/" + module) else { continue }
+            for case let relative as String in walker where relative.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: sources + "/" + module + "/" + relative, encoding: .utf8)
+                for line in text.split(separator: "\n") where line.contains("import ") && !line.hasPrefix("//") && !line.hasPrefix(" ") {
+                    out.append((module, relative, String(line)))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Where each C library belongs: the module whose job it serves.
+    static let owners = [
+        "CSndFile": "PracticeAudio", "CSoundTouch": "PracticeAudio", "CALSA": "PracticeAudio", "CSoxr": "PracticeAudio",
+        "CFFmpeg": "PracticeAudio", "CEspeak": "PracticeAudio",
+        "CChromaprint": "PracticeEngine", "CAubio": "PracticeEngine",
+        "CCurl": "PracticeSongs", "CToml": "PracticeDocuments",
+        "CTagLib": "PracticeLibrary", "CChafa": "PracticeLibrary",
+        "CSystemdBus": "PracticeDesktop",
+    ]
+
+    @Test func eachCLibraryIsImportedInternallyByTheOneModuleWhoseJobItServes() throws {
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/Sources").filter { $0.hasPrefix("C") }.sorted()
+        #expect(Set(modules) == Set(Self.owners.keys), "C modules in Sources: \(modules)")
+        var wrong: [String] = []
+        var seen: Set<String> = []
+        for (module, file, line) in try Self.imports() {
+            guard let c = line.split(separator: " ").last.map(String.init), c.hasPrefix("C"), let owner = Self.owners[c] else { continue }
+            seen.insert(c)
+            if module != owner { wrong.append("\(module)/\(file): \(line) (belongs in \(owner))") }
+            if !line.hasPrefix("internal import ") { wrong.append("\(module)/\(file): \(line) (not internal)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(seen == Set(Self.owners.keys), "never imported: \(Set(Self.owners.keys).subtracting(seen))")
+    }
+
+    @Test func theSystemModuleStandsOnGlibcAlone() throws {
+        let lines = try Self.imports().filter { $0.module == "PracticeSystem" }.map(\.line)
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { ["import Glibc", "import Synchronization"].contains($0) }, "\(lines)")
+    }
+}

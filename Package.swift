@@ -78,7 +78,7 @@ let package = Package(
             "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
             "PracticeDesktop", "PracticeSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], exclude: ["practice.desktop"]),   // installed by `make install`
+        ], exclude: ["practice.desktop", "third-party.txt"]),   // installed by `make install`
 
         .target(name: "PracticeTestSupport", dependencies: ["PracticeSystem", "PracticeAudio", "PracticeEngine", "PracticeDesktop"], path: "Tests/PracticeTestSupport"),
         // bench/beats: writes the generated beat corpus and its held-out tracks as WAV files.

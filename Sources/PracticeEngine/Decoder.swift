@@ -105,14 +105,26 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
         }
     }
 
+    /// What the decoder thread is doing (its one state; the request waiting and `quit` are the
+    /// control side's, under `condition`).
+    private enum Phase: Equatable {
+        /// No stream to produce: before the first request, after the end, after a failure.
+        case idle
+        /// A new generation has started; its first block is not in the ring yet.
+        case starting
+        /// Writing blocks until the ring is full.
+        case filling
+        /// The ring was full: waiting until half of it has played, so the thread wakes a few times
+        /// a second rather than for every block.
+        case waiting
+    }
+
     private func run() {
-        var streaming = false
+        var phase = Phase.idle
         var carry: [Float] = []          // produced frames that did not fit in the ring yet
         var carryOffset = 0              // frames of `carry` already written
-        var refilling = true
-        var firstBlockPending = false
         func canWrite(carryPending: Bool) -> Bool {
-            carryPending ? ring.freeFrames > 0 : (refilling || !ring.consumerInCurrentGeneration) && ring.freeFrames >= Pipeline.blockFrames
+            carryPending ? ring.freeFrames > 0 : (phase != .waiting || !ring.consumerInCurrentGeneration) && ring.freeFrames >= Pipeline.blockFrames
         }
         let channels = ring.channels
         while true {
@@ -121,17 +133,17 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             // thread wakes a few times a second rather than for every block. Right after a restart the
             // ring looks full until the audio thread has skipped the old stream: poll briefly then.
             let caughtUp = ring.consumerInCurrentGeneration
-            if caughtUp && ring.freeFrames < Pipeline.blockFrames { refilling = false }
-            if ring.freeFrames >= ring.capacity / 2 { refilling = true }
-            while !quit && pending == nil && (!streaming || !canWrite(carryPending: carryOffset < carry.count / channels)) {
-                if streaming {
+            if phase == .filling && caughtUp && ring.freeFrames < Pipeline.blockFrames { phase = .waiting }
+            if phase == .waiting && ring.freeFrames >= ring.capacity / 2 { phase = .filling }
+            while !quit && pending == nil && (phase == .idle || !canWrite(carryPending: carryOffset < carry.count / channels)) {
+                if phase != .idle {
                     // Paused, nothing drains the ring: wait long, but not untimed. A command signals,
                     // yet the transport may turn to playing just after the audio thread took the new
                     // generation; 0.25 s is well within the ring's 0.74 s, so that costs no underrun.
                     let missing = ring.capacity / 2 - ring.freeFrames
                     let wait = !ring.consumerInCurrentGeneration ? 0.002 : isIdle() ? 0.25 : max(0.01, Double(missing) / Double(outputRate))
                     condition.wait(seconds: wait)
-                    if ring.freeFrames >= ring.capacity / 2 { refilling = true }
+                    if phase == .waiting && ring.freeFrames >= ring.capacity / 2 { phase = .filling }
                 } else {
                     condition.wait()
                 }
@@ -154,18 +166,16 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                         s.append(segment)
                         if s.count > 64 { s.removeFirst(s.count - 64) }
                     }
-                    streaming = true
-                    refilling = true
-                    firstBlockPending = true
+                    phase = .starting
                 } catch {
                     ring.beginGeneration(request.generation)
                     ring.markEnd()
                     earlyEnds.withLock { $0[request.generation] = (request.frame, "processing failed: \(error)") }
-                    streaming = false
+                    phase = .idle
                     continue
                 }
             }
-            guard streaming else { continue }
+            guard phase != .idle else { continue }
             let generation = ring.producerGeneration
 
             // Write what is left over from the last block first.
@@ -184,14 +194,14 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                     let written = ring.write(p, frames: n)
                     if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }
                 }
-                if firstBlockPending {
-                    firstBlockPending = false
+                if phase == .starting {
+                    phase = .filling
                     onGeneration()
                 }
                 if !more {
                     if carry.isEmpty {
                         ring.markEnd()
-                        streaming = false
+                        phase = .idle
                     } else {
                         // Finish writing the carry, then mark the end.
                         while !carry.isEmpty {
@@ -206,14 +216,14 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                             carryOffset += n
                             if carryOffset == carry.count / channels { carry.removeAll(keepingCapacity: true); carryOffset = 0 }
                         }
-                        if carry.isEmpty { ring.markEnd(); streaming = false }
+                        if carry.isEmpty { ring.markEnd(); phase = .idle }
                     }
                     if let e = program.earlyEnd { earlyEnds.withLock { $0[generation] = e } }
                 }
             } catch {
                 earlyEnds.withLock { $0[generation] = (program.sourceFrame, "processing failed: \(error)") }
                 ring.markEnd()
-                streaming = false
+                phase = .idle
             }
         }
     }

@@ -175,6 +175,8 @@ public struct PlayerEvent: Sendable, Equatable {
 /// thread's transport and publishes its event, before the next command starts. So commands from
 /// several controllers apply one after the other, the decoder's requests arrive in generation order
 /// (it drops any older than one it has), and every subscriber sees the same events in the same order.
+/// Events are collected on the serial path and delivered after its lock is released (`Outbox`),
+/// so a subscriber may call the player back; a command returns once its events are delivered.
 ///
 /// Three threads besides the callers': a decoder thread that runs the `Program` into the ring, the
 /// real-time audio thread that moves the ring to the device, and a ticker that publishes the position
@@ -208,7 +210,12 @@ public final class Player: Sendable {
         let deliver: @Sendable (PlayerEvent) -> Void
         let finish: @Sendable () -> Void
         let wantsTicks: @Sendable () -> Bool
+        /// The sequence of the snapshot it started with: older events still on their way out
+        /// are not for it.
+        let since: UInt64
     }
+    /// Events published on the serial path, on their way to the subscribers (outside it).
+    private let outbox = Outbox()
     private let tickInterval: Duration
     /// Seconds between tries to open a device that went away; nil: a failure is for good.
     private let reconnect: Double?
@@ -307,12 +314,12 @@ public final class Player: Sendable {
 
     // MARK: Commands (any thread; each runs whole on the serial path)
 
-    public func play() { engine.withLock { c in if !c.stopped { play(&c) } } }
+    public func play() { command { c in if !c.stopped { play(&c) } } }
 
-    public func pause() { engine.withLock { c in if !c.stopped { pause(&c) } } }
+    public func pause() { command { c in if !c.stopped { pause(&c) } } }
 
     public func togglePause() {
-        engine.withLock { c in
+        command { c in
             guard !c.stopped else { return }
             if c.playing && audio.lastEndedGeneration != c.generation { pause(&c) } else { play(&c) }
         }
@@ -345,7 +352,7 @@ public final class Player: Sendable {
     /// Jumps to `seconds` on the source timeline (anywhere before the range's end: `--from` is not a fence). With a loop, a
     /// seek before it plays into it, and one past its end lands on its last moment.
     public func seek(to seconds: Double) {
-        engine.withLock { c in
+        command { c in
             guard !c.stopped else { return }
             restart(&c, at: track.frame(clamping: seconds), settings: c.settings, playing: c.playing)
             publish(&c, .seeked)
@@ -354,7 +361,7 @@ public final class Player: Sendable {
 
     /// Jumps to `seconds` and plays (a marker's or a lyric line's place), as one command.
     public func jump(to seconds: Double) {
-        engine.withLock { c in
+        command { c in
             guard !c.stopped else { return }
             restart(&c, at: track.frame(clamping: seconds), settings: c.settings, playing: true)
             publish(&c, .seeked)
@@ -379,7 +386,7 @@ public final class Player: Sendable {
 
     /// Changes the settings and goes on from the heard position.
     private func change(_ kind: PlayerEvent.Kind, _ edit: (inout PlaybackSettings) -> Void) {
-        engine.withLock { c in
+        command { c in
             guard !c.stopped else { return }
             var s = c.settings
             edit(&s)
@@ -394,7 +401,7 @@ public final class Player: Sendable {
     /// ends moved a little). Changing only the name changes nothing that is heard.
     public func setLoop(_ loop: LoopRange?, keepingCount: Bool = false, on: Bool = true) throws(PracticeError) {
         if let loop { try Self.check(loop, in: track) }
-        engine.withLock { c in
+        command { c in
             guard !c.stopped else { return }
             if var renamed = c.loop, let loop, c.loopOn == on {
                 renamed.name = loop.name
@@ -425,7 +432,7 @@ public final class Player: Sendable {
     /// loop's start, paused, with every pass to play again, as the end of the track goes back to
     /// its start. Nothing happens without an active loop.
     public func rewindLoop() {
-        engine.withLock { c in
+        command { c in
             guard !c.stopped, let loop = c.activeLoop else { return }
             restart(&c, at: track.frame(clamping: loop.start), settings: c.settings, playing: false, passesBefore: 0)
             publish(&c, .paused)
@@ -436,7 +443,7 @@ public final class Player: Sendable {
     /// A trainer's loop switched off plays on at the speed the trainer had reached; switched on
     /// again, the trainer goes on from the pass it had reached.
     public func setLooping(_ on: Bool) {
-        engine.withLock { c in
+        command { c in
             guard !c.stopped, let loop = c.loop, c.loopOn != on else { return }
             let at = heardFrame(c)
             var settings = c.settings
@@ -474,13 +481,36 @@ public final class Player: Sendable {
         }
         guard first else { return }
         shutDown()
-        engine.withLock { c in publish(&c, .stopped) }
-        // Finish outside the lock: finishing runs onTermination, which takes the lock itself.
-        let all = subscribers.withLock { obs in
-            defer { obs.removeAll() }
-            return Array(obs.values)
+        command { c in
+            publish(&c, .stopped)
+            outbox.post(.finishAll)   // after `stopped`, in order
         }
-        for s in all { s.finish() }
+    }
+
+    /// Runs `body` on the serial path (the engine's lock held), then, with the lock released,
+    /// delivers what it published: a subscriber may call the player back.
+    private func command<R>(_ body: (inout Engine) -> R) -> R {
+        let result = engine.withLock(body)
+        outbox.deliver(to: self)
+        return result
+    }
+
+    /// What the outbox delivers, in the order it was posted (outside the engine's lock).
+    fileprivate func deliver(_ item: Outbox.Item) {
+        switch item {
+        case .event(let event, let only):
+            // A subscriber gets the events after its snapshot (`since`), and its snapshot.
+            for (id, s) in subscribers.withLock({ Array($0) }) where only.map({ $0 == id }) ?? (event.sequence > s.since) {
+                if event.kind != .tick || s.wantsTicks() { s.deliver(event) }
+            }
+        case .finishAll:
+            // Finishing runs a stream's onTermination, which takes the subscribers' lock itself.
+            let all = subscribers.withLock { obs in
+                defer { obs.removeAll() }
+                return Array(obs.values)
+            }
+            for s in all { s.finish() }
+        }
     }
 
     private func shutDown() {
@@ -609,8 +639,7 @@ public final class Player: Sendable {
         if kind == .deviceLost { deviceWentAway(&c) }
         c.sequence += 1
         c.published = state
-        let event = PlayerEvent(kind: kind, state: state, sequence: c.sequence, clock: clockSeconds)
-        for s in subscribers.withLock({ Array($0.values) }) where kind != .tick || s.wantsTicks() { s.deliver(event) }
+        outbox.post(.event(PlayerEvent(kind: kind, state: state, sequence: c.sequence, clock: clockSeconds), only: nil))
     }
 
     /// A subscriber's `ticks` may say yes now where it said no (a socket got a client): the
@@ -638,7 +667,7 @@ public final class Player: Sendable {
         let finished = engine.withLock { c in
             continuation.yield(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence, clock: clockSeconds))
             if c.stopped { return true }
-            subscribers.withLock { $0[id] = Subscriber(deliver: { continuation.yield($0) }, finish: { continuation.finish() }, wantsTicks: ticks) }
+            subscribers.withLock { $0[id] = Subscriber(deliver: { continuation.yield($0) }, finish: { continuation.finish() }, wantsTicks: ticks, since: c.sequence) }
             tickWake.signal()   // it may take ticks, which the ticker was not publishing
             return false
         }
@@ -647,18 +676,22 @@ public final class Player: Sendable {
     }
 
     /// Every change from now on handed to `handler`, in order, from a `snapshot` to `stopped`, as
-    /// `events` gives them; but on the thread that made the change (a controller's, or the
-    /// ticker's; never the audio thread) and under the player's lock, so `handler` must only hand
-    /// the work on (to its own queue) and never call the player. For a view that must not wait for
-    /// Swift concurrency's threads (a journal, whose writes keep time). It lasts until the player stops.
+    /// `events` gives them; but on a thread that made a change (a controller's, or the ticker's;
+    /// never the audio thread), after the player's lock is released, one event at a time. So
+    /// `handler` may call the player (its command's events follow the one being handled), and
+    /// should be quick: the next events wait for it. For a view that must not wait for Swift
+    /// concurrency's threads (a journal, whose writes keep time). It lasts until the player stops.
     public func subscribe(ticks: @escaping @Sendable () -> Bool = { false }, _ handler: @escaping @Sendable (PlayerEvent) -> Void) {
         let id = UUID()
-        engine.withLock { c in
-            handler(PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence, clock: clockSeconds))
-            if c.stopped { return }
-            subscribers.withLock { $0[id] = Subscriber(deliver: handler, finish: {}, wantsTicks: ticks) }
+        let stopped: PlayerEvent? = engine.withLock { c in
+            let first = PlayerEvent(kind: c.stopped ? .stopped : .snapshot, state: snapshot(c), sequence: c.sequence, clock: clockSeconds)
+            if c.stopped { return first }
+            subscribers.withLock { $0[id] = Subscriber(deliver: handler, finish: {}, wantsTicks: ticks, since: c.sequence) }
+            outbox.post(.event(first, only: id))
             tickWake.signal()
+            return nil
         }
+        if let stopped { handler(stopped) } else { outbox.deliver(to: self) }
     }
 
     /// Waits until the range has played to its end, the device failed or the player stopped.
@@ -675,21 +708,23 @@ public final class Player: Sendable {
                 // No strong reference across the wait: a player nobody holds goes away.
                 let step: (wait: Double, wake: DispatchSemaphore)? = {
                     guard let self else { return nil }
-                    return self.engine.withLock { c in
-                    guard !c.stopped else { return nil }
-                    let s = self.snapshot(c)
-                    if s != c.published {
-                        let before = c.published
-                        let kind: PlayerEvent.Kind =
-                            s.failure != nil && before?.failure == nil ? .failed
-                            : s.deviceLost != nil && before?.deviceLost == nil ? .deviceLost
-                            : s.isFinished && before?.isFinished != true ? .finished
-                            : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
-                            : .tick
-                        if kind != .tick || self.ticksWanted { self.publish(&c, kind, s) }
+                    let step = self.engine.withLock { c -> (Double, DispatchSemaphore)? in
+                        guard !c.stopped else { return nil }
+                        let s = self.snapshot(c)
+                        if s != c.published {
+                            let before = c.published
+                            let kind: PlayerEvent.Kind =
+                                s.failure != nil && before?.failure == nil ? .failed
+                                : s.deviceLost != nil && before?.deviceLost == nil ? .deviceLost
+                                : s.isFinished && before?.isFinished != true ? .finished
+                                : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
+                                : .tick
+                            if kind != .tick || self.ticksWanted { self.publish(&c, kind, s) }
+                        }
+                        return (self.nextLook(s, c, ticking: interval), self.tickWake)
                     }
-                    return (self.nextLook(s, c, ticking: interval), self.tickWake)
-                    }
+                    self.outbox.deliver(to: self)
+                    return step
                 }()
                 guard let step else { return }
                 self?.tryReopeningTheDevice()
@@ -729,7 +764,7 @@ extension Player {
             engine.withLock { $0.nextTry = .now + .seconds($0.retryDelay) }
             return
         }
-        engine.withLock { c in
+        command { c in
             guard !c.stopped else { return }
             restart(&c, at: heardFrame(c), settings: c.settings, playing: c.playing)
             send(&c)                  // the new generation is the one wanted before the thread looks
@@ -762,5 +797,60 @@ extension ResumePoint {
     public init(_ state: PlayerState) {
         self.init(position: Sidecar.milliseconds(state.position), rate: state.rate, pitch: state.pitch,
                   loop: state.loop.map { Loop(start: $0.start, end: $0.end, name: $0.name, isOn: $0.isOn) })
+    }
+}
+
+/// The player's events on their way out. Published on the serial path (the engine's lock held),
+/// each is posted here in order; after the lock is released the thread that posted delivers
+/// everything pending, in order, unless another thread is delivering already (then it waits until
+/// that one has delivered its events too, so a command's events are out when it returns). The
+/// delivering thread may be re-entered by a subscriber that calls the player: its command's events
+/// join the queue and are delivered after the one being handled, and it does not wait for itself.
+private final class Outbox: @unchecked Sendable {  // `queue`, `posted`, `delivered`, `drainer` only under `condition`'s mutex
+    enum Item {
+        /// An event for every subscriber (`only` nil) or for one (its snapshot).
+        case event(PlayerEvent, only: UUID?)
+        /// The player stopped: every subscriber is told there is no more.
+        case finishAll
+    }
+    private let condition = Condition()
+    private var queue: [Item] = []
+    private var posted: UInt64 = 0
+    private var delivered: UInt64 = 0
+    /// The thread delivering now, if any.
+    private var drainer: pthread_t?
+
+    /// Called on the serial path.
+    func post(_ item: Item) {
+        condition.lock()
+        queue.append(item)
+        posted += 1
+        condition.unlock()
+    }
+
+    /// Delivers everything posted so far (outside the engine's lock), or waits until the thread
+    /// delivering has; returns at once on the delivering thread itself (a subscriber's call).
+    func deliver(to player: Player) {
+        condition.lock()
+        defer { condition.unlock() }
+        let wanted = posted
+        while delivered < wanted {
+            if let drainer {
+                if pthread_equal(drainer, pthread_self()) != 0 { return }
+                condition.wait()
+                continue
+            }
+            drainer = pthread_self()
+            while !queue.isEmpty {
+                let batch = queue
+                queue.removeAll()
+                condition.unlock()
+                for item in batch { player.deliver(item) }
+                condition.lock()
+                delivered += UInt64(batch.count)
+            }
+            drainer = nil
+            condition.broadcast()
+        }
     }
 }

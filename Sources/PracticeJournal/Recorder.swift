@@ -67,8 +67,8 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         timer.setEventHandler { [weak self] in self?.second() }
         timer.resume()
         reading.async { [weak self] in self?.readTrackNotes(); self?.identify() }
-        // Events are taken in on the journal's queue, in order (the handler runs under the
-        // player's lock: it only hands them on).
+        // Events are taken in on the journal's queue, in order (the handler runs on the thread
+        // that made the change, which waits for it: it only hands them on).
         let queue = self.queue
         player.subscribe { [weak self] event in
             queue.async { [weak self] in

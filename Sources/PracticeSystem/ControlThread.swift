@@ -58,6 +58,8 @@ public final class Condition: @unchecked Sendable {  // the pthread objects are 
     public func unlock() { pthread_mutex_unlock(mutex) }
     /// Wakes one waiter. Call with the lock held.
     public func signal() { pthread_cond_signal(cond) }
+    /// Wakes every waiter. Call with the lock held.
+    public func broadcast() { pthread_cond_broadcast(cond) }
     /// Sleeps until signalled (or woken spuriously). Call with the lock held.
     public func wait() { pthread_cond_wait(cond, mutex) }
 

@@ -85,19 +85,34 @@ public struct SessionModel: Sendable {
     public let bindings: KeyBindings
     public private(set) var sidecar = SidecarView()
     public private(set) var message: String?
-    public private(set) var prompt: ScreenState.Prompt?
+    /// The line being typed, while a prompt is open.
+    public var prompt: ScreenState.Prompt? {
+        if case .prompt(let line, _, _) = mode { line } else { nil }
+    }
     /// A loop end set before the other one: sent to the player once both are known.
     public private(set) var pendingStart: Double?
     public private(set) var pendingEnd: Double?
     public private(set) var selectedEnd = ScreenState.LoopEnd.end
-    public private(set) var showHelp = false
-    /// The marker list's picked row while it is open, and a marker waiting for "y" to be deleted.
+    public var showHelp: Bool { if case .help = mode { true } else { false } }
+    /// The marker list's picked row while it is open.
     public private(set) var markerList: Int?
-    private var confirmDelete: ScreenState.MarkerRow?
+    /// What the next key is for: one mode at a time (the marker list and the lyrics view, which
+    /// stay open under a prompt or a question, are views, not modes).
+    private enum Mode {
+        /// The key bindings (and the open list's or view's own keys).
+        case keys
+        /// The help is shown: any key closes it.
+        case help
+        /// `passes` was pressed: the next key is the number.
+        case passes
+        /// A marker waiting for "y" to be deleted.
+        case confirmingDelete(ScreenState.MarkerRow)
+        /// A line being typed, what Enter does with it, and the time it was opened at (a marker's).
+        case prompt(ScreenState.Prompt, PromptPurpose, time: Double)
+    }
+    private var mode = Mode.keys
     /// What Enter does with the prompt's text.
     private enum PromptPurpose: Sendable { case markerName, loopName, rename(String), goTo, note }
-    private var promptPurpose = PromptPurpose.markerName
-    private var promptTime = 0.0
     private var loopIndex = -1
     /// The markers (ids) the player's loop was set on, so that it follows them when they move;
     /// with the ends they had then. It counts only while the player's loop still has those ends
@@ -107,8 +122,6 @@ public struct SessionModel: Sendable {
     private var pendingMarker: String?
     /// The marker just added (nothing else done since): `loop-section` then loops up to it.
     private var justAdded: (name: String, time: Double)?
-    /// `passes` was pressed: the next key is the number.
-    private var awaitingPasses = false
     /// Tab completion in the go-to prompt: what was typed, and the last name offered.
     private var completion: (typed: String, offered: Int)?
     /// The lyrics as shown (the file's, moved by the sidecar's shift) and the full view when open.
@@ -170,22 +183,26 @@ public struct SessionModel: Sendable {
 
     /// Carries out one key; `now` is a monotonic clock in nanoseconds (for tap tempo).
     public mutating func handle(_ key: Key, player p: PlayerState, now: UInt64) -> [SessionAction] {
-        if prompt != nil { return editPrompt(key, p) }
-        if showHelp { showHelp = false; return [] }
-        if awaitingPasses {
-            awaitingPasses = false
+        switch mode {
+        case .keys: break
+        case .prompt(let line, let purpose, let time): return editPrompt(key, line, purpose, time, p)
+        case .help:
+            mode = .keys
+            return []
+        case .passes:
+            mode = .keys
             if case .character(let c) = key, let n = c.wholeNumberValue { return setPasses(n, p) }
             message = "passes unchanged"
             return []
-        }
-        let added = justAdded
-        justAdded = nil
-        if let row = confirmDelete {
-            confirmDelete = nil
+        case .confirmingDelete(let row):
+            mode = .keys
+            justAdded = nil
             if key == .character("y") || key == .character("Y") { return [.edit(.deleteMarker(row.id))] }
             message = "kept '\(row.name)'"
             return []
         }
+        let added = justAdded
+        justAdded = nil
         message = nil
         if lyricsView != nil, let actions = handleLyrics(key, p) { return actions }
         if markerList != nil, let actions = handleList(key, p) { return actions }
@@ -254,16 +271,15 @@ public struct SessionModel: Sendable {
         case .backMore: return [.seek(s.position - 30)]
         case .forwardMore: return [.seek(s.position + 30)]
         case .goTo:
-            promptPurpose = .goTo
             completion = nil
-            prompt = .init(label: "Go to (a time such as 1:00 or 75.5, or a marker; Tab completes)", text: "")
+            mode = .prompt(.init(label: "Go to (a time such as 1:00 or 75.5, or a marker; Tab completes)", text: ""), .goTo, time: 0)
         case .loopSection: return loopSection(s)
         case .passes:
             guard s.loop != nil else {
                 message = "set a loop first (\(bindings.label(.loopSection)) loops the section you are in)"
                 break
             }
-            awaitingPasses = true
+            mode = .passes
             message = "passes: type 1–9, or 0 for no limit"
         case .faster: return takeOverFromTrainer(s) + [rate(s.rate + 0.1, grid: 0.1)]
         case .slower: return takeOverFromTrainer(s) + [rate(s.rate - 0.1, grid: 0.1)]
@@ -273,9 +289,8 @@ public struct SessionModel: Sendable {
         case .pitchUp: return [.pitch(s.pitch + 1)]
         case .pitchDown: return [.pitch(s.pitch - 1)]
         case .addMarker:
-            promptTime = Sidecar.milliseconds(s.position)
-            promptPurpose = .markerName
-            prompt = .init(label: "Marker at \(Timecode.format(promptTime, decimals: 3)), name", text: nextMarkerName(), isSuggestion: true)
+            let time = Sidecar.milliseconds(s.position)
+            mode = .prompt(.init(label: "Marker at \(Timecode.format(time, decimals: 3)), name", text: nextMarkerName(), isSuggestion: true), .markerName, time: time)
         case .jump1, .jump2, .jump3, .jump4, .jump5, .jump6, .jump7, .jump8, .jump9:
             let k = action.jumpNumber! - 1
             if k < sidecar.markers.count { return jump(to: sidecar.markers[k]) }
@@ -300,8 +315,7 @@ public struct SessionModel: Sendable {
                 message = "set the loop's ends with \(bindings.label(.loopStart)) and \(bindings.label(.loopEnd)) first"
                 break
             }
-            promptPurpose = .loopName
-            prompt = .init(label: "Save the loop as", text: nextLoopName(), isSuggestion: true)
+            mode = .prompt(.init(label: "Save the loop as", text: nextLoopName(), isSuggestion: true), .loopName, time: 0)
         case .switchEnd:
             selectedEnd = selectedEnd == .start ? .end : .start
             message = "the nudge keys move the loop's \(selectedEnd == .start ? "start (A)" : "end (B)")"
@@ -321,9 +335,8 @@ public struct SessionModel: Sendable {
         case .previousCount, .nextCount, .loopCount, .growLoop, .shrinkLoop:
             return counts(action, s)
         case .note:
-            promptPurpose = .note
-            prompt = .init(label: "Today's note", text: "")
-        case .help: showHelp = true
+            mode = .prompt(.init(label: "Today's note", text: ""), .note, time: 0)
+        case .help: mode = .help
         }
         return []
     }
@@ -344,10 +357,9 @@ public struct SessionModel: Sendable {
         case _ where bindings[key] == .loopStart: return setLoopEnd(onMarker: markers[k], start: true, s)
         case _ where bindings[key] == .loopEnd: return setLoopEnd(onMarker: markers[k], start: false, s)
         case .character("r"):
-            promptPurpose = .rename(markers[k].id)
-            prompt = .init(label: "Rename '\(markers[k].name)' to", text: markers[k].name, isSuggestion: true)
+            mode = .prompt(.init(label: "Rename '\(markers[k].name)' to", text: markers[k].name, isSuggestion: true), .rename(markers[k].id), time: 0)
         case .character("d"), .character("x"):
-            confirmDelete = markers[k]
+            mode = .confirmingDelete(markers[k])
             message = "Delete the marker '\(markers[k].name)'? y deletes it, any other key keeps it"
         case .escape: markerList = nil
         default:
@@ -465,13 +477,13 @@ public struct SessionModel: Sendable {
         return [set, .seek(selectedEnd == .start ? a : max(a, b - 1.5))]
     }
 
-    private mutating func editPrompt(_ key: Key, _ s: PlayerState) -> [SessionAction] {
-        guard var p = prompt else { return [] }
+    private mutating func editPrompt(_ key: Key, _ line: ScreenState.Prompt, _ purpose: PromptPurpose, _ time: Double, _ s: PlayerState) -> [SessionAction] {
+        var p = line
         switch key {
         case .enter:
-            prompt = nil
-            switch promptPurpose {
-            case .markerName: return [.edit(.addMarker(name: p.text, time: promptTime))]
+            mode = .keys
+            switch purpose {
+            case .markerName: return [.edit(.addMarker(name: p.text, time: time))]
             case .loopName:
                 guard let l = s.loop else { return [] }
                 let onMarkers = loopMarkers.flatMap { (l.start, l.end) == $0.times ? $0 : nil }
@@ -483,15 +495,13 @@ public struct SessionModel: Sendable {
             case .goTo: return goTo(p.text, s)
             }
         case .tab:
-            if case .goTo = promptPurpose { complete(&p) }
-            prompt = p
-            return []
-        case .escape, .ctrlC: prompt = nil; message = "cancelled"; return []
+            if case .goTo = purpose { complete(&p) }
+        case .escape, .ctrlC: mode = .keys; message = "cancelled"; return []
         default:
             p.edit(key)
             completion = nil   // Tab completes what is typed now
         }
-        prompt = p
+        mode = .prompt(p, purpose, time: time)
         return []
     }
 
@@ -522,8 +532,10 @@ public struct SessionModel: Sendable {
     public mutating func clicked(_ hit: Screen.Hit, player s: PlayerState) -> [SessionAction] {
         guard prompt == nil else { return [] }
         message = nil
-        confirmDelete = nil    // a question no longer shown is not answered by a later key
-        awaitingPasses = false
+        switch mode {   // a question no longer shown is not answered by a later key
+        case .passes, .confirmingDelete: mode = .keys
+        case .keys, .help, .prompt: break
+        }
         switch hit {
         case .seekBar(_, let time):
             message = "at \(Timecode.format(time, decimals: 1))"

@@ -197,7 +197,38 @@ import PracticeSystem
         #expect(rig.positionFrame == 44_100)
     }
 
-    /// Four controllers send 2,000 random commands each, at once, while the device plays and four
+    /// Events leave the engine after its lock is released: a view that calls the player back from
+    /// its handler (a read, then commands) cannot deadlock it, and its commands' events follow the
+    /// event it handled, in order, for every view; the first command returns once all are out.
+    @Test func aSubscriberMayCallThePlayerBack() throws {
+        var options = PlayerOptions()
+        options.startPlaying = false
+        let rig = try VirtualRig(try counterTrack(), options)
+        defer { rig.stop() }
+        let player = rig.player
+        let calling = EventLog(), watching = EventLog()
+        player.subscribe { e in
+            calling.append(e)
+            switch e.kind {
+            case .played: player.setRate(0.5)
+            case .rateChanged:
+                #expect(player.state.rate == 0.5)
+                player.pause()
+            default: break
+            }
+        }
+        player.subscribe { watching.append($0) }
+        player.play()
+        let expected: [PlayerEvent.Kind] = [.snapshot, .played, .rateChanged, .paused]
+        #expect(calling.events.map(\.kind) == expected)
+        #expect(watching.events.map(\.kind) == expected)
+        #expect(zip(calling.events.dropFirst(), calling.events.dropFirst(2)).allSatisfy { $1.sequence == $0.sequence + 1 })
+        #expect(watching.events.map(\.sequence) == calling.events.map(\.sequence))
+        let state = player.state
+        #expect(state.rate == 0.5 && !state.isPlaying)
+    }
+
+    /// Four controllers send 2,000 random commands each, at once, while the device plays and five
     /// views subscribe. Nothing hangs; every view sees the same events in the same order, numbered
     /// without a gap, ending on the same final state as the player's; that state is consistent;
     /// and the player still plays exactly afterwards.
@@ -212,11 +243,13 @@ import PracticeSystem
         defer { rig.stop() }
         let player = rig.player
 
-        let seen = (0..<4).map { _ in EventLog() }
-        for log in seen {
+        // Four views read streams, a fifth takes every event (ticks too) in a handler.
+        let seen = (0..<5).map { _ in EventLog() }
+        for log in seen.prefix(4) {
             let stream = player.events()
             Task.detached { for await e in stream { log.append(e) } }
         }
+        player.subscribe(ticks: { true }) { seen[4].append($0) }
 
         let done = Atomic<Int>(0)
         let clockRunning = Atomic<Bool>(true)

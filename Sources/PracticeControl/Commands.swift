@@ -119,6 +119,50 @@ public enum PlayerCommand: Equatable, Sendable {
     }
 }
 
+extension PlayerCommand {
+    /// The command as one line of the protocol, which `parse` reads back as this command. (A
+    /// place that is a time comes back as the time: `seekTo("1:12")` as `seek(72)`, a loop between
+    /// two times as `loop`; a `loop`'s range carries its ends and passes only.)
+    public var line: String { JSONValue.object(fields).compact() }
+
+    private var fields: [String: JSONValue] {
+        func cmd(_ name: String, _ rest: [String: JSONValue] = [:]) -> [String: JSONValue] { rest.merging(["cmd": .string(name)]) { _, name in name } }
+        switch self {
+        case .play: return cmd("play")
+        case .pause: return cmd("pause")
+        case .toggle: return cmd("toggle")
+        case .quit: return cmd("quit")
+        case .next: return cmd("next")
+        case .previous: return cmd("previous")
+        case .status: return cmd("status")
+        case .attach: return cmd("attach")
+        case .rewind: return cmd("rewind")
+        case .mark(let name): return cmd("mark", ["name": .string(name)])
+        case .jumpTo(let t): return cmd("jump", ["to": .double(t)])
+        case .jump(let marker): return cmd("jump", ["marker": .string(marker)])
+        case .looping(let on): return cmd("looping", ["on": .bool(on)])
+        case .setLoop(let loop, let keepingCount, let on):
+            var f: [String: JSONValue] = ["keepingCount": .bool(keepingCount), "on": .bool(on)]
+            if let loop { f["loop"] = loop.json }
+            return cmd("setloop", f)
+        case .seek(let t): return cmd("seek", ["to": .double(t)])
+        case .seekTo(let place): return cmd("seek", ["to": .string(place)])
+        case .rate(let v): return cmd("rate", ["value": .double(v)])
+        case .pitch(let v): return cmd("pitch", ["value": .double(v)])
+        case .loop(nil): return cmd("loop")
+        case .loop(let l?):
+            var f: [String: JSONValue] = ["start": .double(l.start), "end": .double(l.end)]
+            if let passes = l.passes { f["times"] = .integer(passes) }
+            return cmd("loop", f)
+        case .loopAt(let places, let times):
+            var f: [String: JSONValue] = places.count == 1 ? ["name": .string(places[0])]
+                : ["start": .string(places.first ?? ""), "end": .string(places.last ?? "")]
+            if let times { f["times"] = .integer(times) }
+            return cmd("loop", f)
+        }
+    }
+}
+
 extension Player {
     /// Carries out a controller's command (`quit` is the controller's to handle); a loop the
     /// track cannot hold is refused with the reason. Returns the line to send back to the one who
@@ -172,7 +216,7 @@ extension Player {
             }
             return JSONValue.object(["event": .string("marked"), "name": .string(m.name), "time": .seconds(m.time),
                                      "file": .string(loaded.writePath)]).compact()
-        case .status: return statusLine
+        case .status: return statusMessage.line
         case .jumpTo(let t):
             guard t >= 0, t <= track.duration else {
                 throw PracticeError(.usage, "control: \"jump\" to \(JSONValue.formatMilliseconds(t)) is outside the track (0 to \(Timecode.format(track.duration, decimals: 3)))")
@@ -184,43 +228,5 @@ extension Player {
         case .quit, .attach: break
         }
         return nil
-    }
-
-    /// `{"event":"status",…}`: the state event's fields, with the process, the file and its title.
-    public var statusLine: String {
-        guard case .object(var object)? = try? JSONValue.parse(state.eventLine) else { return state.eventLine }
-        object["event"] = .string("status")
-        object["pid"] = .integer(Int(getpid()))
-        object["path"] = .string(Path.resolved(track.path) ?? track.path)
-        object["title"] = .string(tags["title"] ?? track.displayTitle)
-        if let artist = tags["artist"] { object["artist"] = .string(artist) }
-        if let sidecar { object["sidecar"] = .string(Path.resolved(sidecar) ?? sidecar) }
-        return JSONValue.object(object).compact()
-    }
-}
-
-extension PlayerState {
-    /// One NDJSON event line for scripts: sorted keys, a `version`, no pretty-printing.
-    public var eventLine: String {
-        var object: [String: JSONValue] = [
-            "event": .string("state"), "version": .integer(1), "position": .seconds(position),
-            "duration": .seconds(duration), "rate": .double(rate), "pitch": .double(pitch),
-            "playing": .bool(isPlaying), "finished": .bool(isFinished), "underruns": .integer(underruns),
-        ]
-        if let deviceLost { object["deviceLost"] = .string(deviceLost) }
-        if let loop, loop.isOn {
-            var l: [String: JSONValue] = ["start": .seconds(loop.start), "end": .seconds(loop.end), "pass": .integer(loop.pass)]
-            if let n = loop.passes { l["times"] = .integer(n) }
-            if let name = loop.name { l["name"] = .string(name) }
-            if let c = loop.countIn { l["countIn"] = .object(["beat": .integer(c.beat), "of": .integer(c.of)]) }
-            object["loop"] = .object(l)
-        }
-        return JSONValue.object(object).compact()
-    }
-
-    /// `{"code":64,"event":"error","message":"…"}`: a command that could not be carried out, with
-    /// the exit code `practice` would give it (64: a bad argument, 65: a line that is not a command).
-    public static func errorLine(_ error: PracticeError) -> String {
-        JSONValue.object(["event": .string("error"), "message": .string(error.message), "code": .integer(Int(error.exitCode))]).compact()
     }
 }

@@ -47,7 +47,7 @@ public struct ControlClient: ~Copyable {
     }
 }
 
-/// A player's state event as a follower reads it (`PlayerState.eventLine`).
+/// A player's state as a follower of its `state` messages needs it (`StateMessage`).
 public struct StateEvent: Sendable, Equatable {
     /// The loop being played: its ends, and whether the pass heard is its last.
     public struct Loop: Sendable, Equatable {
@@ -70,16 +70,16 @@ public struct StateEvent: Sendable, Equatable {
         self.isFinished = isFinished; self.loop = loop
     }
 
-    /// Reads `{"event":"state",…}`; nil for other events (errors) and for lines that are not one.
+    /// The state a `state` message carries: nil for other lines (errors, other forms, not JSON).
     public init?(line: String) {
-        guard let object = try? JSONValue.parse(line).object, object["event"]?.string == "state",
-              let position = object["position"]?.double, let rate = object["rate"]?.double,
-              let playing = object["playing"]?.bool else { return nil }
-        self.init(position: position, duration: object["duration"]?.double ?? 0, rate: rate, isPlaying: playing,
-                  isFinished: object["finished"]?.bool ?? false)
-        if let l = object["loop"]?.object, let start = l["start"]?.double, let end = l["end"]?.double {
-            let pass = l["pass"]?.int ?? 1
-            loop = Loop(start: start, end: end, isLastPass: l["times"]?.int.map { pass >= $0 } ?? false)
+        guard let message = StateMessage(line: line), message.form == .state else { return nil }
+        self.init(message.state)
+    }
+
+    public init(_ s: PlayerState) {
+        self.init(position: s.position, duration: s.duration, rate: s.rate, isPlaying: s.isPlaying, isFinished: s.isFinished)
+        if let l = s.loop, l.isOn {
+            loop = Loop(start: l.start, end: l.end, isLastPass: l.passes.map { l.pass >= $0 } ?? false)
         }
     }
 }

@@ -24,12 +24,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let wake = WakePipe()
     private let stopping = Locked(false)
     private var subscription: Task<Void, Never>?
-    private let statusExtras = Locked<[String: JSONValue]>([:])
+    private let mprisName = Locked<String?>(nil)
     /// How many clients are connected (the server thread counts them; events wait only for them).
     private let connected = Atomic<Int>(0)
 
-    /// A field the `status` answer carries besides the player's own (the MPRIS name).
-    public func setStatus(_ key: String, _ value: JSONValue) { statusExtras.withLock { $0[key] = value } }
+    /// The MPRIS name the player took (`practice.instance1234`), for the `status` answer.
+    public func setMPRISName(_ name: String) { mprisName.withLock { $0 = name } }
 
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -155,13 +155,13 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
             }
             if woken {
                 for event in outbox.withLock({ o in defer { o.removeAll() }; return o }) {
-                    let line = event.state.eventLine
+                    let line = StateMessage(.state, event.state).line
                     if line != last {
                         for c in clients where !c.full && !send(line, to: c.fd) { dropped.insert(c.fd) }
                         last = line
                     }
                     guard clients.contains(where: \.full) else { continue }
-                    let full = event.state.fullLine(kind: event.kind, startPosition: player.startPosition)
+                    let full = player.fullMessage(event.state, kind: event.kind).line
                     for c in clients where c.full && !send(full, to: c.fd) { dropped.insert(c.fd) }
                 }
             }
@@ -174,7 +174,7 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                     // Counted before its first state is read: no change after that is skipped.
                     connected.store(clients.count, ordering: .releasing)
                     player.ticksMayHaveChanged()
-                    if !send(player.state.eventLine, to: fd) { dropped.insert(fd) }
+                    if !send(StateMessage(.state, player.state).line, to: fd) { dropped.insert(fd) }
                 }
             }
             for fd in dropped { close(fd) }
@@ -197,17 +197,19 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                 if command == .quit { onQuit(); continue }
                 if command == .attach {
                     client.full = true
-                    if !send(player.state.fullLine(kind: .snapshot, startPosition: player.startPosition), to: client.fd) { return false }
+                    if !send(player.fullMessage(player.state, kind: .snapshot).line, to: client.fd) { return false }
                     continue
                 }
-                guard var reply = try player.perform(command) else { continue }
-                if command == .status, case .object(var object)? = try? JSONValue.parse(reply) {
-                    for (k, v) in statusExtras.withLock({ $0 }) { object[k] = v }
-                    reply = JSONValue.object(object).compact()
+                if command == .status {
+                    var status = player.statusMessage
+                    status.process?.mpris = mprisName.withLock { $0 }
+                    if !send(status.line, to: client.fd) { return false }
+                    continue
                 }
+                guard let reply = try player.perform(command) else { continue }
                 if !send(reply, to: client.fd) { return false }
             } catch {
-                if !send(PlayerState.errorLine(error), to: client.fd) { return false }
+                if !send(StateMessage.errorLine(error), to: client.fd) { return false }
             }
         }
         return !client.lines.isOverlong   // not a line-based client

@@ -2,6 +2,7 @@
 import FoundationEssentials
 import Glibc
 import PracticeDocuments
+import PracticeEngine
 
 /// The players running for this user: each listens on `<runtime>/practice/players/<pid>.sock`
 /// (the control socket's protocol), so that `practice ctl` and `practice attach` find them.
@@ -20,12 +21,12 @@ public enum Players {
     public struct Running: Sendable {
         public var pid: Int
         public var socket: String
-        /// `{"event":"status",…}`: path, title, position, rate, playing…
-        public var status: [String: JSONValue]
-        public var path: String { status["path"]?.string ?? "" }
-        public var title: String { status["title"]?.string ?? Path.lastComponent(path) }
+        /// Its `status` answer: the state, the file, its title…
+        public var status: StateMessage
+        public var path: String { status.process?.path ?? "" }
+        public var title: String { status.state.title.isEmpty ? Path.lastComponent(path) : status.state.title }
         /// The MPRIS name (`practice`, `practice.instance1234`), when it has one.
-        public var mpris: String? { status["mpris"]?.string }
+        public var mpris: String? { status.process?.mpris }
     }
 
     /// The players that answer, oldest first. Sockets of players that are gone are removed.
@@ -37,8 +38,8 @@ public enum Players {
             guard let pid = Int(name.dropLast(5)) else { continue }
             let path = dir + "/" + name
             if kill(pid_t(pid), 0) != 0 && errno == ESRCH { unlink(path); continue }
-            guard let status = try? ask(path, "{\"cmd\":\"status\"}", until: "status"), let object = try? JSONValue.parse(status).object else { continue }
-            out.append(Running(pid: pid, socket: path, status: object))
+            guard let answer = try? ask(path, PlayerCommand.status.line, until: .status), let status = StateMessage(line: answer) else { continue }
+            out.append(Running(pid: pid, socket: path, status: status))
         }
         return out.sorted { $0.pid < $1.pid }
     }
@@ -67,18 +68,17 @@ public enum Players {
         throw PracticeError(.usage, "--player '\(name)' matches \(matches.count) players (\(list(matches))); give its pid")
     }
 
-    /// Sends `line` to the player at `socket` and returns the first answer whose event is `event`;
-    /// an `error` event is thrown (exit 65), as is silence for 3 s.
-    public static func ask(_ socket: String, _ line: String, until event: String) throws(PracticeError) -> String {
+    /// Sends `line` to the player at `socket` and returns the first answer that is a state message
+    /// of form `form`; an `error` event is thrown (exit 65), as is silence for 3 s.
+    public static func ask(_ socket: String, _ line: String, until form: StateMessage.Form) throws(PracticeError) -> String {
         var client = try ControlClient(path: socket)
         guard client.send(line) else { throw PracticeError(.unavailable, "\(socket): the player went away") }
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             switch client.read(timeout: 0.5) {
             case .line(let reply):
-                guard let object = try? JSONValue.parse(reply).object else { continue }
-                if object["event"]?.string == event { return reply }
-                if object["event"]?.string == "error" { throw PracticeError(.dataError, object["message"]?.string ?? reply) }
+                if StateMessage(line: reply)?.form == form { return reply }
+                if let error = StateMessage.error(reply) { throw PracticeError(.dataError, error.message) }
             case .timeout: continue
             case .closed: throw PracticeError(.unavailable, "\(socket): the player went away")
             }

@@ -36,16 +36,16 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
         }
         self.fd = fd
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        guard sendLine(#"{"cmd":"attach"}"#, to: fd) else { close(fd); throw PracticeError(.unavailable, "\(socket): the player went away") }
+        guard sendLine(PlayerCommand.attach.line, to: fd) else { close(fd); throw PracticeError(.unavailable, "\(socket): the player went away") }
         // Its first full state (the plain state event sent on connecting comes before it).
         var lines = LineReader()
-        var first: (state: PlayerState, kind: PlayerEvent.Kind, start: Double)?
+        var first: StateMessage?
         let deadline = ContinuousClock.now + .seconds(3)
         while first == nil, ContinuousClock.now < deadline {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&p, 1, 200)
             if lines.read(from: fd) == .closed { break }
-            while first == nil, let line = lines.nextLine() { first = PlayerState.full(line) }
+            while first == nil, let line = lines.nextLine() { first = StateMessage(line: line).flatMap { $0.form == .full ? $0 : nil } }
         }
         guard let first else { close(fd); throw PracticeError(.unavailable, "\(socket): the player did not answer") }
         do {
@@ -54,7 +54,7 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
             close(fd)
             throw PracticeError(.noInput, "\(first.state.path): the player's track cannot be read here (\(error))")
         }
-        sidecar = player.status["sidecar"]?.string
+        sidecar = player.status.process?.sidecar
         shared = Locked(Shared(state: first.state, start: first.start))
         let rest = lines
         reader = ControlThread(name: "practice-attach") { [self] in read(rest) }
@@ -83,46 +83,43 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
 
     // MARK: Commands
 
-    private func send(_ object: [String: JSONValue]) { _ = sendLine(JSONValue.object(object).compact(), to: fd) }
-    private func send(_ cmd: String) { send(["cmd": .string(cmd)]) }
+    private func send(_ command: PlayerCommand) { _ = sendLine(command.line, to: fd) }
 
     /// Applies what a command will do to the state kept here at once, so that the next key
     /// builds on it (two quick `]` make two steps) before the player's event confirms it.
     private func expect(_ change: (inout PlayerState) -> Void) { shared.withLock { change(&$0.state) } }
 
-    public func play() { send("play") }
-    public func pause() { send("pause") }
-    public func togglePause() { send("toggle") }
+    public func play() { send(.play) }
+    public func pause() { send(.pause) }
+    public func togglePause() { send(.toggle) }
     public func seek(to seconds: Double) {
         let t = min(max(seconds, 0), track.duration)
         expect { $0.position = t }
-        send(["cmd": .string("seek"), "to": .double(t)])
+        send(.seek(t))
     }
     public func jump(to seconds: Double) {
         let t = min(max(seconds, 0), track.duration)
         expect { $0.position = t }
-        send(["cmd": .string("jump"), "to": .double(t)])
+        send(.jumpTo(t))
     }
     public func setRate(_ rate: Double) {
         guard rate.isFinite else { return }
         let r = min(max(rate, PlaybackSettings.rateRange.lowerBound), PlaybackSettings.rateRange.upperBound)
         expect { $0.rate = r }
-        send(["cmd": .string("rate"), "value": .double(r)])
+        send(.rate(r))
     }
     public func setPitch(_ semitones: Double) {
         guard semitones.isFinite else { return }
         let p = min(max(semitones, PlaybackSettings.pitchRange.lowerBound), PlaybackSettings.pitchRange.upperBound)
         expect { $0.pitch = p }
-        send(["cmd": .string("pitch"), "value": .double(p)])
+        send(.pitch(p))
     }
     public func setLoop(_ loop: LoopRange?, keepingCount: Bool, on: Bool) throws(PracticeError) {
         if let loop { try Player.check(loop, in: track) }
-        var object: [String: JSONValue] = ["cmd": .string("setloop"), "keepingCount": .bool(keepingCount), "on": .bool(on)]
-        if let loop { object["loop"] = loop.json }
-        send(object)
+        send(.setLoop(loop, keepingCount: keepingCount, on: on))
     }
-    public func setLooping(_ on: Bool) { send(["cmd": .string("looping"), "on": .bool(on)]) }
-    public func rewindLoop() { send("rewind") }
+    public func setLooping(_ on: Bool) { send(.looping(on)) }
+    public func rewindLoop() { send(.rewind) }
 
     /// Lets go of the player (it plays on).
     public func stop() {
@@ -131,7 +128,7 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
     }
 
     /// Ends the player itself.
-    public func quit() { send("quit") }
+    public func quit() { send(.quit) }
 
     // MARK: Events
 
@@ -140,12 +137,12 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
         defer { finish() }
         while true {
             while let line = lines.nextLine() {
-                guard let (state, kind, start) = PlayerState.full(line) else { continue }
+                guard let message = StateMessage(line: line), message.form == .full else { continue }
                 let (event, subscribers) = shared.withLock { s in
-                    s.state = state
-                    s.start = start
+                    s.state = message.state
+                    s.start = message.start
                     s.sequence += 1
-                    return (PlayerEvent(kind: kind, state: state, sequence: s.sequence), Array(s.subscribers.values))
+                    return (PlayerEvent(kind: message.kind, state: message.state, sequence: s.sequence), Array(s.subscribers.values))
                 }
                 for c in subscribers { c.yield(event) }
             }

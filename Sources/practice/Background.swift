@@ -5,6 +5,7 @@ import PracticeAudio
 import PracticeControl
 import PracticeTUI
 import PracticeDocuments
+import PracticeEngine
 import PracticeSystem
 
 /// `--background`: the same command again, as a detached player in a session of its own (no
@@ -63,12 +64,12 @@ enum Background {
         if !said.isEmpty { _ = said.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) } }
         // A player that is ready closed its stderr and answers on its socket; one that failed exits.
         var status: Int32 = 0
-        guard let answer = try? Players.ask(Players.socketPath(pid: child), "{\"cmd\":\"status\"}", until: "status") else {
+        guard let answer = try? Players.ask(Players.socketPath(pid: child), PlayerCommand.status.line, until: .status) else {
             for _ in 0..<300 where waitpid(child, &status, WNOHANG) != child { usleep(10_000) }
             let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             Glibc.exit(code == 0 ? 0 : code)
         }
-        let title = (try? JSONValue.parse(answer).object?["title"]?.string) ?? "the track"
+        let title = StateMessage(line: answer)?.state.title ?? "the track"
         Terminal.write("practice: playing '\(title.terminalSafe)' in the background (pid \(child)); 'practice ctl status' shows it, 'practice ctl quit' stops it\n",
                        to: STDOUT_FILENO)
         return child

@@ -50,12 +50,12 @@ final class PlayerServices: Sendable {
             replacement.withLock { $0 = uri }
             quit()
         }, cover: settings.cover, named: { name in
-            socket?.setStatus("mpris", .string(String(name.dropFirst("org.mpris.MediaPlayer2.".count))))
+            socket?.setMPRISName(String(name.dropFirst("org.mpris.MediaPlayer2.".count)))
         })
         do {
             let m = try MPRIS(player: player, host: host)
             mpris = m
-            socket?.setStatus("mpris", .string(String(m.busName.dropFirst("org.mpris.MediaPlayer2.".count))))
+            socket?.setMPRISName(String(m.busName.dropFirst("org.mpris.MediaPlayer2.".count)))
             if settings.verbose { Terminal.write("practice: on the session bus as \(m.busName) (MPRIS)\n", to: STDERR_FILENO) }
             if settings.notify {
                 let artist = player.tags["artist"], album = player.tags["album"]

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import PracticeControl
 import PracticeDocuments
+import PracticeEngine
 import PracticeTUI
 import PracticeDesktop
 
@@ -44,33 +45,30 @@ extension Practice {
             if name == "players" {
                 try expect(args, count: 0)
                 for p in Players.running() {
-                    if json { Terminal.write(JSONValue.object(p.status).compact() + "\n", to: STDOUT_FILENO); continue }
+                    if json { Terminal.write(p.status.line + "\n", to: STDOUT_FILENO); continue }
                     Terminal.write("\(p.pid)\t\(Self.summary(p.status))\n", to: STDOUT_FILENO)
                 }
                 return
             }
-            let line = try Self.line(for: name, args)
+            let command = try Self.command(name, args)
             let target = try Players.pick(player)
-            if name == "status" {
-                let answer = try Players.ask(target.socket, line, until: "status")
-                guard let object = try? JSONValue.parse(answer).object else { throw PracticeError(.software, "\(target.socket): the player's answer is not JSON") }
-                Terminal.write((json ? JSONValue.object(object).compact() : Self.summary(object)) + "\n", to: STDOUT_FILENO)
+            if command == .status {
+                let answer = try Players.ask(target.socket, command.line, until: .status)
+                guard let status = StateMessage(line: answer) else { throw PracticeError(.software, "\(target.socket): the player's answer is not a status") }
+                Terminal.write((json ? status.line : Self.summary(status)) + "\n", to: STDOUT_FILENO)
                 return
             }
-            if name == "quit" { return try quit(target, line) }
+            if command == .quit { return try quit(target, command.line) }
             // The command, then status: the status answer says that everything before it was
             // carried out; an error event before it says what was not.
             var client = try ControlClient(path: target.socket)
-            guard client.send(line), client.send(#"{"cmd":"status"}"#) else { throw PracticeError(.unavailable, "\(target.socket): the player went away") }
+            guard client.send(command.line), client.send(PlayerCommand.status.line) else { throw PracticeError(.unavailable, "\(target.socket): the player went away") }
             let deadline = ContinuousClock.now + .seconds(5)
             while ContinuousClock.now < deadline {
                 switch client.read(timeout: 0.5) {
                 case .line(let reply):
-                    guard let object = try? JSONValue.parse(reply).object else { continue }
-                    if object["event"]?.string == "error" {
-                        throw PracticeError(object["code"]?.int == 64 ? .usage : .dataError, object["message"]?.string ?? reply)
-                    }
-                    if object["event"]?.string == "status" { return }
+                    if let error = StateMessage.error(reply) { throw PracticeError(error.code == 64 ? .usage : .dataError, error.message) }
+                    if StateMessage(line: reply)?.form == .status { return }
                 case .timeout: continue
                 case .closed: throw PracticeError(.unavailable, "\(target.socket): the player went away")
                 }
@@ -101,8 +99,8 @@ extension Practice {
             }
         }
 
-        /// The control protocol's line for a command as typed.
-        static func line(for name: String, _ args: [String]) throws -> String {
+        /// The command as typed, as the protocol's command.
+        static func command(_ name: String, _ args: [String]) throws -> PlayerCommand {
             func one(_ what: String) throws -> String {
                 guard args.count == 1 else { throw ValidationError("'\(name)' takes \(what)") }
                 return args[0]
@@ -115,40 +113,44 @@ extension Practice {
                 guard let v = Double(text), v.isFinite else { throw ValidationError("'\(name)' takes \(what) (got '\(text)')") }
                 return v
             }
-            var object: [String: JSONValue] = ["cmd": .string(name)]
+            let bare: [String: PlayerCommand] = ["play": .play, "pause": .pause, "toggle": .toggle, "next": .next, "previous": .previous,
+                                                 "status": .status, "quit": .quit]
+            if let command = bare[name] {
+                try none()
+                return command
+            }
             switch name {
-            case "play", "pause", "toggle", "next", "previous", "status", "quit": try none()
-            case "seek": object["to"] = .string(try one("a time, a marker's name or 'line N'"))
-            case "jump": object["marker"] = .string(try one("a marker's name"))
-            case "mark": object["name"] = .string(try one("the new marker's name"))
-            case "rate": object["value"] = .double(try number("a speed from 0.25 to 3.0"))
-            case "pitch": object["value"] = .double(try number("semitones from -12 to 12"))
+            case "seek": return .seekTo(try one("a time, a marker's name or 'line N'"))
+            case "jump": return .jump(try one("a marker's name"))
+            case "mark": return .mark(try one("the new marker's name"))
+            case "rate": return .rate(try number("a speed from 0.25 to 3.0"))
+            case "pitch": return .pitch(try number("semitones from -12 to 12"))
             case "loop":
                 switch args.count {
-                case 1 where args[0] == "off": break
-                case 1: object["name"] = .string(args[0])
-                case 2: object["start"] = .string(args[0]); object["end"] = .string(args[1])
+                case 1 where args[0] == "off": return .loop(nil)
+                case 1: return .loopAt([args[0]], times: nil)
+                case 2: return .loopAt(args, times: nil)
                 default: throw ValidationError("'loop' takes a saved loop's name, a start and an end, or 'off'")
                 }
             default:
                 throw ValidationError("unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, status, players, quit)")
             }
-            return JSONValue.object(object).compact()
         }
 
         /// `'Title' — artist: playing 0:39.6 / 0:53.3 at 0.8×, loop 0:29.300–0:38.900 (pass 2), pid 123`
-        static func summary(_ s: [String: JSONValue]) -> String {
-            var out = "'\((s["title"]?.string ?? "?").terminalSafe)'"
-            if let artist = s["artist"]?.string { out += " — \(artist.terminalSafe)" }
-            let state = s["finished"]?.bool == true ? "finished" : s["playing"]?.bool == true ? "playing" : "paused"
-            out += ": \(state) \(Timecode.format(s["position"]?.double ?? 0, decimals: 1)) / \(Timecode.format(s["duration"]?.double ?? 0, decimals: 1))"
-            out += " at \(StatusLine.formatNumber(s["rate"]?.double ?? 1))×"
-            if let p = s["pitch"]?.double, p != 0 { out += ", pitch \(p > 0 ? "+" : "")\(StatusLine.formatNumber(p))" }
-            if let l = s["loop"]?.object, let a = l["start"]?.double, let b = l["end"]?.double {
-                let name = l["name"]?.string.map { "'\($0.terminalSafe)' " } ?? ""
-                out += ", loop \(name)\(Timecode.format(a, decimals: 3))–\(Timecode.format(b, decimals: 3)) (pass \(l["pass"]?.int ?? 1)\(l["times"]?.int.map { " of \($0)" } ?? ""))"
+        static func summary(_ status: StateMessage) -> String {
+            let s = status.state
+            var out = "'\((s.title.isEmpty ? "?" : s.title).terminalSafe)'"
+            if let artist = s.tags["artist"] { out += " — \(artist.terminalSafe)" }
+            let state = s.isFinished ? "finished" : s.isPlaying ? "playing" : "paused"
+            out += ": \(state) \(Timecode.format(s.position, decimals: 1)) / \(Timecode.format(s.duration, decimals: 1))"
+            out += " at \(StatusLine.formatNumber(s.rate))×"
+            if s.pitch != 0 { out += ", pitch \(s.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(s.pitch))" }
+            if let l = s.loop, l.isOn {
+                let name = l.name.map { "'\($0.terminalSafe)' " } ?? ""
+                out += ", loop \(name)\(Timecode.format(l.start, decimals: 3))–\(Timecode.format(l.end, decimals: 3)) (pass \(l.pass)\(l.passes.map { " of \($0)" } ?? ""))"
             }
-            if let pid = s["pid"]?.int { out += ", pid \(pid)" }
+            if let pid = status.process?.pid { out += ", pid \(pid)" }
             return out
         }
     }

@@ -204,7 +204,7 @@ extension Practice {
             let ticks = controlled || showStatus
             for await event in player.events(keepingNewest: 64, ticks: { ticks }) {
                 let state = event.state
-                if controlled && state != last && event.kind != .stopped { Terminal.write(state.eventLine + "\n", to: STDOUT_FILENO) }
+                if controlled && state != last && event.kind != .stopped { Terminal.write(StateMessage(.state, state).line + "\n", to: STDOUT_FILENO) }
                 if let line = Self.deviceNews(event) {
                     if showStatus { Terminal.writeRaw("\r\u{1B}[K", to: STDOUT_FILENO) }   // the status line gives way
                     Terminal.write("practice: \(line)\n", to: STDERR_FILENO)
@@ -320,7 +320,7 @@ extension Practice.PlayOptions {
     /// from the hand-over); then lets it play if this one was playing.
     static func handOver(_ state: PlayerState, to pid: pid_t) {
         let playing = state.isPlaying
-        var lines: [String] = []
+        var commands: [PlayerCommand] = []
         if let l = state.loop, !l.rehearsal.isPlain || l.rehearsal.bpm != nil || l.passes != nil {
             var rehearsal = l.rehearsal
             if var t = rehearsal.trainer {
@@ -328,13 +328,13 @@ extension Practice.PlayOptions {
                 rehearsal.trainer = t
             }
             let range = LoopRange(start: l.start, end: l.end, passes: l.passes.map { max($0 - l.pass + 1, 1) }, name: l.name, rehearsal: rehearsal)
-            lines.append(JSONValue.object(["cmd": .string("setloop"), "loop": range.json, "keepingCount": .bool(false), "on": .bool(l.isOn)]).compact())
+            commands.append(.setLoop(range, keepingCount: false, on: l.isOn))
         }
-        if playing { lines.append("{\"cmd\":\"play\"}") }
-        guard !lines.isEmpty else { return }
+        if playing { commands.append(.play) }
+        guard !commands.isEmpty else { return }
         // The player answers in order: its status comes after the commands before it are done.
-        lines.append("{\"cmd\":\"status\"}")
-        do { _ = try Players.ask(Players.socketPath(pid: pid), lines.joined(separator: "\n"), until: "status") } catch {
+        commands.append(.status)
+        do { _ = try Players.ask(Players.socketPath(pid: pid), commands.map(\.line).joined(separator: "\n"), until: .status) } catch {
             Terminal.write("practice: warning: the background player did not take the loop's settings: \(error.message)\n", to: STDERR_FILENO)
         }
     }
@@ -421,7 +421,7 @@ enum StdinControl {
             if let reply = try player.perform(command) { Terminal.write(reply + "\n", to: STDOUT_FILENO) }
         } catch {
             // For the script, an error event among the state events; for a person, stderr.
-            Terminal.write(PlayerState.errorLine(error) + "\n", to: STDOUT_FILENO)
+            Terminal.write(StateMessage.errorLine(error) + "\n", to: STDOUT_FILENO)
             Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
         }
         return true

@@ -149,12 +149,21 @@ public enum FuzzTargets {
         return !keys.isEmpty
     }
 
-    // Lines of the control protocol, as the player reads commands and an attached screen reads state.
+    // Lines of the control protocol through its one codec, as the player reads commands and a
+    // client reads state messages: whatever reads is written back as a line that reads as the same.
     static let control: Target = { input in
         var read = false
         for line in text(input).split(separator: "\n", omittingEmptySubsequences: false) {
-            if (try? PlayerCommand.parse(String(line))) != nil { read = true }
-            if PlayerState.full(String(line)) != nil { read = true }
+            if let command = try? PlayerCommand.parse(String(line)) {
+                read = true
+                guard let again = try? PlayerCommand.parse(command.line) else { broken("a command's line does not read: \(command.line)", input) }
+                guard again.line == command.line else { broken("a command's line reads as another: \(command.line) → \(again.line)", input) }
+            }
+            if let message = StateMessage(line: String(line)) {
+                read = true
+                guard let again = StateMessage(line: message.line) else { broken("a state message's line does not read: \(message.line)", input) }
+                guard again.line == message.line else { broken("a state message's line reads as another: \(message.line) → \(again.line)", input) }
+            }
         }
         return read
     }

@@ -51,8 +51,9 @@ let package = Package(
             "PracticeSystem", "PracticeAudio", "PracticeDocuments", "CChromaprint", "CAubio",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // The control protocol: commands and events, the socket, its client, following lyrics.
-        .target(name: "PracticeControl", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments"]),
+        // The control protocol (one codec for commands and state), the socket, its client, the stdin
+        // controller, following lyrics, and the play session: a player with its journal, saved place and controllers.
+        .target(name: "PracticeControl", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeJournal"]),
         // FLO song documents, fetching (libcurl, opened when a song is fetched) and the song cache.
         .target(name: "PracticeSongs", dependencies: [
             "PracticeEngine", "PracticeDocuments", "CCurl",
@@ -89,7 +90,7 @@ let package = Package(
         .testTarget(name: "PracticeDocumentsTests", dependencies: ["PracticeDocuments", "PracticeEngine", "PracticeTestSupport"]),
         .testTarget(name: "PracticeEngineTests", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl",
                                                                "PracticeTestSupport", "CAllocationCounter"]),
-        .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeControlTests", dependencies: ["PracticeControl", "PracticeEngine", "PracticeDocuments", "PracticeAudio", "PracticeSystem", "PracticeTestSupport"]),
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "PracticeJournalTests", dependencies: ["PracticeJournal", "PracticeEngine", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),

@@ -60,6 +60,11 @@ public struct StateMessage: Sendable, Equatable {
             o["start"] = .double(start)
             if let earlyEnd = s.earlyEnd { o["earlyEnd"] = .string(earlyEnd) }
             if let failure = s.failure { o["failure"] = .string(failure) }
+            switch s.rewound {
+            case .track: o["rewound"] = .object([:])
+            case .passes(let n): o["rewound"] = .object(["passes": .integer(n)])
+            case nil: break
+            }
         } else {
             o["version"] = .integer(1)
         }
@@ -99,6 +104,7 @@ public struct StateMessage: Sendable, Equatable {
                             earlyEnd: o["earlyEnd"]?.string, failure: o["failure"]?.string)
         s.isRealTime = o["realTime"]?.bool ?? true
         s.deviceLost = o["deviceLost"]?.string
+        if form == .full, let r = o["rewound"]?.object { s.rewound = r["passes"]?.int.map(PlayerState.Rewound.passes) ?? .track }
         if let l = o["loop"]?.object, let a = finite("start", in: l), let b = finite("end", in: l) {
             var loop = LoopState(start: a, end: b, name: l["name"]?.string, pass: l["pass"]?.int ?? 1, passes: l["times"]?.int,
                                  isOn: l["on"]?.bool ?? true, rehearsal: Rehearsal(json: l["rehearsal"]))

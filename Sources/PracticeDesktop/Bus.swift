@@ -253,6 +253,22 @@ public final class BusConnection: @unchecked Sendable {
         try bus("sd_bus_send") { api.pointee.send(handle, m, nil) }
     }
 
+    /// Calls a method and waits (up to `timeoutSeconds`) for its reply, whose content is not
+    /// needed: the callee has handled the call when this returns.
+    /// The corresponding C function is `sd_bus_call`.
+    public func call(_ destination: String, path: String, interface: String, member: String, _ arguments: [BusValue],
+                     timeoutSeconds: Double = 5) throws(BusError) {
+        var m: OpaquePointer?
+        try bus("sd_bus_message_new_method_call") { api.pointee.message_new_method_call(handle, &m, destination, path, interface, member) }
+        defer { _ = api.pointee.message_unref(m) }
+        for a in arguments { try append(a, to: m!) }
+        var error = sd_bus_error()
+        defer { api.pointee.error_free(&error) }
+        var reply: OpaquePointer?
+        defer { if reply != nil { _ = api.pointee.message_unref(reply) } }
+        try bus("sd_bus_call") { api.pointee.call(handle, m, UInt64(timeoutSeconds * 1_000_000), &error, &reply) }
+    }
+
     /// The file descriptor to poll, the events to poll it for, and how long at most (ms; -1: no limit).
     public var pollDescriptor: (fd: Int32, events: Int16, timeoutMs: Int32) {
         let fd = api.pointee.get_fd(handle)

@@ -51,7 +51,19 @@ public struct PlayerOptions: Sendable {
     /// How often a player waiting for its device tries to open it again; twice as long each time
     /// the device went away again within 2 s of coming back (at most 16 times as long).
     public var reconnectInterval = Duration.milliseconds(500)
+    /// What the player does when the range (or a loop's last pass) has played.
+    public var atEnd = EndPolicy.finish
     public init() {}
+}
+
+/// What a player does at the end of what it plays.
+public enum EndPolicy: Sendable, Equatable {
+    /// Stays finished: a script's or a status line's player ends there.
+    case finish
+    /// Publishes `finished`, then goes back, paused, ready to play again: to the start of the
+    /// range (`--from`), or, when a loop's passes ran out, to the loop's start with every pass to
+    /// play again. A person's player (the practice screen's, one in the background).
+    case rewind
 }
 
 /// A loop as controllers ask for it: seconds on the source timeline, `passes` times (nil: until stopped).
@@ -118,6 +130,15 @@ public struct PlayerState: Sendable, Equatable {
     public var loop: LoopState?
     /// Whether the audio thread got real-time priority (SCHED_FIFO); without it a busy machine may make it skip.
     public var isRealTime = true
+    /// After an end with `EndPolicy.rewind`, until the next command: what ended (the track, or
+    /// the loop's passes), for views to say why the player went back.
+    public var rewound: Rewound?
+    public enum Rewound: Sendable, Equatable {
+        /// The range played to its end: back at its start.
+        case track
+        /// The loop's passes (this many) ran out: back at its start.
+        case passes(Int)
+    }
 
     public init(title: String, path: String, tags: [String: String] = [:], position: Double, duration: Double,
                 rate: Double = 1, pitch: Double = 0, isPlaying: Bool, isFinished: Bool = false, underruns: Int = 0,
@@ -217,6 +238,7 @@ public final class Player: Sendable {
     /// Events published on the serial path, on their way to the subscribers (outside it).
     private let outbox = Outbox()
     private let tickInterval: Duration
+    private let atEnd: EndPolicy
     /// Seconds between tries to open a device that went away; nil: a failure is for good.
     private let reconnect: Double?
     /// Signalled by commands so the ticker notices a change of transport at once.
@@ -251,12 +273,15 @@ public final class Player: Sendable {
         var deviceBackAt: ContinuousClock.Instant?
         var retryDelay = 0.0
         var nextTry = ContinuousClock.now
+        /// What the last rewind at the end was for (`PlayerState.rewound`); cleared by a restart.
+        var rewound: PlayerState.Rewound?
     }
 
     /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
     public init(path: String, options: PlayerOptions) throws(PracticeError) {
         sidecar = options.sidecar
         tickInterval = options.tickInterval
+        atEnd = options.atEnd
         reconnect = options.reconnect ? options.reconnectInterval.seconds : nil
         let opened = try Track.open(path, audioStream: options.audioStream)
         // A player seeks (loops, jumps): what that needs is built now, beside the rest.
@@ -524,6 +549,7 @@ public final class Player: Sendable {
     private func restart(_ c: inout Engine, at frame: Int, settings: PlaybackSettings, playing: Bool, passesBefore: Int? = nil) {
         let heardPasses = passesBefore ?? currentPass(c).map { $0 - 1 } ?? 0
         c.generation += 1
+        c.rewound = nil
         c.settings = settings
         c.playing = playing
         c.passesBefore = heardPasses
@@ -600,6 +626,7 @@ public final class Player: Sendable {
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
+        s.rewound = c.rewound
         if waiting {
             s.deviceLost = "waiting for audio device '\(deviceName)' to come back: it \(audio.audioOutput.describe(failure: failure))"
         }
@@ -720,6 +747,7 @@ public final class Player: Sendable {
                                 : s.loop?.isOn == true && s.loop?.pass != before?.loop?.pass ? .passStarted
                                 : .tick
                             if kind != .tick || self.ticksWanted { self.publish(&c, kind, s) }
+                            if kind == .finished { self.rewindAtTheEnd(&c, s) }
                         }
                         return (self.nextLook(s, c, ticking: interval), self.tickWake)
                     }
@@ -772,6 +800,26 @@ extension Player {
             c.deviceBackAt = .now
             publish(&c, .deviceBack)
         }
+    }
+
+    /// Makes the spoken count of `clicks` now (it is kept), so that it is not made on the decoder's
+    /// thread as a count-in starts.
+    public func prepareSpokenCount(_ clicks: Int) {
+        _ = try? Rehearsal.spokenCount(clicks, sampleRate: outputFormat.sampleRate)
+    }
+
+    /// `EndPolicy.rewind`, once `finished` is out (on the serial path): back to the loop's start
+    /// when its passes ran out, else to the range's start; paused, every pass to play again.
+    private func rewindAtTheEnd(_ c: inout Engine, _ s: PlayerState) {
+        guard atEnd == .rewind, s.failure == nil, !c.stopped else { return }
+        if let loop = c.activeLoop, let passes = loop.passes {
+            restart(&c, at: track.frame(clamping: loop.start), settings: c.settings, playing: false, passesBefore: 0)
+            c.rewound = .passes(passes)
+        } else {
+            restart(&c, at: decoder.range.lowerBound, settings: c.settings, playing: false, passesBefore: 0)
+            c.rewound = .track
+        }
+        publish(&c, .paused)
     }
 
     /// Seconds until the ticker looks again: `ticking` while playing for subscribers that take

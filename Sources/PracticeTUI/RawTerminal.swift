@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 import Glibc
+import PracticeDocuments
 
 /// The terminal in raw mode on the alternate screen, restored however the program ends: by
 /// `restore()`, or by a fatal signal (a crash), whose handler puts the terminal back with

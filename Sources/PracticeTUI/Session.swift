@@ -50,6 +50,8 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     private let wake = WakePipe()
     /// The device's absence last seen (`PlayerState.deviceLost`), to say when it changes.
     private var deviceLost: String?
+    /// The player's last rewind at the end seen (`PlayerState.rewound`), to say when it happens.
+    private var rewound: PlayerState.Rewound?
 
     /// Runs until `q`, Ctrl-C or `requestQuit()` (a loop's last pass leaves it paused at A);
     /// restores the terminal.
@@ -94,17 +96,15 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                 }
                 deviceLost = s.deviceLost
             }
-            if s.isFinished, let l = s.loop, l.isOn, let passes = l.passes {
-                // The passes ran out: back to A, paused, ready to drill them again.
-                player.rewindLoop()
-                model.say("\(passes) pass\(passes == 1 ? "" : "es") done: paused at the loop's start (space plays \(passes == 1 ? "it" : "them") again)")
-                continue
-            }
-            if s.isFinished, s.loop?.isOn != true {
-                // The end of the track: back to the start, paused, ready to play again.
-                player.pause()
-                player.seek(to: player.startPosition)
-                model.say("the end: back to the start (space plays)")
+            if s.rewound != rewound {
+                // The player went back at the end (`EndPolicy.rewind`): say why.
+                switch s.rewound {
+                case .passes(let passes):
+                    model.say("\(passes) pass\(passes == 1 ? "" : "es") done: paused at the loop's start (space plays \(passes == 1 ? "it" : "them") again)")
+                case .track: model.say("the end: back to the start (space plays)")
+                case nil: break
+                }
+                rewound = s.rewound
             }
         }
     }

@@ -6,6 +6,7 @@ import Synchronization
 import Dispatch
 import PracticeAudio
 import PracticeDocuments
+import PracticeControl
 import PracticeJournal
 import PracticeLibrary
 import PracticeTUI

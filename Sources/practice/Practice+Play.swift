@@ -138,99 +138,85 @@ extension Practice {
             // A person at a terminal (or one who sent the player to the background) comes back
             // where they left the track; scripts start where told.
             let interactive = !controlled && (Terminal.isTTY(STDOUT_FILENO) || detached)
-            var store = interactive ? ResumeStore() : nil
-            if let problem = store?.problem { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
             // A player is already open on this track (in the background, or another terminal): its screen.
             if screen, let running = Players.running().first(where: { $0.path == Self.realPath(file) }) {
                 return try Practice.Attach.attach(to: running, bindings: bindings,
                                                   notice: "already playing in pid \(running.pid): this is its screen (\(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing)")
             }
-            let resumed = fresh ? nil : store?.point(for: file)
-            if let resumed { resume(from: resumed, into: &options, file: file) }
-            let player = try Player(path: file, options: options)
-            if let loop = resumed?.loop, options.loop == nil, place.loop.isEmpty {
-                try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")), on: loop.isOn)
+            // A person's player goes back to the start at the end, paused; a script's ends there.
+            options.atEnd = screen || detached ? .rewind : .finish
+            var settings = PlaySession.Settings()
+            if interactive {
+                var rules = PlaySession.ResumeRules()
+                rules.fresh = fresh
+                rules.rate = sound.rate != nil
+                rules.pitch = sound.pitch != nil
+                rules.place = place.from != nil || place.to != nil || !place.loop.isEmpty
+                rules.loop = options.loop != nil || !place.loop.isEmpty
+                settings.resume = rules
             }
-            // The journal records the session as it goes (a view of the player, on its own queue).
-            let recorder = noJournal || !config.journal ? nil : Self.record(player, sidecar: place.sidecar, say: !detached)
-            defer { Self.finishRecording(recorder, say: !detached) }
-            // A spoken count-in is made before the first note, not on the decoder's thread as it starts.
-            if place.countInSound == "voice" {
-                _ = try? Rehearsal.spokenCount(max(options.loop?.rehearsal.countIn ?? 0, 4), sampleRate: player.outputFormat.sampleRate)
-            }
-            if !paused { player.play() }
-            let notice = resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
+            settings.journal = !noJournal && config.journal
+            settings.say = !detached
+            settings.paused = paused
+            // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
+            settings.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
+            settings.sidecar = place.sidecar
+            let session = try PlaySession(file: file, options: options, settings: settings)
+            defer { session.finishRecording() }
+            let player = session.player
+            session.start()
+            let notice = session.resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
             if verbose { report(player) }
-            let settings = PlayerServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose, cover: cover ?? Artwork.cover(forAudio: file))
+            let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
+                                                   cover: cover ?? Artwork.cover(forAudio: file))
+            let services = { (player: Player, socket: ControlSocket?, quit: @escaping @Sendable () -> Void) -> [any SessionService] in
+                [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
+            }
             if screen {
-                // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-                let (signal, services, detach, last) = try runSession(player, rehearsal: options.loop?.rehearsal ?? Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice"), bindings: bindings,
-                                                                notice: notice, services: settings)
-                remember(player, in: &store)
-                if detach {
+                let env = ProcessInfo.processInfo.environment
+                let view = Session(player: player, sidecar: place.sidecar, color: (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb",
+                                   rehearsal: options.loop?.rehearsal ?? settings.rehearsal, bindings: bindings, lyrics: place.lyrics, notice: notice)
+                view.writeNote = Self.writeNote
+                let controllers = try session.startControllers(control: socketPath, verbose: verbose, services: services) { view.requestQuit() }
+                try view.run()
+                let last = player.state   // as it was heard when the screen ended, for a player taking over
+                player.stop()
+                controllers.stop()
+                session.remember()
+                if view.detachRequested && controllers.signal == nil {
                     // `d`: a detached player takes over where this one stopped (the saved place:
                     // position, speed, pitch, the loop), paused until it has the rest.
-                    services.stop()
                     let pid = try Background.start(detachedArguments(file, paused: true))
-                    Self.handOver(last, to: pid)
+                    PlaySession.handOver(last, to: pid)
                     return
                 }
                 // Quit from elsewhere: this terminal's screen closed without a key of its own.
-                if signal == nil, services.replacement.withLock({ $0 }) == nil, let by = services.quitBy.withLock({ $0 }) {
+                if controllers.signal == nil, controllers.replacement == nil, let by = controllers.quitBy {
                     Terminal.write("practice: '\(player.state.title.terminalSafe)' was quit from \(by)\n", to: STDERR_FILENO)
                 }
-                Self.finishRecording(recorder, say: true)
-                if let signal { Glibc.exit(128 + signal) }
+                session.finishRecording(say: true)
+                if let signal = controllers.signal { Glibc.exit(128 + signal) }
                 if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
-                if let uri = services.replacement.withLock({ $0 }) { PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: false, quiet: quiet)) }
+                if let uri = controllers.replacement { DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: false, quiet: quiet)) }
                 return
             }
             if let notice, Terminal.isTTY(STDERR_FILENO) { Terminal.write("practice: \(notice)\n", to: STDERR_FILENO) }
-            let showStatus = interactive && !detached
-            if controlled { StdinControl.start(player) }
-            let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { player.stop() } }
-            defer { socket?.stop() }
-            let services = PlayerServices(player, settings: settings) { player.stop() }
-            defer { services.stop() }
-            // A signal stops the player, which ends the loop below; the main path then exits 128 + N.
+            // A signal stops the player, which ends the session; the main path then exits 128 + N.
             // A detached player has no terminal to lose: SIGHUP does not stop it.
-            let signals = SignalHandlers(detached ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP]) { _ in player.stop() }
-            defer { withExtendedLifetime(signals) {} }
-            if detached { Background.ready() }
-
-            var last: PlayerState?
-            // Ticks only for a status line or a script reading events: a player in the background
-            // (or one printing nothing) is woken by changes, not by time going by.
-            let ticks = controlled || showStatus
-            for await event in player.events(keepingNewest: 64, ticks: { ticks }) {
-                let state = event.state
-                if controlled && state != last && event.kind != .stopped { Terminal.write(StateMessage(.state, state).line + "\n", to: STDOUT_FILENO) }
-                if let line = Self.deviceNews(event) {
-                    if showStatus { Terminal.writeRaw("\r\u{1B}[K", to: STDOUT_FILENO) }   // the status line gives way
-                    Terminal.write("practice: \(line)\n", to: STDERR_FILENO)
-                }
-                if showStatus { Terminal.writeRaw(Terminal.redraw(StatusLine.render(state, width: Terminal.width(STDOUT_FILENO) - 1)), to: STDOUT_FILENO) }
-                last = state
-                if state.isFinished && detached && state.failure == nil {
-                    // A background player stays for its controllers: at the end, back to the start
-                    // (or the loop's), paused, as the practice screen does.
-                    if let l = state.loop, l.isOn, l.passes != nil { player.rewindLoop() } else {
-                        player.pause()
-                        player.seek(to: player.startPosition)
-                    }
-                    continue
-                }
-                if state.isFinished || state.failure != nil || event.kind == .stopped { break }
-            }
-            player.stop()
-            if showStatus { Terminal.write("\n", to: STDOUT_FILENO) }
-            remember(player, in: &store)
-            Self.finishRecording(recorder, say: !detached)
-            if let signal = signals.received { Glibc.exit(128 + signal) }
-            if let uri = services.replacement.withLock({ $0 }) {
-                services.stop()
-                socket?.stop()
-                PlayerServices.exec(PlayerServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
+            let controllers = try session.startControllers(control: socketPath, signals: detached ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP],
+                                                           verbose: verbose, services: services) { player.stop() }
+            defer { controllers.stop() }
+            var plain = PlaySession.Plain()
+            plain.stdin = controlled
+            plain.detached = detached
+            if interactive && !detached { plain.statusLine = { StatusLine.render($0, width: Terminal.width(STDOUT_FILENO) - 1) } }
+            let last = await session.runWithoutScreen(plain) { if detached { Background.ready() } }
+            session.remember()
+            session.finishRecording()
+            if let signal = controllers.signal { Glibc.exit(128 + signal) }
+            if let uri = controllers.replacement {
+                controllers.stop()
+                DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
             }
             if let failure = last?.failure { throw PracticeError(.ioError, failure) }
             if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
@@ -247,58 +233,7 @@ extension Practice.PlayOptions {
         }
     }
 
-    /// The saved place, under what the command line says: `--rate` and `--pitch` win over the saved
-    /// ones, `--from`, `--to` and `--loop` over the saved position (and `--loop` over the saved loop).
-    func resume(from point: ResumePoint, into options: inout PlayerOptions, file: String) {
-        if sound.rate == nil { options.settings.rate = point.rate }
-        if sound.pitch == nil { options.settings.pitch = point.pitch }
-        // Not from the very end (or past it, if the file was replaced by a shorter one).
-        let duration = (try? Track.describe(file).duration) ?? 0
-        if place.from == nil, place.to == nil, place.loop.isEmpty, point.position < duration - 0.5 { options.from = point.position }
-    }
-
-    /// Keeps where the person stopped (a track played to its end starts at the beginning next time).
-    func remember(_ player: Player, in store: inout ResumeStore?) {
-        guard store != nil else { return }
-        let s = player.state
-        let atStart = s.position < 0.5 && s.rate == 1 && s.pitch == 0 && s.loop == nil
-        do {
-            try store?.save(atStart || s.isFinished && s.loop?.isOn != true ? nil : ResumePoint(s), for: player.track.path)
-        } catch {
-            Terminal.write("practice: warning: \(error.message)\n", to: STDERR_FILENO)
-        }
-    }
-
-    /// The full-screen session; a signal ends it like `q` (and is returned, for an exit with 128 + N).
-    func runSession(_ player: Player, rehearsal: Rehearsal, bindings: KeyBindings, notice: String? = nil,
-                    services settings: PlayerServices.Settings) throws -> (Int32?, PlayerServices, detach: Bool, last: PlayerState) {
-        let env = ProcessInfo.processInfo.environment
-        let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
-        let session = Session(player: player, sidecar: place.sidecar, color: color, rehearsal: rehearsal, bindings: bindings, lyrics: place.lyrics,
-                              notice: notice)
-        session.writeNote = Self.writeNote
-        let socket = try socketPath.map { p throws(PracticeError) in try ControlSocket(path: p, player: player) { session.requestQuit() } }
-        defer { socket?.stop() }
-        let services = PlayerServices(player, settings: settings) { session.requestQuit() }
-        defer { services.stop() }
-        let signals = SignalHandlers { _ in session.requestQuit() }
-        defer { withExtendedLifetime(signals) {} }
-        try session.run()
-        let last = player.state   // as it was heard when the screen ended, for a player taking over
-        player.stop()
-        return (signals.received, services, session.detachRequested && signals.received == nil, last)
-    }
-
     /// The command line of the detached player that takes over from a screen left with `d`.
-    /// The line a player without a screen writes to stderr when its device goes away or comes back (`--reconnect`).
-    static func deviceNews(_ event: PlayerEvent) -> String? {
-        switch event.kind {
-        case .deviceLost: event.state.deviceLost
-        case .deviceBack: "the audio device is back: \(event.state.isPlaying ? "playing on" : "paused") at \(Timecode.format(event.state.position, decimals: 1))"
-        default: nil
-        }
-    }
-
     func detachedArguments(_ file: String, paused: Bool) -> [String] {
         var args = ["play", file, "--device", device]
         if let sidecar = place.sidecar { args += ["--markers", sidecar] }
@@ -314,116 +249,13 @@ extension Practice.PlayOptions {
         return args
     }
 
-    /// Gives the detached player started for `d` what the saved place does not hold: the loop's
-    /// count-in, gaps, pre-roll, tempo and passes still to play, and the trainer going on from
-    /// the speed it reached (the pass count starts again at 1, and a trainer's `/EVERY` counts
-    /// from the hand-over); then lets it play if this one was playing.
-    static func handOver(_ state: PlayerState, to pid: pid_t) {
-        let playing = state.isPlaying
-        var commands: [PlayerCommand] = []
-        if let l = state.loop, !l.rehearsal.isPlain || l.rehearsal.bpm != nil || l.passes != nil {
-            var rehearsal = l.rehearsal
-            if var t = rehearsal.trainer {
-                t.from = min(max(state.rate, min(t.from, t.to)), max(t.from, t.to))
-                rehearsal.trainer = t
-            }
-            let range = LoopRange(start: l.start, end: l.end, passes: l.passes.map { max($0 - l.pass + 1, 1) }, name: l.name, rehearsal: rehearsal)
-            commands.append(.setLoop(range, keepingCount: false, on: l.isOn))
-        }
-        if playing { commands.append(.play) }
-        guard !commands.isEmpty else { return }
-        // The player answers in order: its status comes after the commands before it are done.
-        commands.append(.status)
-        do { _ = try Players.ask(Players.socketPath(pid: pid), commands.map(\.line).joined(separator: "\n"), until: .status) } catch {
-            Terminal.write("practice: warning: the background player did not take the loop's settings: \(error.message)\n", to: STDERR_FILENO)
-        }
-    }
-
     /// `n` on the practice screen: today's note, in the journal; nil, or what went wrong.
     static let writeNote: @Sendable (String) -> String? = { text in
         do throws(PracticeError) { try Journal().addNote(text, on: .today); return nil } catch { return error.message }
     }
 
-    /// A recorder of the session into the journal; nil (and a warning said, on a terminal) when
-    /// the journal cannot be opened or is from a newer version: playing matters more.
-    static func record(_ player: Player, sidecar: String?, say: Bool) -> JournalRecorder? {
-        do {
-            let journal = try Journal()
-            if let warning = journal.warning, say { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
-            return JournalRecorder(journal: journal, player: player, sidecar: sidecar)
-        } catch {
-            if say { Terminal.write("practice: warning: \(error.message); this session is not recorded\n", to: STDERR_FILENO) }
-            return nil
-        }
-    }
-
-    /// Waits (a second at most) for the session's last state to be written; says a problem once.
-    static func finishRecording(_ recorder: JournalRecorder?, say: Bool) {
-        guard let recorder else { return }
-        recorder.waitUntilWritten(timeout: 1)
-        if let problem = recorder.problem, say, !recorder.problemSaid.exchange(true, ordering: .relaxed) {
-            Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO)
-        }
-    }
-
     /// The file's absolute path with links resolved (how players name their tracks to each other).
     static func realPath(_ path: String) -> String {
         Path.resolved(path) ?? path
-    }
-}
-
-/// Runs `handler` on the main queue for SIGINT, SIGTERM and SIGHUP (instead of dying mid-write).
-final class SignalHandlers: @unchecked Sendable {  // `sources` is immutable after init
-    private var sources: [any DispatchSourceSignal] = []
-    private let signalNumber = Atomic<Int32>(0)
-    /// The signal that arrived, if one did (recorded before the handler runs).
-    var received: Int32? { let s = signalNumber.load(ordering: .acquiring); return s == 0 ? nil : s }
-
-    init(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], _ handler: @escaping @Sendable (Int32) -> Void) {
-        if !signals.contains(SIGHUP) { signal(SIGHUP, SIG_IGN) }
-        sources = signals.map { sig in
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [unowned self] in
-                signalNumber.store(sig, ordering: .releasing)
-                handler(sig)
-            }
-            source.resume()
-            return source
-        }
-    }
-}
-
-/// The stdin controller: reads one JSON command per line and hands it to the player.
-enum StdinControl {
-    static func start(_ player: Player) {
-        _ = ControlThread(name: "practice-stdin") {
-            var lines = LineReader()
-            var open = true
-            while open {
-                open = lines.read(from: STDIN_FILENO) != .closed
-                while let line = lines.nextLine() ?? (open ? nil : lines.rest()) {
-                    if !perform(line, on: player) { return }
-                }
-            }
-        }
-    }
-
-    /// Carries out one command line; false after `quit`.
-    private static func perform(_ line: String, on player: Player) -> Bool {
-        if line.trimmingWhitespace().isEmpty { return true }
-        do throws(PracticeError) {
-            let command = try PlayerCommand.parse(line)
-            if command == .quit {
-                player.stop()
-                return false
-            }
-            if let reply = try player.perform(command) { Terminal.write(reply + "\n", to: STDOUT_FILENO) }
-        } catch {
-            // For the script, an error event among the state events; for a person, stderr.
-            Terminal.write(StateMessage.errorLine(error) + "\n", to: STDOUT_FILENO)
-            Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
-        }
-        return true
     }
 }

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 import PracticeDocuments
+import PracticeControl
 import PracticeEngine
 import PracticeTUI
 

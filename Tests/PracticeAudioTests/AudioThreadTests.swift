@@ -30,12 +30,15 @@ import PracticeTestSupport
         // The decoder begins generation 2 (and wakes the thread) before the command says "paused".
         let second = Signals.sine(660, seconds: 0.5)
         #expect(ring.writeWhole(second, generation: 2) == 22_050)
+        var idled = thread.idled.load(ordering: .acquiring)
         thread.wake()
-        usleep(200_000)   // time enough for the thread to prime and write, were it to
+        // The thread takes generation 2, sees it is not the one asked for, and goes idle.
+        try eventually("the audio thread to go idle on generation 2") { thread.idled.load(ordering: .acquiring) > idled }
         #expect(out.queuedFrames == 0, "the device was given \(out.queuedFrames) frames of a generation nobody asked to play")
+        idled = thread.idled.load(ordering: .acquiring)
         thread.setTransport(.paused, generation: 2)
         thread.wake()
-        usleep(50_000)
+        try eventually("the audio thread to go idle, paused") { thread.idled.load(ordering: .acquiring) > idled }
         #expect(out.queuedFrames == 0)
 
         // Asked to play, it plays generation 2 from its first frame.

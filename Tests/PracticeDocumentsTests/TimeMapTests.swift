@@ -17,8 +17,10 @@ import Testing
         #expect(cut.place(95) == .missing(near: 75))          // past this copy's end
         #expect(TimeMap(offset: -0.7, similarity: 1, matched: 60, duration: 59.3, isConfident: true).place(0.3) == .missing(near: 0))
         #expect(cut.reference(4.3) == 3 && cut.reference(25.3) == 40)
-        // 21.3 on this copy is the cut: both sides are one place; it goes to the nearer reference time.
-        #expect(cut.reference(21.3) == 20 || cut.reference(21.3) == 36)
+        // 21.3 on this copy is the cut: both sides are one place, each 0 s away; the tie goes to
+        // the earlier part's end, and just after it to the later part.
+        #expect(cut.reference(21.3) == 20)
+        #expect(cut.reference(21.301) == 36.001)
         #expect(cut.summary == "+1.300 s, then −14.700 s from 0:36.000 (16.000 s cut)")
         #expect(TimeMap(json: cut.json) == cut)
     }

@@ -19,7 +19,10 @@ extension TerminalTests {
                                      in: dir.path, rig: rig)
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         var screen = try waitFor("practice library · 2 tracks, 2 albums", in: session)
-        #expect(screen.contains("Today's pick: Band — Song (not practised yet)") || screen.contains("Today's pick: Crew — Drill (not practised yet)"), "\(screen)")
+        // Today's pick is the day's: the one `practice pick` names from the same index today.
+        let pick = try practice(["pick"], in: dir, environment: ["XDG_CACHE_HOME": dir.file("cache"), "XDG_CONFIG_HOME": dir.file("config")])
+        let picked = try #require(pick.stdout.split(separator: "\n").first.map(String.init), "\(pick)")
+        #expect(picked.hasSuffix("(not practised yet)") && screen.contains(picked), "\(picked)\n\(screen)")
 
         func press(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", session] + keys) }
         // Space previews the selected album's first track (Band — Song, 330 Hz) through the sink; again stops it.

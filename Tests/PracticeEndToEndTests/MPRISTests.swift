@@ -43,13 +43,26 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         while Date() < deadline, !lock.withLock({ String(decoding: text, as: UTF8.self) }).contains("member=NameLost") { usleep(20_000) }
     }
 
-    /// Stops it; what it printed.
-    func stop() -> String {
-        usleep(300_000)
+    /// What it has printed so far.
+    var log: String { lock.withLock { String(decoding: text, as: UTF8.self) } }
+
+    /// Waits until what it printed passes `test`.
+    func waitFor(_ what: String, _ test: @escaping (String) -> Bool) throws {
+        try eventually(what) { test(log) }
+    }
+
+    /// Once the bus has said that the player's name is gone (the daemon announces it after
+    /// everything the player sent before it went away), stops it; what it printed.
+    func stop(after name: String = "org.mpris.MediaPlayer2.practice") throws -> String {
+        try waitFor("\(name) released") { log in
+            log.components(separatedBy: "\nsignal ").contains {
+                $0.contains("member=NameOwnerChanged") && $0.contains("string \"\(name)\"") && $0.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("string \"\"")
+            }
+        }
         kill(process.pid, SIGTERM)
         _ = process.wait()
-        usleep(100_000)
-        return lock.withLock { String(decoding: text, as: UTF8.self) }
+        try eventually("dbus-monitor's output read to its end") { reader?.isFinished ?? true }
+        return log
     }
 }
 
@@ -269,11 +282,10 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         let at = Double(added.stdout.dropFirst(2).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(added.status == 0 && at > 6 && at < 20, "\(added)")
         #expect(try practice(["markers", "drill.wav"], in: dir, environment: env).stdout.contains(String(format: "0:%06.3f  Spin", at)))
-        usleep(300_000)
+        try monitor.waitFor("the Markers change") { $0.contains("string \"Spin\"") }
         try quit()
         #expect(player.wait() == 0)
-        usleep(200_000)
-        let log = monitor.stop()
+        let log = try monitor.stop()
         let changes = log.components(separatedBy: "member=PropertiesChanged").dropFirst().map { $0.components(separatedBy: "\nsignal ").first ?? $0 }
         for (property, value) in [("PlaybackStatus", "string \"Paused\""), ("Rate", "double 0.8"), ("LoopStatus", "string \"Track\""),
                                   ("Markers", "string \"Spin\"")] {
@@ -342,16 +354,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         }
         func keys(_ keys: String...) throws { _ = try tmux(["send-keys", "-t", name] + keys) }
         /// Waits until the screen shows `text`; returns the screen.
-        func waitFor(_ text: String, seconds: Double = 15) throws -> String {
-            let deadline = Date().addingTimeInterval(seconds)
-            var screen = ""
-            while Date() < deadline {
-                screen = try tmux(["capture-pane", "-p", "-t", name])
-                if screen.contains(text) { return screen }
-                usleep(100_000)
-            }
-            return screen
-        }
+        func waitFor(_ text: String, seconds: Double = 15) throws -> String { try Tmux.waitFor(text, in: name, seconds: seconds) }
         /// Closes the terminal: SIGHUP to what runs in it.
         func close() throws { _ = try tmux(["kill-session", "-t", name]) }
     }
@@ -613,7 +616,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("status").stdout == "Playing\n")
         try quit()
         #expect(player.wait() == 0)
-        let log = monitor.stop()
+        let log = try monitor.stop()
         #expect(!log.contains("member=Notify"), "a notification with --quiet")
     }
 
@@ -636,8 +639,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("metadata", "practice:section").stdout == "Out\n")
         try quit()
         #expect(player.wait() == 0)
-        usleep(200_000)
-        let changes = monitor.stop().components(separatedBy: "member=PropertiesChanged").dropFirst()
+        let changes = try monitor.stop().components(separatedBy: "member=PropertiesChanged").dropFirst()
         let sections = changes.compactMap { c -> String? in
             guard let key = c.range(of: "string \"Section\""), let value = c[key.upperBound...].range(of: "string \"") else { return nil }
             return String(c[value.upperBound...].prefix { $0 != "\"" })
@@ -658,8 +660,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("metadata", "xesam:title").stdout == "Song\n")
         try quit()
         #expect(player.wait() == 0)
-        usleep(200_000)
-        #expect(!monitor.stop().contains("member=Notify"), "a notification with notifications = false")
+        #expect(try !monitor.stop().contains("member=Notify"), "a notification with notifications = false")
 
         try "[desktop]\nmpris = false\n".write(toFile: config, atomically: true, encoding: .utf8)
         player = try start(["play", "song.wav", "--device", "null", "--no-tui"])

@@ -239,15 +239,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         let command = "cd \(dir.path) && PS1='$ ' && clear && XDG_CACHE_HOME=\(cache) \(practiceBinary) open \(server.base)/songs/warmup.json --device null; echo EXIT=$?"
         _ = try tmux(["send-keys", "-t", session, command, "Enter"])
-        func waitFor(_ text: String) throws -> String {
-            var screen = ""
-            for _ in 0..<100 {
-                screen = try tmux(["capture-pane", "-p", "-t", session])
-                if screen.contains(text) { break }
-                usleep(100_000)
-            }
-            return screen
-        }
+        func waitFor(_ text: String) throws -> String { try Tmux.waitFor(text, in: session) }
         var screen = try waitFor("Ana · Drills")
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Warm-up" && lines.dropFirst().first == "Ana · Drills", "screen:\n\(screen)")

@@ -30,16 +30,9 @@ import PracticeAudio
                                 + "exec \(practiceBinary) song.wav --device pulse \(arguments)'", in: dir.path, rig: rig)
     }
 
-    /// Waits until the pane shows `text`; returns the screen.
+    /// Waits until the pane shows `text`; returns the screen (throws, with it, after `seconds`).
     func waitFor(_ text: String, in session: String, seconds: Double = 10) throws -> String {
-        let deadline = Date().addingTimeInterval(seconds)
-        var screen = ""
-        while Date() < deadline {
-            screen = try tmux(["capture-pane", "-p", "-t", session])
-            if screen.contains(text) { return screen }
-            usleep(100_000)
-        }
-        return screen
+        try Tmux.waitFor(text, in: session, seconds: seconds)
     }
 
     /// The position (m:ss.s) on the screen's line that starts with `prefix` ("▶ Playing   ").

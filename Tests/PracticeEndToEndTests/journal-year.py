@@ -30,7 +30,7 @@ per_session = 6.3                      # rows a session makes, on average: itsel
 sessions_per_day = max(1, round(args.rows / per_session / (args.days * 0.9)))
 
 db = sqlite3.connect(args.journal)
-rows = sessions = passes = 0
+rows = sessions = passes = notes = 0
 seconds = 0.0
 months = {}
 day = start
@@ -67,7 +67,8 @@ while day <= end:
     if day.day == 1:
         db.execute("INSERT INTO note (day, text, written) VALUES (?, ?, ?)", (day.isoformat(), "Month %s: new goals" % day.isoformat()[:7], calendar.timegm(day.timetuple())))
         rows += 1
+        notes += 1
     day += datetime.timedelta(days=1)
 db.commit()
-print(json.dumps(dict(rows=rows, sessions=sessions, seconds=seconds, passes=passes, start=start.isoformat(), end=end.isoformat(),
+print(json.dumps(dict(rows=rows, notes=notes, sessions=sessions, seconds=seconds, passes=passes, start=start.isoformat(), end=end.isoformat(),
                       months={m: dict(seconds=v[0], sessions=v[1]) for m, v in sorted(months.items())})))

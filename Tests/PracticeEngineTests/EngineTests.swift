@@ -197,6 +197,32 @@ import PracticeSystem
         #expect(rig.positionFrame == 44_100)
     }
 
+    /// `EndPolicy.rewind` (a person's player): at the end of the range the player publishes
+    /// `finished`, then goes back to `--from`, paused, saying why; played again, it starts there.
+    /// When a loop's passes run out it goes back to the loop's start with every pass to play again.
+    @Test func aPersonsPlayerGoesBackAtTheEnd() throws {
+        var options = PlayerOptions()
+        options.atEnd = .rewind
+        options.from = 1
+        let rig = try VirtualRig(try counterTrack(), options)
+        defer { rig.stop() }
+        let log = EventLog()
+        rig.player.subscribe { log.append($0) }
+        rig.play(20_000)   // 17,640 frames are left after 1 s
+        let back = rig.waitFor { $0.rewound != nil }
+        #expect(back.rewound == .track && !back.isPlaying && !back.isFinished && rig.positionFrame == 44_100)
+        let kinds = log.events.map(\.kind)
+        #expect(kinds.suffix(2) == [.finished, .paused], "\(kinds)")
+        rig.player.play()
+        #expect(rig.player.state.rewound == nil)
+        #expect(VirtualRig.firstCounterFrame(rig.play(441)) == 44_100)
+
+        try rig.command { try rig.player.setLoop(LoopRange(start: 0.25, end: 0.5, passes: 2)) }
+        rig.play(44_100)
+        let drilled = rig.waitFor { $0.rewound != nil }
+        #expect(drilled.rewound == .passes(2) && !drilled.isPlaying && rig.positionFrame == 11_025 && drilled.loop?.pass == 1)
+    }
+
     /// Events leave the engine after its lock is released: a view that calls the player back from
     /// its handler (a read, then commands) cannot deadlock it, and its commands' events follow the
     /// event it handled, in order, for every view; the first command returns once all are out.

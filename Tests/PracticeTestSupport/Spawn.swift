@@ -108,6 +108,23 @@ public enum Tmux {
         return status
     }()
 
+    /// The pane of `session` once it shows `text` (looked at every 50 ms); throws `TimedOut`
+    /// with the last screen after `seconds`.
+    @discardableResult
+    public static func waitFor(_ text: String, in session: String, seconds: Double = 10) throws -> String {
+        var screen = ""
+        do {
+            return try eventuallyValue("'\(text)' on the screen", within: seconds) { () -> String? in
+                screen = try run(["capture-pane", "-p", "-t", session])
+                if screen.contains(text) { return screen }
+                usleep(49_000)
+                return nil
+            }
+        } catch is TimedOut {
+            throw TimedOut(description: "waited \(seconds) s for '\(text)' on the screen in vain; it shows:\n\(screen)")
+        }
+    }
+
     /// A detached session of `width` × `height` running a plain bash.
     public static func newSession(_ name: String, width: Int, height: Int) throws -> Int32 {
         guard server == 0 else { return server }

@@ -39,6 +39,9 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     /// A negative C error code if the device failed (the thread then waits until it is cleared).
     public let failure = Atomic<Int32>(0)
     private let quit = Atomic<Bool>(false)
+    /// How many times the thread went idle for want of a generation it was asked to play (a test
+    /// waits for the next one to know the thread has looked at what it was given, and decided).
+    public let idled = Atomic<UInt64>(0)
     private let wakeFD: Int32
     private let scratch: UnsafeMutablePointer<Float>
     private let chunkFrames: Int
@@ -149,6 +152,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                     holding = false
                     clock.publish(heardFrame: ring.consumerIndex - delay.frames, at: delay.atNanoseconds, running: false)
                 }
+                idled.add(1, ordering: .releasing)
                 sleep(timeoutMs: 1_000)   // every command wakes us (`wake()`); paused means idle
                 continue
             }

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 import Glibc
-import PracticeAudio
-import PracticeControl
-import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
 import PracticeSystem
@@ -12,11 +9,11 @@ import PracticeSystem
 /// terminal, so closing this one does not stop it). This process waits until the player is
 /// playing, passes on what it said while starting (warnings, or the error that stopped it, with
 /// its exit code) and says how to reach it.
-enum Background {
+public enum Background {
     /// Starts the detached player and returns when it plays; throws (exits) if it could not start.
     /// `arguments`: its command line (the default: this one, without `--background`).
     @discardableResult
-    static func start(_ given: [String]? = nil) throws -> pid_t {
+    public static func start(_ given: [String]? = nil) throws -> pid_t {
         var arguments = given ?? Array(CommandLine.arguments.dropFirst()).filter { $0 != "--background" }
         arguments.append("--detached")
         var ends: [Int32] = [-1, -1]
@@ -77,7 +74,7 @@ enum Background {
 
     /// In the detached player, once it plays: its stderr goes to /dev/null, which tells the
     /// starter that it is ready.
-    static func ready() {
+    public static func ready() {
         let null = open("/dev/null", O_WRONLY)
         if null >= 0 {
             dup2(null, STDERR_FILENO)

@@ -2,52 +2,44 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import PracticeAudio
 import PracticeControl
-import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
 import PracticeSystem
-import PracticeDesktop
 
-/// The controllers every player has besides its own screen or stdin: its socket in the players'
-/// folder (for `practice ctl`), MPRIS on the session bus, and the now-playing notification.
-final class PlayerServices: Sendable {
-    let socket: ControlSocket?
+/// What the desktop gives a player for its session: MPRIS on the session bus (media keys,
+/// desktop controls, playerctl) and the now-playing notification.
+public final class DesktopServices: SessionService {
     let mpris: MPRIS?
     /// What OpenUri asked to play instead (the host replaces this process with it when the player ends).
-    let replacement = Locked<String?>(nil)
-    /// Who quit the player from outside this process, if anyone did: for the screen to say so.
-    let quitBy = Locked<String?>(nil)
+    private let replaced = Locked<String?>(nil)
+    /// Whether the desktop's controls quit the player.
+    private let quitHere = Locked<Bool>(false)
 
-    struct Settings {
-        var mpris = true
-        var notify = true
-        var verbose = false
-        var cover: String?
+    public var replacement: String? { replaced.withLock { $0 } }
+    public var quitBy: String? { quitHere.withLock { $0 } ? "the desktop's media controls (MPRIS)" : nil }
+
+    public struct Settings: Sendable {
+        public var mpris = true
+        public var notify = true
+        public var verbose = false
+        public var cover: String?
+        public init(mpris: Bool = true, notify: Bool = true, verbose: Bool = false, cover: String? = nil) {
+            self.mpris = mpris; self.notify = notify; self.verbose = verbose; self.cover = cover
+        }
     }
 
-    init(_ player: Player, settings: Settings, quit: @escaping @Sendable () -> Void) {
-        let socketPath = Players.socketPath()
-        let quitBy = self.quitBy
-        do {
-            socket = try ControlSocket(path: socketPath, player: player) {
-                quitBy.withLock { $0 = "another terminal ('practice attach' there, or 'practice ctl quit')" }
-                quit()
-            }
-        } catch {
-            socket = nil
-            if settings.verbose { Terminal.write("practice: no socket for 'practice ctl': \(error.message)\n", to: STDERR_FILENO) }
-        }
+    /// Offers `player` on the session bus (unless `settings` say no) and says it is playing;
+    /// `socket` (the players' one) learns the MPRIS name; `quit` ends the session.
+    public init(_ player: Player, socket: ControlSocket?, settings: Settings, quit: @escaping @Sendable () -> Void) {
         guard settings.mpris else { mpris = nil; return }
-        let replacement = self.replacement
-        let socket = self.socket
+        let replaced = self.replaced, quitHere = self.quitHere
         let host = MPRIS.Host(quit: {
-            quitBy.withLock { $0 = "the desktop's media controls (MPRIS)" }
+            quitHere.withLock { $0 = true }
             quit()
         }, open: { uri throws(BusFailure) in
-            try PlayerServices.checkOpenable(uri)
-            replacement.withLock { $0 = uri }
+            try DesktopServices.checkOpenable(uri)
+            replaced.withLock { $0 = uri }
             quit()
         }, cover: settings.cover, named: { name in
             socket?.setMPRISName(String(name.dropFirst("org.mpris.MediaPlayer2.".count)))
@@ -71,13 +63,10 @@ final class PlayerServices: Sendable {
         }
     }
 
-    func stop() {
-        mpris?.stop()
-        socket?.stop()
-    }
+    public func stop() { mpris?.stop() }
 
     /// OpenUri takes a file (a path or a `file://` URL) that can be read, or an http(s) song URL.
-    static func checkOpenable(_ uri: String) throws(BusFailure) {
+    public static func checkOpenable(_ uri: String) throws(BusFailure) {
         if uri.hasPrefix("https://") || uri.hasPrefix("http://") { return }
         let path = CoverArt.path(fromFileURL: uri) ?? uri
         var st = stat()
@@ -88,7 +77,7 @@ final class PlayerServices: Sendable {
 
     /// The command line that plays `uri` in this process's place (`exec`), keeping the device,
     /// whether it runs detached, and `--quiet`.
-    static func replacementArguments(_ uri: String, device: String, detached: Bool, quiet: Bool) -> [String] {
+    public static func replacementArguments(_ uri: String, device: String, detached: Bool, quiet: Bool) -> [String] {
         let isSong = uri.hasPrefix("https://") || uri.hasPrefix("http://")
         var args = ["practice", isSong ? "open" : "play", isSong ? uri : (CoverArt.path(fromFileURL: uri) ?? uri), "--device", device]
         if detached { args.append("--detached") }
@@ -97,7 +86,7 @@ final class PlayerServices: Sendable {
     }
 
     /// Replaces this process with `arguments` (the running binary, same environment); returns only on failure.
-    static func exec(_ arguments: [String]) {
+    public static func exec(_ arguments: [String]) {
         let argv = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", argv)
         Terminal.write("practice: cannot start '\(arguments.joined(separator: " "))': \(String(cString: strerror(errno)))\n", to: STDERR_FILENO)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 import Glibc
-import PracticeDocuments
 
 /// Small facts about the terminal, per stream.
 public enum Terminal {

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
 import Glibc
-import PracticeAudio
-import PracticeDocuments
-import PracticeTUI
 
 extension Config {
     /// The configuration file (`Config.path`) read through toml++, its warnings written to
     /// stderr; every default when there is none. A file that is not TOML, or a setting of the
     /// wrong kind, is a one-line error naming the file (and the line and column) (exit 78).
-    static func load(_ path: String = Config.path, warn: Bool = true) throws(PracticeError) -> Config {
+    public static func load(_ path: String = Config.path, warn: Bool = true) throws(PracticeError) -> Config {
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return Config() }
         if isDirectory { throw PracticeError(.config, "\(path): is a directory, not a configuration file") }
@@ -55,7 +52,7 @@ extension Config {
     /// folders go at the end of the list): the rest of what the person wrote (comments, order,
     /// other settings, the list's own entries and layout) stays as it is. A file that
     /// cannot be read is not written, and neither is one that would not read back as `folders`.
-    static func remember(libraryFolders folders: [String], in path: String = Config.path) throws(PracticeError) {
+    public static func remember(libraryFolders folders: [String], in path: String = Config.path) throws(PracticeError) {
         var text = ""
         var existing: [String] = []
         if FileManager.default.fileExists(atPath: path) {

@@ -57,6 +57,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// restores the terminal.
     public func run() throws {
         prepare()
+        rewound = player.state.rewound   // an end before this screen looked is not news (one attached later)
         let terminal = try RawTerminal(mouse: model.bindings.mouse)
         defer { terminal.restore() }
         var decoder = KeyDecoder()

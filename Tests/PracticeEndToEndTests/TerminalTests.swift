@@ -689,8 +689,10 @@ import PracticeAudio
         _ = try waitFor("▶ Playing   0:0", in: session)
         for _ in 0..<8 { _ = try tmux(["send-keys", "-t", session, "Down"]) }
         screen = try waitFor(" ›  9  0:09.00  line nine", in: session)
-        _ = try tmux(["send-keys", "-t", session, "a", "Down"])
-        _ = try waitFor("loop from line 9", in: session)
+        _ = try tmux(["send-keys", "-t", session, "a"])
+        _ = try waitFor("loop from line 9", in: session)   // said until the next key
+        _ = try tmux(["send-keys", "-t", session, "Down"])
+        _ = try waitFor("› 10  0:10.00  line ten", in: session)
         _ = try tmux(["send-keys", "-t", session, "b"])
         screen = try waitFor("loop to the end of line 10", in: session)
         #expect(screen.contains("Loop: 0:09.000 – 0:11.000  on"), "screen:\n\(screen)")

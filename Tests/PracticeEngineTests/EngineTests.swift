@@ -63,7 +63,7 @@ import PracticeSystem
         rig.player.subscribe { e in kinds.withLock { $0.append(e.kind) } }
         #expect(VirtualRig.firstCounterFrame(rig.play(11_025)) == 0)
         rig.output.breakDown()
-        var s = rig.waitFor { $0.deviceLost != nil }
+        var s = try rig.waitFor { $0.deviceLost != nil }
         #expect(s.deviceLost == "waiting for audio device 'virtual' to come back: it failed (virtual device error -5)")
         #expect(s.failure == nil && !s.isPlaying)
         #expect(rig.positionFrame == 11_025, "the position holds where it was heard")
@@ -72,7 +72,7 @@ import PracticeSystem
         rig.player.setRate(0.5)   // commands go on while it is gone
         rig.player.setRate(1)
         rig.output.repair()
-        s = rig.waitFor { $0.deviceLost == nil && $0.isPlaying }
+        s = try rig.waitFor { $0.deviceLost == nil && $0.isPlaying }
         #expect(s.deviceLost == nil && s.isPlaying)
         let heard = rig.play(2_205)
         #expect(VirtualRig.firstCounterFrame(heard) == 11_025, "plays on from the frame last heard")
@@ -95,21 +95,18 @@ import PracticeSystem
             if e.kind == .deviceLost || e.kind == .deviceBack { events.withLock { $0.append((e.kind, .now)) } }
         }
         rig.play(4_410)
-        func waitFor(_ kind: PlayerEvent.Kind, count: Int) -> ContinuousClock.Instant? {
-            let deadline = Date().addingTimeInterval(5)
-            while Date() < deadline {
+        func waitFor(_ kind: PlayerEvent.Kind, count: Int) throws -> ContinuousClock.Instant {
+            try eventuallyValue("\(kind) number \(count)") { () -> ContinuousClock.Instant? in
                 let seen = events.withLock { $0.filter { $0.kind == kind } }
-                if seen.count >= count { return seen[count - 1].at }
-                usleep(500)
+                return seen.count >= count ? seen[count - 1].at : nil
             }
-            return nil
         }
         /// Goes away, is repaired at once, and comes back: seconds from going to coming back.
         func flap(_ n: Int) throws -> Double {
             rig.output.breakDown()
-            let lost = try #require(waitFor(.deviceLost, count: n))
+            let lost = try waitFor(.deviceLost, count: n)
             rig.output.repair()
-            let back = try #require(waitFor(.deviceBack, count: n))
+            let back = try waitFor(.deviceBack, count: n)
             let d = (back - lost).components
             return Double(d.seconds) + Double(d.attoseconds) / 1e18
         }
@@ -136,7 +133,7 @@ import PracticeSystem
             rig.play(4_410)
             rig.output.breakDown(failing: comesBackUnable ? -EIO : -EINVAL)
             if comesBackUnable {
-                #expect(rig.waitFor { $0.deviceLost != nil }.deviceLost != nil)
+                #expect(try rig.waitFor { $0.deviceLost != nil }.deviceLost != nil)
                 rig.output.breakDown(failing: -EINVAL)   // opening it again now says so
             }
             await rig.player.waitUntilFinished()
@@ -209,7 +206,7 @@ import PracticeSystem
         let log = EventLog()
         rig.player.subscribe { log.append($0) }
         rig.play(20_000)   // 17,640 frames are left after 1 s
-        let back = rig.waitFor { $0.rewound != nil }
+        let back = try rig.waitFor { $0.rewound != nil }
         #expect(back.rewound == .track && !back.isPlaying && !back.isFinished && rig.positionFrame == 44_100)
         let kinds = log.events.map(\.kind)
         #expect(kinds.suffix(2) == [.finished, .paused], "\(kinds)")
@@ -219,7 +216,7 @@ import PracticeSystem
 
         try rig.command { try rig.player.setLoop(LoopRange(start: 0.25, end: 0.5, passes: 2)) }
         rig.play(44_100)
-        let drilled = rig.waitFor { $0.rewound != nil }
+        let drilled = try rig.waitFor { $0.rewound != nil }
         #expect(drilled.rewound == .passes(2) && !drilled.isPlaying && rig.positionFrame == 11_025 && drilled.loop?.pass == 1)
     }
 

@@ -156,7 +156,7 @@ import PracticeControl
         let heard = Task { var kinds: [PlayerEvent.Kind] = []; for await e in events { kinds.append(e.kind); if e.kind == .finished { break } }; return kinds }
         // The device's time at the clock's pace, as a real device's: the ticker's looks are timed on it.
         for _ in 0..<40 where !rig.player.state.isFinished { rig.play(4_410); usleep(100_000) }
-        rig.waitFor { $0.isFinished }
+        try rig.waitFor { $0.isFinished }
         let kinds = await heard.value
         #expect(kinds == [.snapshot, .passStarted, .finished], "\(kinds)")
     }

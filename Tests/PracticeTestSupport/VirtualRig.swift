@@ -39,12 +39,14 @@ public final class VirtualRig: Sendable {
         while holding && output.drops == before && Date() < deadline { usleep(100) }
     }
 
-    /// Waits (up to `seconds`) until the player's state is what `what` takes; the state then.
+    /// Waits (up to `seconds`) until the player's state is what `what` takes; that state. Throws
+    /// `TimedOut` with the state it ended on.
     @discardableResult
-    public func waitFor(within seconds: Double = 3, _ what: (PlayerState) -> Bool) -> PlayerState {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !what(player.state) && Date() < deadline { usleep(1_000) }
-        return player.state
+    public func waitFor(within seconds: Double = 3, _ what: (PlayerState) -> Bool) throws -> PlayerState {
+        try eventuallyValue("the player's state (now \(player.state))", within: seconds) { () -> PlayerState? in
+            let s = player.state
+            return what(s) ? s : nil
+        }
     }
 
     /// The source frame heard first in `heard` (a `Signals.counter` track), mod 65,536.

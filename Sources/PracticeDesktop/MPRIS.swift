@@ -416,8 +416,9 @@ final class MarkerWatch: Sendable {
     }
 
     private static func stamp(_ path: String) -> String {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return "-" }
-        return "\(st.st_ino) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        // Through FileManager: `st_mtim`'s timespec is, to the compiler, sd-bus's module's here.
+        guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }
+        let modified = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(a[.systemFileNumber] as? Int ?? 0) \(a[.size] as? Int ?? 0) \(modified)"
     }
 }

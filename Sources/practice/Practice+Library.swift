@@ -33,25 +33,7 @@ extension Practice {
             @Argument(help: "Music folders to add to the library (remembered).", completion: .directory)
             var folders: [String] = []
 
-            func resolve(config: Config) throws(PracticeError) -> [String] { try Library.folders(named: folders, config: config) }
-        }
-
-        /// The folders to scan: the ones named (added to the remembered ones), else the remembered
-        /// ones, else the music folder (when there is one).
-        static func folders(named: [String], config: Config) throws(PracticeError) -> [String] {
-            let named = named.map { Path.normalized(Path.absolute($0)) }
-            for f in named {
-                var isDirectory = false
-                guard FileManager.default.fileExists(atPath: f, isDirectory: &isDirectory) else { throw PracticeError(.noInput, "\(f): no such folder") }
-                guard isDirectory else { throw PracticeError(.noInput, "\(f): not a folder") }
-            }
-            let remembered = config.libraryFolders ?? [Config.musicFolder].filter { FileManager.default.fileExists(atPath: $0) }
-            let added = named.filter { !remembered.contains($0) }
-            if !added.isEmpty {
-                try Config.remember(libraryFolders: remembered + added)
-                Terminal.write("practice: added \(added.joined(separator: ", ")) to the library (\(Config.path))\n", to: STDERR_FILENO)
-            }
-            return named.isEmpty ? remembered : named
+            func resolve(config: Config) throws(PracticeError) -> [String] { try LibraryIndex.folders(named: folders, config: config) }
         }
 
         /// Scans `folders` into the index, with a progress bar when stderr is a terminal.
@@ -72,22 +54,10 @@ extension Practice {
             return report
         }
 
-        /// When a track was last practised: the end of its latest session in the practice
-        /// journal, or when it was left (its resume point), whichever is later (the journal
-        /// may be off, or newer than its sessions). Looked up by the track's real path, as the
-        /// index and the journal keep it.
-        static func practised() -> (LibraryTrack) -> Date? {
-            var dates = ResumeStore().updated.compactMapValues(TodaysPick.date(rfc3339:))
-            if let sessions = try? Journal().lastPractised() {
-                dates.merge(sessions) { max($0, $1) }
-            }
-            return { dates[$0.path] }
-        }
-
         /// The index, brought up to date with the folders first.
         static func current(_ named: [String] = [], quiet: Bool = true) throws(PracticeError) -> LibraryIndex {
             let config = try Config.load()
-            let paths = try Library.folders(named: named, config: config)
+            let paths = try LibraryIndex.folders(named: named, config: config)
             let index = try LibraryIndex()
             _ = try scan(index, paths, quiet: quiet)
             return index
@@ -101,7 +71,7 @@ extension Practice {
 
             func run() async throws {
                 let config = try Config.load()
-                let paths = try Library.folders(named: folders.folders, config: config)
+                let paths = try LibraryIndex.folders(named: folders.folders, config: config)
                 let index = try LibraryIndex()
                 guard Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) else {
                     throw PracticeError(.usage, "the library screen needs a terminal; 'practice library list' and 'search' print")
@@ -124,7 +94,7 @@ extension Practice {
                     }
                 }
                 func refresh() throws(PracticeError) {
-                    let practised = Library.practised()
+                    let practised = LibraryIndex.practised()
                     let tracks = try index.tracks()
                     let week = Date().addingTimeInterval(-7 * 86400)
                     let pick = try index.pick(among: tracks, practised: practised)
@@ -308,7 +278,7 @@ extension Practice {
 
         func run() async throws {
             let index = try noScan ? LibraryIndex() : Library.current()
-            guard let pick = try index.pick(practised: Library.practised()) else {
+            guard let pick = try index.pick(practised: LibraryIndex.practised()) else {
                 throw PracticeError(.noInput, "the library is empty: add a folder with 'practice library scan FOLDER'")
             }
             if json {

@@ -105,7 +105,7 @@ extension Practice {
                 let journal = try Journal()
                 if try journal.practiceDays().first == Day.today { return }
                 var body = "Nothing practised yet today."
-                if let index = try? LibraryIndex(), let pick = try? index.pick(practised: Library.practised()) {
+                if let index = try? LibraryIndex(), let pick = try? index.pick(practised: LibraryIndex.practised()) {
                     body += " Today's pick: \(pick.track.displayArtist) — \(pick.track.displayTitle) (\(pick.reason))."
                 }
                 try DesktopNotification.send(summary: "Time to practise", body: body.terminalSafe)

@@ -49,14 +49,7 @@ public enum Background {
             throw PracticeError(.software, "cannot start a player in the background: \(String(cString: strerror(rc)))")
         }
         // What it says until it closes its stderr (ready) or exits (failed).
-        var said: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            said += chunk[..<n]
-        }
+        let said = Spawning.readToEnd(ends[0])
         close(ends[0])
         if !said.isEmpty { _ = said.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) } }
         // A player that is ready closed its stderr and answers on its socket; one that failed exits.

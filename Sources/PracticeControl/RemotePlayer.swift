@@ -24,7 +24,6 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
     }
     private let shared: Locked<Shared>
     private var reader: ControlThread?
-    private let wake = WakePipe()
 
     /// Attaches to the player listening at `socket` (described by its `status` answer).
     public init(_ player: Players.Running) throws(PracticeError) {

@@ -36,17 +36,22 @@ public enum Spawning {
         close(ends[1])
         defer { close(ends[0]) }
         guard rc == 0 else { return nil }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            output += chunk[0..<n]
-        }
+        let output = readToEnd(ends[0])
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return (code, String(decoding: output, as: UTF8.self))
+    }
+
+    /// Everything `fd` gives until its end (or an error), reads interrupted by a signal retried.
+    public static func readToEnd(_ fd: Int32) -> [UInt8] {
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return output }
+            output += chunk[0..<n]
+        }
     }
 }

@@ -73,7 +73,7 @@ public final class PlaySession: Sendable {
         // Started paused and played in `start`, once the journal listens (on `null` a short
         // track would otherwise be over before it does).
         options.startPlaying = false
-        var store: ResumeStore? = settings.resume == nil ? nil : settings.resumeFile.map { ResumeStore(path: $0) } ?? ResumeStore()
+        let store: ResumeStore? = settings.resume == nil ? nil : settings.resumeFile.map { ResumeStore(path: $0) } ?? ResumeStore()
         if let problem = store?.problem, settings.say { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
         let resumed = settings.resume?.fresh == false ? store?.point(for: file) : nil
         if let resumed, let rules = settings.resume { Self.resume(from: resumed, into: &options, rules: rules, file: file) }

@@ -79,4 +79,50 @@ public enum Reminder {
         if hasSystemd { _ = systemctl(["daemon-reload"]) }
         return true
     }
+
+    /// `practice remind at HH:MM`: the timer's units written and (with `enable`) started; without
+    /// systemd, the crontab line to add instead is printed.
+    public static func schedule(at time: String, enable: Bool) throws(PracticeError) {
+        guard let (hour, minute) = clockTime(time) else {
+            throw PracticeError(.usage, "'\(time.terminalSafe)' is not a time of day (HH:MM, 00:00 to 23:59)")
+        }
+        let clock = cFormat("%02d:%02d", hour, minute)
+        guard !enable || hasSystemd else {
+            Terminal.write("practice: systemd does not run this machine; add this line to your crontab ('crontab -e') instead:\n", to: STDERR_FILENO)
+            // The session's runtime folder (its bus is where the notification goes): this
+            // session's when it has one, else the shell's guess for the user.
+            let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty || $0.contains(" ") ? nil : $0 } ?? "/run/user/$(id -u)"
+            Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=\(runtime) \(binary) remind check\n", to: STDOUT_FILENO)
+            return
+        }
+        try writeUnits(at: clock)
+        if !enable {
+            Terminal.write("practice: wrote \(unitFolder)/\(timerName) and \(serviceName) (not enabled: 'systemctl --user enable --now \(timerName)' starts it)\n", to: STDERR_FILENO)
+            return
+        }
+        for step in [["daemon-reload"], ["enable", "--now", timerName]] {
+            let r = systemctl(step)
+            guard r.ok else {
+                throw PracticeError(.unavailable, "systemctl --user \(step.joined(separator: " ")) failed (\(r.output.terminalSafe)); the units are in \(unitFolder)")
+            }
+        }
+        Terminal.write("practice: a reminder at \(clock) every day when you have not practised (\(unitFolder)/\(timerName))\n", to: STDERR_FILENO)
+    }
+
+    /// `practice remind off`: the timer stopped and its units removed.
+    public static func cancel() throws(PracticeError) {
+        guard try removeUnits() else {
+            Terminal.write("practice: no reminder is set (a crontab line, if you added one, stays: 'crontab -e')\n", to: STDERR_FILENO)
+            return
+        }
+        Terminal.write("practice: no more reminders (removed \(timerName) and \(serviceName))\n", to: STDERR_FILENO)
+    }
+
+    /// `HH:MM` (or `H:MM`), 00:00 to 23:59.
+    static func clockTime(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+        return (h, m)
+    }
 }

@@ -12,6 +12,15 @@ public struct PreviewSpot: Sendable, Equatable {
     /// Seconds of fade in and out.
     public static let fade = 0.75
 
+    /// A player's options for this preview: its range, faded in and out.
+    public func playerOptions(device: String) -> PlayerOptions {
+        var options = PlayerOptions()
+        options.device = device
+        (options.from, options.to) = (start, end)
+        options.edgeFade = Self.fade
+        return options
+    }
+
     public var start: Double
     public var end: Double
     /// Why there: `the loop 'chorus'`, `the loudest part near the middle`, `the whole track`.

@@ -208,3 +208,20 @@ public enum Renderer {
         }
     }
 }
+
+extension RenderJob {
+    /// The sidecar's markers and loops as they fall in the output, for a WAV's cue chunk. A
+    /// sidecar that cannot be read only costs the cues (with a warning), not the render.
+    public static func cues(_ file: String, audioStream: Int?, sidecar: String?) throws(PracticeError) -> [InterchangeEntry] {
+        let track = try Track.describe(file, audioStream: audioStream)
+        do {
+            let loaded = try SidecarStore.load(for: track, explicit: sidecar)
+            guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
+            // (Its warnings and notices were said when the places were looked up.)
+            return loaded.sidecar.interchangeEntries(for: .wav)
+        } catch {
+            Console.warn(["\(error.message); rendering without cue points"])
+            return []
+        }
+    }
+}

@@ -6,6 +6,11 @@ import PracticeDocuments
 
 /// An audio file that libsndfile can read, checked the way a user needs it checked.
 public struct Track: Sendable {
+    /// The kinds of audio file we play, by extension (lower case): libsndfile's, and the
+    /// containers FFmpeg decodes (a store's M4A, a video site's WebM, a tutorial's MP4).
+    public static let fileExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc",
+                                                     "m4a", "m4b", "mp4", "m4v", "mov", "webm", "mkv", "mka", "wma", "asf", "ac3"]
+
     public let path: String
     public let info: SoundFile.Info
     public let tags: [String: String]

@@ -12,6 +12,20 @@ public enum ReportPage {
     /// The first line of every page we write: a file that starts otherwise is not ours to replace.
     public static let signature = "<!-- practice journal report -->"
 
+    /// Writes the page to `path`, atomically, and returns its size; a file there that is not one
+    /// of these pages is kept unless `force` (73).
+    public static func write(_ report: JournalReport, sessions: [JournalSession], title: String, to path: String, force: Bool) throws(PracticeError) -> Int {
+        if !force, FileManager.default.fileExists(atPath: path) {
+            let head = FileManager.default.contents(atPath: path).map { Array($0.prefix(signature.utf8.count)) } ?? []
+            guard head == Array(signature.utf8) else {
+                throw PracticeError(.cannotCreate, "\(path): exists and is not a journal report; choose another file or add --force")
+            }
+        }
+        let page = html(report, sessions: sessions, title: title)
+        try AtomicFile.write(Data(page.utf8), to: path)
+        return page.utf8.count
+    }
+
     public static func html(_ report: JournalReport, sessions: [JournalSession], title: String) -> String {
         """
         \(signature)

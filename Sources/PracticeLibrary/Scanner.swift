@@ -31,11 +31,6 @@ extension LibraryIndex {
     /// The kinds of file that may hold a video (whose frame is its cover when it has none).
     public static let videoExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm"]
 
-    /// The kinds of audio file we play, by extension (lower case): libsndfile's, and the
-    /// containers FFmpeg decodes (a store's M4A, a video site's WebM, a tutorial's MP4).
-    public static let audioExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc",
-                                                      "m4a", "m4b", "mp4", "m4v", "mov", "webm", "mkv", "mka", "wma", "asf", "ac3"]
-
     /// Brings the index up to date with `folders` (absolute paths): tracks that are new or whose
     /// file changed (time, size or inode) are read again, as are those whose sidecar or lyrics
     /// changed; tracks no longer there are dropped; everything else is left alone. `progress` is
@@ -202,7 +197,7 @@ extension LibraryIndex {
             let full = folder == "/" ? "/" + name : folder + "/" + name
             guard stat(full, &st) == 0 else { continue }
             if st.st_mode & S_IFMT == S_IFDIR { subfolders.append(full); continue }
-            guard st.st_mode & S_IFMT == S_IFREG, audioExtensions.contains(Path.pathExtension(name).lowercased()) else { continue }
+            guard st.st_mode & S_IFMT == S_IFREG, Track.fileExtensions.contains(Path.pathExtension(name).lowercased()) else { continue }
             var f = Found(path: full, mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9,
                           size: Int64(st.st_size), inode: Int64(bitPattern: UInt64(st.st_ino)), folderCover: cover)
             // The sidecar and lyrics the player would read: song.mp3.practice.json, else song.practice.json, …

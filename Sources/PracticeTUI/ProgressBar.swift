@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
+import Synchronization
+import PracticeDocuments
 /// A progress bar for stderr on a terminal: `[#######-------]  45%`.
 public enum ProgressBar {
     public static func render(_ fraction: Double, width: Int) -> String {
@@ -33,5 +36,53 @@ extension ProgressBar {
             unit = next
         }
         return value < 9.95 ? "\((value * 10).rounded() / 10) \(unit)" : "\(Int(value.rounded())) \(unit)"
+    }
+}
+
+/// The downloads' progress bars on stderr: one line a file, redrawn at most 10 times a second.
+public final class DownloadProgress: Sendable {
+    private struct Line {
+        var name: String
+        var bytes: Int64
+        var total: Int64?
+        /// When and how far it was drawn last.
+        var drawn: ContinuousClock.Instant
+        var drawnBytes: Int64
+    }
+    private let shown: Bool
+    private let line = Mutex<Line?>(nil)
+
+    public init(shown: Bool) { self.shown = shown }
+
+    public func show(_ name: String, _ bytes: Int64, _ total: Int64?) {
+        guard shown else { return }
+        line.withLock { line in
+            if let previous = line, previous.name != name { end(previous) }
+            let now = ContinuousClock.now
+            if let previous = line, previous.name == name, now - previous.drawn < .milliseconds(100), bytes != total {
+                line?.bytes = bytes
+                return
+            }
+            draw(name, bytes, total)
+            line = Line(name: name, bytes: bytes, total: total, drawn: now, drawnBytes: bytes)
+        }
+    }
+
+    /// Ends the last file's line, showing how far it got.
+    public func finish() {
+        line.withLock { line in
+            if let last = line { end(last) }
+            line = nil
+        }
+    }
+
+    private func end(_ line: Line) {
+        if line.bytes != line.drawnBytes { draw(line.name, line.bytes, line.total) }
+        Terminal.write("\n", to: STDERR_FILENO)
+    }
+
+    private func draw(_ name: String, _ bytes: Int64, _ total: Int64?) {
+        let width = min(Terminal.width(STDERR_FILENO) - 1, 80)
+        Terminal.writeRaw(Terminal.redraw(ProgressBar.render(name: name, bytes: bytes, of: total, width: width)), to: STDERR_FILENO)
     }
 }

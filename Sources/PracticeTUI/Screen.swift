@@ -241,8 +241,8 @@ public enum Screen {
         lines.append("")
         let state = p.deviceLost != nil ? "⏸ No sound" : p.isFinished ? "■ Stopped" : p.isPlaying ? "▶ Playing" : "⏸ Paused"
         var right = "speed \(StatusLine.formatRate(p.rate))"
-        if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch)) st" }
-        if let bpm = s.bpm { right += "  \(StatusLine.formatNumber(bpm)) bpm" }
+        if p.pitch != 0 { right += "  pitch \(p.pitch > 0 ? "+" : "")\(shortNumber(p.pitch)) st" }
+        if let bpm = s.bpm { right += "  \(shortNumber(bpm)) bpm" }
         add(spread("\(state)   \(heardPlace(p)) / \(Timecode.format(p.duration))", right, w))
         add(seekBar(s, width: w, color: color), .seekBar(cells: max(w - 2, 4), time: 0))
         add(loopLine(s))
@@ -335,7 +335,7 @@ public enum Screen {
     static func compact(_ s: ScreenState, width w: Int, height: Int) -> [String] {
         let p = s.player
         let symbol = p.isFinished ? "■" : p.isPlaying ? "▶" : "⏸"
-        var lines = [fit("\(symbol) \(heardPlace(p)) \(StatusLine.formatRate(p.rate))\(p.pitch != 0 ? " \(p.pitch > 0 ? "+" : "")\(StatusLine.formatNumber(p.pitch))st" : "")", w)]
+        var lines = [fit("\(symbol) \(heardPlace(p)) \(StatusLine.formatRate(p.rate))\(p.pitch != 0 ? " \(p.pitch > 0 ? "+" : "")\(shortNumber(p.pitch))st" : "")", w)]
         if let l = p.loop {
             lines.append(fit("loop \(l.isOn ? "\(l.pass)\(l.passes.map { "/\($0)" } ?? "")" : "off") \(Timecode.format(l.start))–\(Timecode.format(l.end))", w))
         }
@@ -356,7 +356,7 @@ public enum Screen {
             n == here.beat ? (color ? reverse(" \(n) ") : "‹\(n)›") : " \(n) "
         }.joined()
         // The other reading of the tempo, and the key that switches to it: "96 bpm (or 48: T)".
-        let other = g.otherTempo.map { "   \(StatusLine.formatNumber(g.tempo)) bpm (or \(StatusLine.formatNumber($0)): \(s.bindings.label(.tempoOctave)))" } ?? ""
+        let other = g.otherTempo.map { "   \(shortNumber(g.tempo)) bpm (or \(shortNumber($0)): \(s.bindings.label(.tempoOctave)))" } ?? ""
         let line = "\(g.countName.capitalized) \(here.group)  " + beats + other
         guard large, let glyph = bigDigits[here.beat] else { return [line] }
         let pad = String(repeating: " ", count: max(Table.width(of: withoutStyle(line)), 0))
@@ -396,15 +396,15 @@ public enum Screen {
         let r = s.rehearsal
         var parts: [String] = []
         if r.countIn > 0 {
-            let tempo = (r.bpm ?? s.bpm).map { "at \(StatusLine.formatNumber($0)) bpm" } ?? "(no tempo: tap it)"
+            let tempo = (r.bpm ?? s.bpm).map { "at \(shortNumber($0)) bpm" } ?? "(no tempo: tap it)"
             parts.append("count-in \(r.countIn) \(tempo) \(r.countInEvery ? "before each pass" : "before the first pass")")
         }
-        if r.gap > 0 { parts.append("gap \(StatusLine.formatNumber(r.gap)) s") }
-        if r.preRoll > 0 { parts.append("pre-roll \(StatusLine.formatNumber(r.preRoll)) s") }
+        if r.gap > 0 { parts.append("gap \(shortNumber(r.gap)) s") }
+        if r.preRoll > 0 { parts.append("pre-roll \(shortNumber(r.preRoll)) s") }
         var lines = parts.isEmpty ? [] : ["Rehearsal: " + parts.joined(separator: " · ")]
         if let t = r.trainer {
             var text = "Trainer: \(StatusLine.formatRate(t.from)) → \(StatusLine.formatRate(t.to)), "
-                + "\(t.to >= t.from ? "+" : "−")\(StatusLine.formatNumber(t.step)) every \(t.every == 1 ? "pass" : "\(t.every) passes")"
+                + "\(t.to >= t.from ? "+" : "−")\(shortNumber(t.step)) every \(t.every == 1 ? "pass" : "\(t.every) passes")"
             if let l = s.player.loop, s.looping { text += "; next pass \(StatusLine.formatRate(t.rate(forPass: l.pass)))" }
             lines.append(text)
         }

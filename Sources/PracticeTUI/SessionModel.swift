@@ -232,19 +232,19 @@ public struct SessionModel: Sendable {
             message = "saved loop '\(name)' (\(file))"
             if let l = p.loop { return [loopAction(start: l.start, end: l.end, name: name, on: l.isOn, keepingCount: true)] }
         case .bpmSaved(let bpm):
-            message = "tempo \(StatusLine.formatNumber(bpm)) bpm from \(taps.count) taps (saved)"
+            message = "tempo \(shortNumber(bpm)) bpm from \(taps.count) taps (saved)"
             // With a beat grid: the taps confirm it, or override it for count-ins.
             if let grid = sidecar.beats {
                 let ratio = bpm / grid.tempo
                 if abs(ratio - 1) <= 0.03 {
-                    message! += "; the beat grid agrees (\(StatusLine.formatNumber(grid.tempo)) bpm)"
+                    message! += "; the beat grid agrees (\(shortNumber(grid.tempo)) bpm)"
                 } else {
                     let hint = abs(ratio - 2) <= 0.06 ? " (twice it)" : abs(ratio - 0.5) <= 0.03 ? " (half of it)" : ""
-                    message! += "; count-ins follow it, not the beat grid's \(StatusLine.formatNumber(grid.tempo))\(hint) ('practice beats --bpm \(StatusLine.formatNumber(bpm))' remakes the grid)"
+                    message! += "; count-ins follow it, not the beat grid's \(shortNumber(grid.tempo))\(hint) ('practice beats --bpm \(shortNumber(bpm))' remakes the grid)"
                 }
             }
         case .tempoSwitched(let tempo, let other):
-            message = "beats at \(StatusLine.formatNumber(tempo)) bpm (or \(StatusLine.formatNumber(other)); \(bindings.label(.tempoOctave)) switches back; saved)"
+            message = "beats at \(shortNumber(tempo)) bpm (or \(shortNumber(other)); \(bindings.label(.tempoOctave)) switches back; saved)"
         case .lyricsShifted(let total):
             message = "lyrics \(total >= 0 ? "+" : "−")\(Int((abs(total) * 1000).rounded())) ms (saved)"
         case .noted:
@@ -326,7 +326,7 @@ public struct SessionModel: Sendable {
         case .tapTempo: return tap(now: now, s)
         case .tempoOctave:
             guard let g = sidecar.beats, !g.times.isEmpty else { message = "no beats known: 'practice beats' finds them"; return [] }
-            guard g.otherTempo != nil else { message = "the beats have no other reading of their tempo (\(StatusLine.formatNumber(g.tempo)) bpm)"; return [] }
+            guard g.otherTempo != nil else { message = "the beats have no other reading of their tempo (\(shortNumber(g.tempo)) bpm)"; return [] }
             return [.edit(.switchTempoOctave)]
         case .countIn: return toggleCountIn(s)
         case .lyricsView: toggleLyricsView(s)
@@ -717,7 +717,7 @@ public struct SessionModel: Sendable {
         guard taps.count >= 2 else { message = "tap on every beat (\(bindings.label(.tapTempo)))"; return [] }
         let beat = Double(taps.last! - taps.first!) / Double(taps.count - 1) / 1e9
         let bpm = (60 / beat / s.rate * 10).rounded() / 10
-        guard (20...400).contains(bpm) else { message = "\(StatusLine.formatNumber(bpm)) bpm is out of range (20–400)"; return [] }
+        guard (20...400).contains(bpm) else { message = "\(shortNumber(bpm)) bpm is out of range (20–400)"; return [] }
         rehearsal.bpm = bpm
         return [.edit(.setBPM(bpm))]
     }
@@ -737,7 +737,7 @@ public struct SessionModel: Sendable {
             // one, four clicks before each pass.
             rehearsal.countIn = countInClicks > 0 ? countInClicks : 4
             rehearsal.countInEvery = countInEveryPass
-            message = "count-in: \(rehearsal.countIn) clicks at \(StatusLine.formatNumber(bpm)) bpm before \(rehearsal.countInEvery ? "each pass" : "the first pass")"
+            message = "count-in: \(rehearsal.countIn) clicks at \(shortNumber(bpm)) bpm before \(rehearsal.countInEvery ? "each pass" : "the first pass")"
         }
         if let l = s.loop { return [loopAction(start: l.start, end: l.end, name: l.name, on: l.isOn, keepingCount: true)] }
         return []

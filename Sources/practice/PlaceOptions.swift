@@ -94,34 +94,10 @@ struct PlaceOptions: ParsableArguments {
     /// Turns names into times for `path`; prints the sidecar's warnings and notices (such as its
     /// markers moved to match this copy of the song).
     func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {
-        SidecarStore.aligns = !noAlign
-        var places = Places(track: try Track.describe(path, audioStream: audioStream), explicit: sidecar, lyrics: lyrics)
-        guard from != nil || to != nil || !loop.isEmpty else {
-            // Nothing to look up. A sidecar that cannot be read is the player's to report.
-            if (try? places.readSidecar()) != nil {
-                warn(places.warnings)
-                note(places.notices)
-            }
-            return (nil, nil, nil)
-        }
-        for text in [from, to].compactMap({ $0 }) + loop { if let n = Timecode.ambiguity(text) { note([n]) } }
-        let f = try from.map { t throws(PracticeError) in try places.time(t, option: "--from") }
-        let t = try to.map { t throws(PracticeError) in try places.time(t, option: "--to", end: true) }
-        var l = loop.isEmpty ? nil : try places.loop(loop, passes: times)
-        var tempo = bpm
-        if countIn > 0, tempo == nil {
-            tempo = try places.tempo()
-            guard tempo != nil else {
-                throw PracticeError(.usage, "'--count-in' needs the song's tempo: give '--bpm N', find it with 'practice beats', or tap it with 't' on the practice screen")
-            }
-        }
-        guard ["click", "voice"].contains(countInSound) else {
-            throw PracticeError(.usage, "--count-in-sound '\(countInSound.terminalSafe)': 'click' or 'voice'")
-        }
-        l?.rehearsal = Rehearsal(gap: gap, countIn: countIn, countInEvery: countInEvery, bpm: tempo, preRoll: preRoll,
-                                 trainer: trainer.flatMap(Trainer.init), voice: countInSound == "voice")
-        warn(places.warnings)
-        note(places.notices)
-        return (f, t, l)
+        var asked = PlaceRequest()
+        (asked.from, asked.to, asked.loop, asked.times, asked.gap) = (from, to, loop, times, gap)
+        (asked.countIn, asked.countInEvery, asked.countInSound, asked.bpm, asked.preRoll, asked.trainer) = (countIn, countInEvery, countInSound, bpm, preRoll, trainer)
+        (asked.sidecar, asked.lyrics, asked.audioStream, asked.noAlign) = (sidecar, lyrics, audioStream, noAlign)
+        return try Places.resolve(asked, for: path)
     }
 }

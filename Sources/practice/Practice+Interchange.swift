@@ -66,20 +66,7 @@ extension Practice.Markers {
                 merge.other = source
                 return try merge.run()
             }
-            let fmt = format ?? InterchangeFormat(pathExtension: Path.pathExtension(source))!
-            let data = try ReadableFile.contents(of: source)
-            let read: (entries: [InterchangeEntry], notes: [String])
-            do { read = try Interchange.read(data, format: fmt) } catch {
-                throw PracticeError(.dataError, "\(source)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")
-            }
-            let shifted = read.entries.map { e in
-                InterchangeEntry(name: e.name, start: e.start + offset, end: e.end.map { $0 + offset })
-            }
-            let (summary, loaded) = try target.update { (s, track) throws(PracticeError) in
-                s.importEntries(shifted, from: fmt, duration: track.duration)
-            }
-            note(read.notes + summary.notes)
-            say("imported \(summary.markers) marker\(summary.markers == 1 ? "" : "s") and \(summary.loops) loop\(summary.loops == 1 ? "" : "s") from \(source) into \(loaded.writePath)")
+            try target.sidecarTarget.importMarkers(from: source, format: format ?? InterchangeFormat(pathExtension: Path.pathExtension(source))!, offset: offset)
         }
     }
 
@@ -117,29 +104,7 @@ extension Practice.Markers {
         }
 
         func run() throws {
-            let fmt = format ?? InterchangeFormat(pathExtension: Path.pathExtension(output!))!
-            if let output, FileManager.default.fileExists(atPath: output), !force {
-                throw PracticeError(.cannotCreate, "\(output): already exists (use --force to replace it)")
-            }
-            let (track, loaded) = try target.load()
-            let entries = loaded.sidecar.interchangeEntries(for: fmt)
-            let written = Interchange.write(entries, format: fmt, audioFileName: Path.lastComponent(track.path),
-                                            duration: track.duration, title: track.tags["title"])
-            let loops = loaded.sidecar.liveLoops.count
-            let kind = fmt == .cue ? "CUE sheets" : "LRC files"
-            note((fmt.holdsPointsOnly && loops > 0 ? ["\(kind) hold points only: left out \(loops) loop\(loops == 1 ? "" : "s")"] : []) + written.notes)
-            if let output {
-                try AtomicFile.write(written.data, to: output)
-                let points = entries.filter { $0.end == nil }.count, regions = entries.count - points
-                // What the format could not hold (CUE: 99 tracks, one per frame) is not counted as written.
-                let what = "\(points) marker\(points == 1 ? "" : "s") and \(regions) loop\(regions == 1 ? "" : "s")"
-                let wrote = written.leftOut == 0 ? what : regions == 0 ? "\(points - written.leftOut) of \(what)" : "\(entries.count - written.leftOut) of \(entries.count) (\(what))"
-                Terminal.write("practice: wrote \(wrote) to \(output)\n", to: STDERR_FILENO)
-            } else {
-                // A file's bytes: exact into a pipe or a file, made safe only for a terminal.
-                let text = String(decoding: written.data, as: UTF8.self)
-                if Terminal.isTTY(STDOUT_FILENO) { Terminal.write(text, to: STDOUT_FILENO) } else { Terminal.writeRaw(text, to: STDOUT_FILENO) }
-            }
+            try target.sidecarTarget.exportMarkers(format: format ?? InterchangeFormat(pathExtension: Path.pathExtension(output!))!, to: output, force: force)
         }
     }
 }

@@ -36,34 +36,7 @@ extension Practice {
             @Flag(help: "Print JSON (keys sorted; pretty on a terminal) instead of a table.") var json = false
 
             func run() throws {
-                let s = try target.loadSorted()
-                let loops = s.liveLoops
-                if json {
-                    printJSON(.object(["version": .integer(1), "loops": .array(loops.map { l in
-                        var o: [String: JSONValue] = ["id": .string(l.id), "name": .string(l.name)]
-                        if let a = s.time(of: l.start) { o["start"] = .seconds(a) }
-                        if let b = s.time(of: l.end) { o["end"] = .seconds(b) }
-                        if case .marker = l.start { o["startMarker"] = .string(s.describe(l.start)) }
-                        if case .marker = l.end { o["endMarker"] = .string(s.describe(l.end)) }
-                        if let n = l.note { o["note"] = .string(n) }
-                        return .object(o)
-                    })]))
-                    return
-                }
-                guard !loops.isEmpty else {
-                    say("\(target.file): no loops yet (add one: practice loops add \(shellQuote(target.file)) NAME A B)")
-                    return
-                }
-                func end(_ p: LoopPoint) -> String {
-                    guard case .marker = p else { return s.describe(p) }
-                    return "\(s.describe(p)) (\(s.time(of: p).map { Timecode.format($0, decimals: 3) } ?? "?"))"
-                }
-                let rows = loops.map { l -> [String] in
-                    var length = ""
-                    if let a = s.time(of: l.start), let b = s.time(of: l.end) { length = JSONValue.formatMilliseconds(b - a) + " s" }
-                    return [l.name, end(l.start), end(l.end), length, l.note ?? ""]
-                }
-                for line in Table.render(header: ["NAME", "FROM", "TO", "LENGTH", "NOTE"], rows: rows, rightAligned: [3]) { say(line) }
+                try target.sidecarTarget.listLoops(json: json)
             }
         }
 

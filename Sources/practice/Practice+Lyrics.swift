@@ -61,9 +61,9 @@ extension Practice {
                 throw PracticeError(.noInput, LyricsFile.notFound(forAudio: file))
             }
             warn(warnings)
-            if follow { return try Self.follow(lyrics, path: path, track: track, socket: control ?? ControlSocket.defaultPath()) }
+            if follow { return try LyricsFollower.follow(lyrics, path: path, track: track, socket: control ?? ControlSocket.defaultPath(), warn: { warn([$0]) }) }
             if json {
-                printJSON(Self.document(lyrics))
+                printJSON(lyrics.document)
                 return
             }
             guard lyrics.isSynced else {
@@ -73,69 +73,8 @@ extension Practice {
             }
             // The markers table's alignment without its header: each line's number (what
             // `--loop "line 5"` takes) and time right-aligned, two spaces apart, then the text.
-            let rows = lyrics.lines.enumerated().map { ["\($0.offset + 1)", Self.stamp($0.element.time), $0.element.text] }
+            let rows = lyrics.lines.enumerated().map { ["\($0.offset + 1)", Lyrics.stamp($0.element.time), $0.element.text] }
             for line in Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst() { say(line) }
-        }
-
-        /// `0:12.00`: a line's time in hundredths, rounded as LRC writes it (via the millisecond).
-        static func stamp(_ seconds: Double) -> String {
-            let centiseconds = (Int64((max(seconds, 0) * 1000).rounded()) + 5) / 10
-            return Timecode.format(Double(centiseconds) / 100, decimals: 2)
-        }
-
-        /// `practice lyrics --json`, version 1 (Formats/README.md).
-        static func document(_ lyrics: Lyrics) -> JSONValue {
-            .object([
-                "version": .integer(1),
-                "synced": .bool(lyrics.isSynced),
-                "lines": .array(lyrics.lines.map { line in
-                    .object(["time": .seconds(line.time), "text": .string(line.text),
-                             "words": .array(line.words.map { .object(["time": .seconds($0.time), "text": .string($0.text)]) })])
-                }),
-                "plain": .array(lyrics.plain.map(JSONValue.string)),
-                "tags": .object(lyrics.tags.mapValues(JSONValue.string)),
-            ])
-        }
-
-        /// Prints `[0:12.00] Line one` as each line is heard by the player on `socket`, until it goes away.
-        static func follow(_ lyrics: Lyrics, path: String, track: Track, socket: String) throws {
-            guard lyrics.isSynced else { throw PracticeError(.dataError, "\(path) has no time stamps (unsynced lyrics); --follow needs synced ones") }
-            var client = try ControlClient(path: socket)
-            var follower = LyricsFollower(lyrics: lyrics)
-            var checkedDuration = false
-            func show(_ lines: [Int]) {
-                for k in lines {
-                    let line = lyrics.lines[k]
-                    Terminal.write("[\(stamp(line.time))]\(line.text.isEmpty ? "" : " " + line.text)\n", to: STDOUT_FILENO)
-                }
-            }
-            while true {
-                let now = monotonicSeconds()
-                // Wake for the next line (or loop turn); a report comes ten times a second while playing.
-                let wait = min(follower.nextDue(after: now).map { $0 - now } ?? 1, 1)
-                switch client.read(timeout: wait) {
-                case .line(let text):
-                    guard let event = StateEvent(line: text) else { continue }
-                    if !checkedDuration, event.duration > 0 {
-                        checkedDuration = true
-                        if abs(event.duration - track.duration) > 0.002 {
-                            warn(["the player on \(socket) plays a track of \(Timecode.format(event.duration, decimals: 3)), not \(track.path) (\(Timecode.format(track.duration, decimals: 3))); the lines may not match"])
-                        }
-                    }
-                    show(follower.receive(event, at: monotonicSeconds()))
-                case .timeout:
-                    show(follower.advance(to: monotonicSeconds()))
-                case .closed:
-                    return
-                }
-            }
-        }
-
-        /// CLOCK_MONOTONIC in seconds.
-        static func monotonicSeconds() -> Double {
-            var t = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &t)
-            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
         }
     }
 }

@@ -21,53 +21,19 @@ struct SidecarOptions: ParsableArguments {
     @Flag(help: "Leave the times of a sidecar made on another copy of the song as they are, instead of lining them up with this one.")
     var noAlign = false
 
-    /// Opens the track (checking it is audio) and loads its sidecar, printing any warnings.
-    func load() throws -> (Track, LoadedSidecar) {
-        SidecarStore.aligns = !noAlign
-        let track = try Track.describe(file)
-        let loaded = try SidecarStore.load(for: track, explicit: sidecar)
-        warn(loaded.warnings)
-        note(loaded.notices)
-        return (track, loaded)
-    }
-
-    /// The sidecar as it would be written (sorted), after `load()`.
-    func loadSorted() throws -> Sidecar {
-        var s = try load().1.sidecar
-        s.normalize()
-        return s
-    }
-
-    /// Applies `edit` under the sidecar's lock and writes it; prints warnings.
-    func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws -> (R, LoadedSidecar) {
-        SidecarStore.aligns = !noAlign
-        let track = try Track.describe(file)
-        let (result, loaded) = try SidecarStore.update(for: track, explicit: sidecar) { (s: inout Sidecar) throws(PracticeError) in
-            try edit(&s, track)
-        }
-        warn(loaded.warnings)
-        note(loaded.notices)
-        return (result, loaded)
-    }
+    /// The track's sidecar these options name.
+    var sidecarTarget: SidecarTarget { SidecarTarget(file: file, sidecar: sidecar, noAlign: noAlign) }
+    func load() throws -> (Track, LoadedSidecar) { try sidecarTarget.load() }
+    func loadSorted() throws -> Sidecar { try sidecarTarget.loadSorted() }
+    func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws -> (R, LoadedSidecar) { try sidecarTarget.update(edit) }
 }
 
-let audioExtensions = ["wav", "flac", "ogg", "opus", "mp3", "aiff"]
+let audioExtensions = Track.fileExtensions.sorted()
 
-func warn(_ lines: [String]) {
-    for line in lines { Terminal.write("practice: warning: \(line)\n", to: STDERR_FILENO) }
-}
-
-/// What a format could not hold or a file did not say, for the record.
-func note(_ lines: [String]) {
-    for line in lines { Terminal.write("practice: note: \(line)\n", to: STDERR_FILENO) }
-}
-
-func say(_ line: String) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
-
-/// `--json` output: pretty on a terminal, one line otherwise.
-func printJSON(_ value: JSONValue) {
-    Terminal.write(Terminal.isTTY(STDOUT_FILENO) ? value.pretty() : value.compact() + "\n", to: STDOUT_FILENO)
-}
+func warn(_ lines: [String]) { Console.warn(lines) }
+func note(_ lines: [String]) { Console.note(lines) }
+func say(_ line: String) { Console.say(line) }
+func printJSON(_ value: JSONValue) { Console.printJSON(value) }
 
 extension Practice {
     struct Markers: ParsableCommand {
@@ -97,37 +63,7 @@ extension Practice {
             @Flag(help: "Print JSON (keys sorted; pretty on a terminal) instead of a table.") var json = false
 
             func run() throws {
-                let loaded = try target.load().1
-                var sidecar = loaded.sidecar
-                sidecar.normalize()
-                let markers = sidecar.liveMarkers
-                // Markers whose audio this copy of the song does not have (made on a longer one).
-                let missing = Set(loaded.placement?.missing ?? [])
-                if json {
-                    printJSON(.object(["version": .integer(1), "markers": .array(markers.map { m in
-                        var o: [String: JSONValue] = ["id": .string(m.id), "name": .string(m.name), "time": .seconds(m.time)]
-                        if let n = m.note { o["note"] = .string(n) }
-                        if let c = m.color { o["color"] = .string(c) }
-                        if missing.contains(m.id) { o["notInThisCopy"] = .bool(true) }
-                        return .object(o)
-                    })]))
-                    return
-                }
-                guard !markers.isEmpty else {
-                    say("\(target.file): no markers yet (add one: practice markers add \(shellQuote(target.file)) NAME TIME)")
-                    return
-                }
-                // Names shared after a merge: show the ids' starts, and how to pick one.
-                let shared = Dictionary(grouping: markers, by: { $0.name.lowercased() }).values.filter { $0.count > 1 }
-                let ids = !shared.isEmpty
-                let rows = markers.map { m in
-                    let note = missing.contains(m.id) ? "[not in this copy] " + (m.note ?? "") : m.note ?? ""
-                    return [Timecode.format(m.time, decimals: 3), m.name] + (ids ? [String(m.id.prefix(8))] : []) + [note]
-                }
-                for line in Table.render(header: ["TIME", "NAME"] + (ids ? ["ID"] : []) + ["NOTE"], rows: rows, rightAligned: [0]) { say(line) }
-                for group in shared.sorted(by: { $0[0].time < $1[0].time }) {
-                    warn(["\(group.count) markers are named '\(group[0].name)': pick one as '\(group[0].name)#1' … '#\(group.count)' (by time), @TIME or by id; or rename one"])
-                }
+                try target.sidecarTarget.listMarkers(json: json)
             }
         }
 
@@ -148,21 +84,7 @@ extension Practice {
             @Flag(help: "Put it on the nearest beat of the track's beat grid ('practice beats').") var snap = false
 
             func run() throws {
-                guard let seconds = Timecode.parse(time) else {
-                    throw PracticeError(.usage, "'\(time.terminalSafe)' is not a time (83.5, 1:23.5 or 1:02:03.25)")
-                }
-                if let n = Timecode.ambiguity(time) { Terminal.write("practice: note: \(n)\n", to: STDERR_FILENO) }
-                let (m, loaded) = try target.update { (s, track) throws(PracticeError) in
-                    var t = seconds
-                    if snap {
-                        guard let grid = s.beats, let k = grid.nearest(t) else {
-                            throw PracticeError(.usage, "--snap: no beats known for \(Path.lastComponent(track.path)); find them with 'practice beats \(track.path)'")
-                        }
-                        t = grid.times[k]
-                    }
-                    return try s.addMarker(name: name, time: t, note: note, color: color, duration: track.duration)
-                }
-                say("added marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
+                try target.sidecarTarget.addMarker(name: name, at: time, note: note, color: color, snap: snap)
             }
         }
 
@@ -250,23 +172,7 @@ extension Practice.Markers {
         @Argument(help: "The other sidecar file.", completion: .file(extensions: ["json"])) var other: String
 
         func run() throws {
-            let theirs = try SidecarStore.read(other)
-            if theirs.version > Sidecar.currentVersion {
-                throw PracticeError(.dataError, "\(other): written by a newer practice (format version \(theirs.version)); cannot merge it")
-            }
-            SidecarStore.aligns = !target.noAlign
-            let track = try Track.describe(target.file)
-            // Made on another copy of the song: its times moved onto this one first.
-            let copy = try OtherCopy(theirs, path: other, on: track)
-            warn(copy.messages.warnings)
-            note(copy.messages.notices)
-            let (report, loaded) = try target.update { (s, _) throws(PracticeError) in s.merge(copy.sidecar) }
-            if report.lines.isEmpty {
-                say("\(other): nothing new for \(loaded.writePath)")
-            } else {
-                say("merged \(other) into \(loaded.writePath):")
-                for line in report.lines { say(line) }
-            }
+            try target.sidecarTarget.merge(other)
         }
     }
 
@@ -286,63 +192,7 @@ extension Practice.Markers {
         @Argument(help: "The sidecar's path in the repository (git's %P), for the report, and to find this checkout's copy of the song when the two versions were made on different copies.") var path: String?
 
         func run() throws {
-            var a = try SidecarStore.read(ours)
-            var b = try SidecarStore.read(theirs)
-            for (path, s) in [(ours, a), (theirs, b)] where s.version > Sidecar.currentVersion {
-                throw PracticeError(.dataError, "\(path): written by a newer practice (format version \(s.version)); not merged")
-            }
-            // The ancestor only tells edits made on both sides from edits made on one, for the
-            // report; git gives an empty one when both sides added the file.
-            var base = try? SidecarStore.read(ancestor)
-            // Versions on the times of different copies of the song (someone ran 'markers align'
-            // on theirs): theirs is lined up with ours by the fingerprints both keep.
-            var notices: [String] = []
-            if let ra = a.audio, let rb = b.audio, ra.differences(from: rb) != nil,
-               let map = try Self.localCopy(of: ra, beside: path ?? ours)?.alignment(to: rb) ?? TimeMap.between(reference: rb, this: ra) {
-                if map.isConfident {
-                    let (placed, missing) = b.placed(by: map)
-                    b = OtherCopy.withoutMissing(placed, missing)
-                    if let ancestor = base, ancestor.audio?.differences(from: rb) == nil { base = OtherCopy.withoutMissing(ancestor.placed(by: map).sidecar, missing) }
-                    notices.append("their version is on the times of \(rb.fileName), ours on those of \(ra.fileName): " + SidecarStore.placedNotice(map, placed: placed, missing: missing, whose: "their markers", match: "ours"))
-                } else {
-                    notices.append("their version was made for \(rb.fileName), which does not line up with ours (\(map.verdict)): its times are taken as they are")
-                }
-            }
-            let report = a.merge(b, ancestor: base)
-            let data = a.encoded()
-            // Never write what we could not read back: git then leaves the conflict to a person.
-            do { _ = try Sidecar.decode(data) } catch {
-                throw PracticeError(.software, "\(path ?? ours): not merged: the merge would not read back (\(error.field) \(error.message))")
-            }
-            try AtomicFile.write(data, to: ours)
-            // git shows what a driver prints: what came in, and what was decided.
-            if !report.lines.isEmpty || !notices.isEmpty {
-                Terminal.write("practice: merged \(path ?? "the sidecar") with their version:\n" + (notices.map { "  " + $0 } + report.lines).map { "practice: \($0)\n" }.joined(), to: STDERR_FILENO)
-            }
-        }
-
-        /// The audio file beside the sidecar at `path` (git's %P, from the work tree's top, where
-        /// git runs drivers) whose decoded audio is `identity`, if this checkout has it: `song.mp3`
-        /// for `song.mp3.practice.json`, or any `song.*` for `song.practice.json`. With it, theirs
-        /// lines up to about 15 ms instead of the fingerprints' 62.
-        static func localCopy(of identity: TrackIdentity, beside path: String) -> Track? {
-            guard path.hasSuffix(SidecarStore.suffix) else { return nil }
-            let audio = String(path.dropLast(SidecarStore.suffix.count))
-            let folder = Path.directory(audio), stem = Path.lastComponent(audio)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
-            let candidates = [stem] + names.sorted().filter { $0.hasPrefix(stem + ".") && audioExtensions.contains(Path.pathExtension($0).lowercased()) }
-            for name in candidates {
-                let file = folder.isEmpty ? name : folder + "/" + name
-                guard FileManager.default.fileExists(atPath: file), let track = try? Track.describe(file),
-                      let here = try? track.identity(), here.differences(from: identity) == nil else { continue }
-                return track
-            }
-            return nil
+            try SidecarMergeDriver.merge(ancestor: ancestor, ours: ours, theirs: theirs, path: path)
         }
     }
-}
-
-/// Quotes a path for a command line a user can paste.
-func shellQuote(_ s: String) -> String {
-    s.allSatisfy { $0.isLetter || $0.isNumber || "-_./".contains($0) } ? s : "'" + s.replacing("'", with: "'\\''") + "'"
 }

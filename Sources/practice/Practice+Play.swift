@@ -125,114 +125,36 @@ extension Practice {
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
             options.audioStream = place.audioStream
-            // Started paused and played below, once the journal listens (on `null` a short
-            // track would otherwise be over before it does).
-            options.startPlaying = false
-            // Nobody watches a detached player: 200 ms device periods wake it a fifth as often as
-            // the screen's 40 ms. Commands drop the device's buffer, so they are not slower; only
-            // at the very end of the range, while the last 0.6 s play out, does one wait for them.
-            if detached { options.devicePeriodMicroseconds = 200_000 }
-            let controlled = control == "stdin"
-            let screen = !controlled && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
-            let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
-            // A person at a terminal (or one who sent the player to the background) comes back
-            // where they left the track; scripts start where told.
-            let interactive = !controlled && (Terminal.isTTY(STDOUT_FILENO) || detached)
-            // A player is already open on this track (in the background, or another terminal): its screen.
-            if screen, let running = Players.running().first(where: { $0.path == Self.realPath(file) }) {
-                return try Practice.Attach.attach(to: running, bindings: bindings,
-                                                  notice: "already playing in pid \(running.pid): this is its screen (\(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing)")
-            }
-            // A person's player goes back to the start at the end, paused; a script's ends there.
-            options.atEnd = screen || detached ? .rewind : .finish
-            var settings = PlaySession.Settings()
-            if interactive {
-                var rules = PlaySession.ResumeRules()
-                rules.fresh = fresh
-                rules.rate = sound.rate != nil
-                rules.pitch = sound.pitch != nil
-                rules.place = place.from != nil || place.to != nil || !place.loop.isEmpty
-                rules.loop = options.loop != nil || !place.loop.isEmpty
-                settings.resume = rules
-            }
-            settings.journal = !noJournal && config.journal
-            settings.say = !detached
-            settings.paused = paused
+            var run = PlayTerminal(file: file, options: options)
+            run.control = control
+            run.socketPath = socketPath
+            (run.noTui, run.verbose, run.detached, run.paused) = (noTui, verbose, detached, paused)
+            run.given.fresh = fresh
+            run.given.rate = sound.rate != nil
+            run.given.pitch = sound.pitch != nil
+            run.given.place = place.from != nil || place.to != nil || !place.loop.isEmpty
+            run.given.loop = options.loop != nil || !place.loop.isEmpty
+            run.journal = !noJournal && config.journal
             // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-            settings.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
-            settings.sidecar = place.sidecar
-            let session = try PlaySession(file: file, options: options, settings: settings)
-            defer { session.finishRecording() }
-            let player = session.player
-            session.start()
-            let notice = session.resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
-            if verbose { report(player) }
-            let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
-                                                   cover: cover ?? Artwork.cover(forAudio: file))
-            let services = { (player: Player, socket: ControlSocket?, quit: @escaping @Sendable () -> Void) -> [any SessionService] in
-                [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
+            run.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
+            run.lyrics = place.lyrics
+            run.services = { [noMpris, quiet, verbose] player, socket, quit in
+                // Once the player plays: the cover is looked for beside the file.
+                let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
+                                                       cover: cover ?? Artwork.cover(forAudio: file))
+                return [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
             }
-            if screen {
-                let env = ProcessInfo.processInfo.environment
-                let view = Session(player: player, sidecar: place.sidecar, color: (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb",
-                                   rehearsal: options.loop?.rehearsal ?? settings.rehearsal, bindings: bindings, lyrics: place.lyrics, notice: notice)
-                view.writeNote = Self.writeNote
-                let controllers = try session.startControllers(control: socketPath, verbose: verbose, services: services) { view.requestQuit() }
-                try view.run()
-                let last = player.state   // as it was heard when the screen ended, for a player taking over
-                player.stop()
-                controllers.stop()
-                session.remember()
-                if view.detachRequested && controllers.signal == nil {
-                    // `d`: a detached player takes over where this one stopped (the saved place:
-                    // position, speed, pitch, the loop), paused until it has the rest.
-                    let pid = try Background.start(detachedArguments(file, paused: true))
-                    PlaySession.handOver(last, to: pid)
-                    return
-                }
-                // Quit from elsewhere: this terminal's screen closed without a key of its own.
-                if controllers.signal == nil, controllers.replacement == nil, let by = controllers.quitBy {
-                    Terminal.write("practice: '\(player.state.title.terminalSafe)' was quit from \(by)\n", to: STDERR_FILENO)
-                }
-                session.finishRecording(say: true)
-                if let signal = controllers.signal { Glibc.exit(128 + signal) }
-                if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
-                if let uri = controllers.replacement { DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: false, quiet: quiet)) }
-                return
+            run.detachedArguments = detachedArguments(file, paused: true)
+            switch try await run.run() {
+            case .done: return
+            case .signal(let signal): Glibc.exit(128 + signal)
+            case .replaced(let uri): DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
             }
-            if let notice, Terminal.isTTY(STDERR_FILENO) { Terminal.write("practice: \(notice)\n", to: STDERR_FILENO) }
-            // A signal stops the player, which ends the session; the main path then exits 128 + N.
-            // A detached player has no terminal to lose: SIGHUP does not stop it.
-            let controllers = try session.startControllers(control: socketPath, signals: detached ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP],
-                                                           verbose: verbose, services: services) { player.stop() }
-            defer { controllers.stop() }
-            var plain = PlaySession.Plain()
-            plain.stdin = controlled
-            plain.detached = detached
-            if interactive && !detached { plain.statusLine = { StatusLine.render($0, width: Terminal.width(STDOUT_FILENO) - 1) } }
-            let last = await session.runWithoutScreen(plain) { if detached { Background.ready() } }
-            session.remember()
-            session.finishRecording()
-            if let signal = controllers.signal { Glibc.exit(128 + signal) }
-            if let uri = controllers.replacement {
-                controllers.stop()
-                DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
-            }
-            if let failure = last?.failure { throw PracticeError(.ioError, failure) }
-            if let early = last?.earlyEnd { Terminal.write("practice: warning: \(early); played what was there\n", to: STDERR_FILENO) }
         }
     }
 }
 
 extension Practice.PlayOptions {
-    /// `--verbose`: the device and format, and once, a missing real-time priority (as cmus says it).
-    func report(_ player: Player) {
-        Terminal.write("practice: playing through '\(player.deviceName)' at \(player.outputFormat)\n", to: STDERR_FILENO)
-        if !player.isRealTime {
-            Terminal.write("practice: warning: no real-time priority for the audio thread (SCHED_FIFO was refused: raise 'ulimit -r' or use rtkit); playback may skip when the machine is busy\n", to: STDERR_FILENO)
-        }
-    }
-
     /// The command line of the detached player that takes over from a screen left with `d`.
     func detachedArguments(_ file: String, paused: Bool) -> [String] {
         var args = ["play", file, "--device", device]
@@ -247,15 +169,5 @@ extension Practice.PlayOptions {
         if reconnect { args.append("--reconnect") }
         if paused { args.append("--paused") }
         return args
-    }
-
-    /// `n` on the practice screen: today's note, in the journal; nil, or what went wrong.
-    static let writeNote: @Sendable (String) -> String? = { text in
-        do throws(PracticeError) { try Journal().addNote(text, on: .today); return nil } catch { return error.message }
-    }
-
-    /// The file's absolute path with links resolved (how players name their tracks to each other).
-    static func realPath(_ path: String) -> String {
-        Path.resolved(path) ?? path
     }
 }

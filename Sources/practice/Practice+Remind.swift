@@ -40,37 +40,7 @@ extension Practice {
             var noEnable = false
 
             func run() throws {
-                guard let (hour, minute) = Self.parse(time) else {
-                    throw PracticeError(.usage, "'\(time.terminalSafe)' is not a time of day (HH:MM, 00:00 to 23:59)")
-                }
-                let clock = cFormat("%02d:%02d", hour, minute)
-                guard noEnable || Reminder.hasSystemd else {
-                    Terminal.write("practice: systemd does not run this machine; add this line to your crontab ('crontab -e') instead:\n", to: STDERR_FILENO)
-                    // The session's runtime folder (its bus is where the notification goes): this
-                    // session's when it has one, else the shell's guess for the user.
-                    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty || $0.contains(" ") ? nil : $0 } ?? "/run/user/$(id -u)"
-                    Terminal.write("\(minute) \(hour) * * * XDG_RUNTIME_DIR=\(runtime) \(Reminder.binary) remind check\n", to: STDOUT_FILENO)
-                    return
-                }
-                try Reminder.writeUnits(at: clock)
-                if noEnable {
-                    Terminal.write("practice: wrote \(Reminder.unitFolder)/\(Reminder.timerName) and \(Reminder.serviceName) (not enabled: 'systemctl --user enable --now \(Reminder.timerName)' starts it)\n", to: STDERR_FILENO)
-                    return
-                }
-                for step in [["daemon-reload"], ["enable", "--now", Reminder.timerName]] {
-                    let r = Reminder.systemctl(step)
-                    guard r.ok else {
-                        throw PracticeError(.unavailable, "systemctl --user \(step.joined(separator: " ")) failed (\(r.output.terminalSafe)); the units are in \(Reminder.unitFolder)")
-                    }
-                }
-                Terminal.write("practice: a reminder at \(clock) every day when you have not practised (\(Reminder.unitFolder)/\(Reminder.timerName))\n", to: STDERR_FILENO)
-            }
-
-            static func parse(_ text: String) -> (Int, Int)? {
-                let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-                guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-                      let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
-                return (h, m)
+                try Reminder.schedule(at: time, enable: !noEnable)
             }
         }
 
@@ -83,11 +53,7 @@ extension Practice {
                     """)
 
             func run() throws {
-                guard try Reminder.removeUnits() else {
-                    Terminal.write("practice: no reminder is set (a crontab line, if you added one, stays: 'crontab -e')\n", to: STDERR_FILENO)
-                    return
-                }
-                Terminal.write("practice: no more reminders (removed \(Reminder.timerName) and \(Reminder.serviceName))\n", to: STDERR_FILENO)
+                try Reminder.cancel()
             }
         }
 

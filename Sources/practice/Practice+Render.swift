@@ -60,21 +60,6 @@ extension Practice {
             try place.checkRate(against: sound)
         }
 
-        /// The sidecar's markers as they fall in the output, for a WAV's cue chunk. A sidecar that
-        /// cannot be read only costs the cues (with a warning), not the render.
-        func cues(for job: RenderJob) throws -> [InterchangeEntry] {
-            let track = try Track.describe(file, audioStream: place.audioStream)
-            do {
-                let loaded = try SidecarStore.load(for: track, explicit: place.sidecar)
-                guard !loaded.sidecar.liveMarkers.isEmpty || !loaded.sidecar.liveLoops.isEmpty else { return [] }
-                // (Its warnings and notices were said when the places were looked up.)
-                return loaded.sidecar.interchangeEntries(for: .wav)
-            } catch {
-                warn(["\(error.message); rendering without cue points"])
-                return []
-            }
-        }
-
         func run() throws {
             // An MP4's decoder (FFmpeg's libraries) loads while the rest is set up.
             SoundFile.prepare(file)
@@ -87,31 +72,9 @@ extension Practice {
             job.force = force
             job.sampleRate = sampleRate
             job.sampleFormat = sampleFormat.flatMap(RenderJob.SampleFormat.init(rawValue:))
-            if job.container == .wav { job.cues = try cues(for: job) }
+            if job.container == .wav { job.cues = try RenderJob.cues(file, audioStream: place.audioStream, sidecar: place.sidecar) }
             let showProgress = !quiet && (progress || (Terminal.isTTY(STDOUT_FILENO) && Terminal.isTTY(STDERR_FILENO)))
-            // Ctrl-C (or a kill) stops the render between blocks: the part written so far is
-            // removed, nothing is left behind, and the exit is the signal's (128 + N).
-            let signals = SignalHandlers { _ in }
-            let result: RenderResult
-            do {
-                result = try Renderer.render(job, interrupted: { signals.received != nil }) { fraction in
-                    guard showProgress else { return }
-                    Terminal.writeRaw(Terminal.redraw(ProgressBar.render(fraction, width: min(Terminal.width(STDERR_FILENO) - 1, 60))), to: STDERR_FILENO)
-                }
-            } catch {
-                if let signal = signals.received {
-                    if showProgress { Terminal.write("\n", to: STDERR_FILENO) }
-                    Terminal.write("practice: \(error.message)\n", to: STDERR_FILENO)
-                    Glibc.exit(128 + signal)
-                }
-                throw error
-            }
-            if showProgress { Terminal.write("\n", to: STDERR_FILENO) }
-            if let early = result.earlyEnd { Terminal.write("practice: warning: \(early)\n", to: STDERR_FILENO) }
-            if !quiet {
-                let seconds = Double(result.frames) / Double(result.sampleRate)
-                Terminal.write("practice: wrote \(output) (\(Timecode.format(seconds, decimals: 3)), \(result.sampleRate) Hz, \(result.channels) ch)\n", to: STDERR_FILENO)
-            }
+            if let signal = try Renderer.renderOnTerminal(job, progress: showProgress, quiet: quiet) { Glibc.exit(128 + signal) }
         }
     }
 }

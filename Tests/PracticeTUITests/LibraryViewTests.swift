@@ -4,6 +4,7 @@ import Testing
 import PracticeAudio
 import PracticeTestSupport
 import PracticeLibrary
+import PracticeDocuments
 @testable import PracticeTUI
 
 /// The library screen drawn without a terminal: the album grid in symbols mode (covers through

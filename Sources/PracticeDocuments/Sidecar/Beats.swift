@@ -124,3 +124,26 @@ public struct BeatGrid: Sendable, Equatable {
     /// What a meter is called: `eights`, `bars of 4`, `bars of 3`.
     public var countName: String { meter == 8 ? "eight" : "bar" }
 }
+
+extension BeatGrid {
+    /// `practice beats --json`, version 1.
+    public var document: JSONValue {
+        .object(["version": .integer(1), "tempo": .double(tempo), "one": .seconds(one), "meter": .integer(meter),
+                 "source": .string(source), "otherTempo": otherTempo.map { .double($0) } ?? .null, "beats": .array(times.map { .seconds($0) })])
+    }
+
+    /// `Drill: 120.00 bpm (or 60) in eights, the one at 0:00.500` and where the first counts start.
+    public func describe(title: String) -> [String] {
+        let g = self
+        let counting = g.meter == 8 ? "in eights" : "in bars of \(g.meter)"
+        let or = g.otherTempo.map { " (or \(shortNumber(($0 * 100).rounded() / 100)))" } ?? ""
+        var lines = ["\(title.terminalSafe): \(cFormat("%.2f", g.tempo)) bpm\(or) \(counting), the one at \(Timecode.format(g.one, decimals: 3))"]
+        if let first = g.times.first, let last = g.times.last {
+            let how = g.source == "aubio" ? "found" : g.source == "steady" ? "steady" : g.source.terminalSafe
+            lines.append("\(g.times.count) beats (\(how)) from \(Timecode.format(first, decimals: 3)) to \(Timecode.format(last, decimals: 3))")
+        }
+        let starts = (1...4).compactMap { n in g.start(ofGroup: n).map { "\(g.countName) \(n) at \(Timecode.format($0, decimals: 3))" } }
+        if !starts.isEmpty { lines.append(starts.joined(separator: ", ") + (g.start(ofGroup: 5) != nil ? ", …" : "")) }
+        return lines
+    }
+}

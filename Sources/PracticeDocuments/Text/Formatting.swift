@@ -73,3 +73,17 @@ extension String {
         return String(String.UnicodeScalarView(unicodeScalars.map { $0 == old ? new : $0 }))
     }
 }
+
+/// Quotes a path for a command line a user can paste.
+public func shellQuote(_ s: String) -> String {
+    s.allSatisfy { $0.isLetter || $0.isNumber || "-_./".contains($0) } ? s : "'" + s.replacing("'", with: "'\\''") + "'"
+}
+
+/// `2`, `0.8`, `-1.25`: a number in at most two decimals, without trailing zeros.
+public func shortNumber(_ v: Double) -> String {
+    if v == v.rounded() { return String(Int(v)) }
+    var text = cFormat("%.2f", v)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }   // 2.001 → "2"
+    return text
+}

@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -29,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CAubio", providers: [.apt(["libaubio-dev"])]),
         .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
+        // SHA-256 (nettle-dev): checksums of files and decoded audio, covers' and cached songs' names.
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
@@ -44,12 +45,11 @@ let package = Package(
         .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors, times and the
         // configuration file (toml++): no audio, no network.
-        .target(name: "PracticeDocuments", dependencies: ["CToml"]),
+        .target(name: "PracticeDocuments", dependencies: ["CToml", "CNettle"]),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places;
         // the analyses on the track's audio (fingerprints with Chromaprint, beats with aubio).
         .target(name: "PracticeEngine", dependencies: [
             "PracticeSystem", "PracticeAudio", "PracticeDocuments", "CChromaprint", "CAubio",
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The control protocol (one codec for commands and state), the socket, its client, the stdin
         // controller, following lyrics, and the play session: a player with its journal, saved place and controllers.
@@ -57,7 +57,6 @@ let package = Package(
         // FLO song documents, fetching (libcurl, opened when a song is fetched) and the song cache.
         .target(name: "PracticeSongs", dependencies: [
             "PracticeEngine", "PracticeDocuments", "CCurl",
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The practice journal: every play session recorded from the player's events into SQLite (GRDB), reports, notes.
         .target(name: "PracticeJournal", dependencies: [
@@ -68,7 +67,6 @@ let package = Package(
         // covers (TagLib), covers drawn in the terminal (chafa), search, today's pick.
         .target(name: "PracticeLibrary", dependencies: [
             "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal", "CTagLib", "CChafa",
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
@@ -113,7 +111,7 @@ if Context.environment["PRACTICE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(name: "practice-fuzz", dependencies: ["PracticeFuzzTargets"], path: "Tests/Fuzz/Main"))
 }
 
-// Members only from modules a file imports itself: swift-crypto imports all of Foundation, and
+// Members only from modules a file imports itself: GRDB imports all of Foundation, and
 // without this its String extensions (`contains`, `range(of:)`) would quietly win over the
 // standard library's and link Foundation, CoreFoundation and ICU tables into the binary.
 for target in package.targets where target.type == .regular && target.name.hasPrefix("Practice") && target.name != "PracticeAudio"

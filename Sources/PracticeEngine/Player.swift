@@ -15,6 +15,24 @@ public enum OutputChoice: Sendable {
     case virtual(VirtualOutput)
 }
 
+/// What the player's ticker waits on between its looks (publishing the position, finding a new
+/// pass or the end): the system's monotonic clock, or, in tests, one that moves only when the test
+/// says, so what the ticker publishes over a stretch of time is exact.
+public protocol TickerClock: Sendable {
+    /// Returns once `seconds` have gone by on this clock, or as soon as `wake` is signalled (a
+    /// command changed something to look at).
+    func wait(_ seconds: Double, or wake: DispatchSemaphore)
+    /// The ticker is done for good (its player stopped): it will not wait again.
+    func tickerEnded()
+}
+
+/// The system's monotonic clock.
+public struct SystemTickerClock: TickerClock {
+    public init() {}
+    public func wait(_ seconds: Double, or wake: DispatchSemaphore) { _ = wake.wait(timeout: .now() + seconds) }
+    public func tickerEnded() {}
+}
+
 /// How a player starts.
 public struct PlayerOptions: Sendable {
     public var output = OutputChoice.alsa("default")
@@ -25,6 +43,8 @@ public struct PlayerOptions: Sendable {
     }
     /// How often views hear the position while playing.
     public var tickInterval = Duration.milliseconds(100)
+    /// The clock the ticker waits on: the system's, or a test's that moves only when told.
+    public var tickerClock: any TickerClock = SystemTickerClock()
     /// The sound device's period in microseconds (its buffer holds three): how often the audio
     /// thread wakes. Commands do not wait for it (they drop the device's buffer), so a player
     /// nobody watches (in the background) takes longer ones and wakes less.
@@ -238,6 +258,7 @@ public final class Player: Sendable {
     /// Events published on the serial path, on their way to the subscribers (outside it).
     private let outbox = Outbox()
     private let tickInterval: Duration
+    private let tickerClock: any TickerClock
     private let atEnd: EndPolicy
     /// Seconds between tries to open a device that went away; nil: a failure is for good.
     private let reconnect: Double?
@@ -281,6 +302,7 @@ public final class Player: Sendable {
     public init(path: String, options: PlayerOptions) throws(PracticeError) {
         sidecar = options.sidecar
         tickInterval = options.tickInterval
+        tickerClock = options.tickerClock
         atEnd = options.atEnd
         reconnect = options.reconnect ? options.reconnectInterval.seconds : nil
         let opened = try Track.open(path, audioStream: options.audioStream)
@@ -730,7 +752,9 @@ public final class Player: Sendable {
     /// without a command (a new pass, the end, a failed device); while paused it sleeps.
     private func startTicker() {
         let interval = tickInterval.seconds
+        let clock = tickerClock
         _ = ControlThread(name: "practice-tick") { [weak self] in
+            defer { clock.tickerEnded() }
             while true {
                 // No strong reference across the wait: a player nobody holds goes away.
                 let step: (wait: Double, wake: DispatchSemaphore)? = {
@@ -756,7 +780,7 @@ public final class Player: Sendable {
                 }()
                 guard let step else { return }
                 self?.tryReopeningTheDevice()
-                _ = step.wake.wait(timeout: .now() + step.wait)
+                clock.wait(step.wait, or: step.wake)
                 while step.wake.wait(timeout: .now()) == .success {}   // many commands are one change to look at
             }
         }

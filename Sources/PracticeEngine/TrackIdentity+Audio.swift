@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Crypto
 import FoundationEssentials
 import Glibc
 import PracticeAudio
@@ -98,12 +97,4 @@ extension TrackIdentity {
             throw PracticeError(.dataError, "\(track.path): cannot decode: \(error.message)")
         }
     }
-}
-
-extension Sequence where Element == UInt8 {
-    public var hex: String { map { cFormat("%02x", $0) }.joined() }
-}
-
-extension Digest {
-    public var hex: String { Array(self).hex }
 }

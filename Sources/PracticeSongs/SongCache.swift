@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Crypto
 import FoundationEssentials
 import Glibc
 import PracticeDocuments

@@ -117,11 +117,14 @@ import PracticeControl
         try Signals.write(Signals.sine(440, seconds: 10), to: path)
         var o = PlayerOptions()
         o.tickInterval = .milliseconds(10)
+        let clock = ManualClock()
+        o.tickerClock = clock
         let rig = try VirtualRig(path, o)
         defer { rig.stop() }
+        try clock.waitForTickers()
         var quiet = rig.player.events(ticks: { false }).makeAsyncIterator()
         let first = try #require(await quiet.next())
-        for _ in 0..<10 { rig.play(4_410); usleep(150_000) }   // 1 s heard over 1.5 s of the clock
+        for _ in 0..<10 { rig.play(4_410); try clock.advance(0.15) }   // 1 s heard over 1.5 s of the ticker's clock
         rig.command { rig.player.pause() }
         let paused = try #require(await quiet.next())
         #expect(paused.kind == .paused && paused.sequence == first.sequence + 1 && abs(paused.state.position - 1) < 0.001,
@@ -130,14 +133,14 @@ import PracticeControl
         var loud = rig.player.events().makeAsyncIterator()
         _ = await loud.next()
         rig.command { rig.player.play() }
-        for _ in 0..<10 { rig.play(4_410); usleep(20_000) }
+        for _ in 0..<10 { rig.play(4_410); try clock.advance(0.02) }   // each 20 ms on the clock: one tick due, the position moved
         rig.command { rig.player.pause() }
         var kinds: [PlayerEvent.Kind] = []
         while let e = await loud.next() {
             kinds.append(e.kind)
             if e.kind == .paused { break }
         }
-        #expect(kinds.first == .played && kinds.filter { $0 == .tick }.count >= 3, "\(kinds)")
+        #expect(kinds == [.played] + Array(repeating: .tick, count: 10) + [.paused], "\(kinds)")
         #expect(await quiet.next()?.kind == .played)
         #expect(await quiet.next()?.kind == .paused)
     }
@@ -150,13 +153,18 @@ import PracticeControl
         var o = PlayerOptions()
         o.loop = LoopRange(start: 0.5, end: 1, passes: 2)
         o.to = 1.5
+        let clock = ManualClock()
+        o.tickerClock = clock
         let rig = try VirtualRig(path, o)
         defer { rig.stop() }
+        try clock.waitForTickers()
         let events = rig.player.events(ticks: { false })
         let heard = Task { var kinds: [PlayerEvent.Kind] = []; for await e in events { kinds.append(e.kind); if e.kind == .finished { break } }; return kinds }
-        // The device's time at the clock's pace, as a real device's: the ticker's looks are timed on it.
-        for _ in 0..<40 where !rig.player.state.isFinished { rig.play(4_410); usleep(100_000) }
+        // The device's time and the ticker's clock go at one pace, as a real device's and the
+        // system's: the ticker's looks are timed on it (each due as a pass or the range ends).
+        for _ in 0..<40 where !rig.player.state.isFinished { rig.play(4_410); try clock.advance(0.1) }
         try rig.waitFor { $0.isFinished }
+        try clock.advance(1)   // the ticker's next look (at most a second away) finds the end
         let kinds = await heard.value
         #expect(kinds == [.snapshot, .passStarted, .finished], "\(kinds)")
     }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import FoundationEssentials
+internal import CNettle
+
+/// SHA-256 through Nettle: a file's and its decoded audio's checksums (a sidecar's `audio`),
+/// covers' and cached songs' file names. Fed in pieces (`update`), or all at once (`hash`).
+public struct SHA256: Sendable {
+    private var context = sha256_ctx()
+
+    public init() { nettle_sha256_init(&context) }
+
+    public mutating func update(bufferPointer bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        nettle_sha256_update(&context, bytes.count, base.assumingMemoryBound(to: UInt8.self))
+    }
+
+    public mutating func update(data: some DataProtocol) {
+        for region in data.regions { region.withUnsafeBytes { update(bufferPointer: $0) } }
+    }
+
+    /// The digest of everything fed so far (the state starts again afterwards, as Nettle's does).
+    public mutating func finalize() -> Digest {
+        var bytes = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_SIZE))
+        nettle_sha256_digest(&context, bytes.count, &bytes)
+        return Digest(bytes: bytes)
+    }
+
+    public static func hash(data: some DataProtocol) -> Digest {
+        var h = SHA256()
+        h.update(data: data)
+        return h.finalize()
+    }
+
+    /// 32 bytes.
+    public struct Digest: Sendable, Equatable {
+        public let bytes: [UInt8]
+        /// Lower-case hexadecimal, 64 characters.
+        public var hex: String { bytes.hex }
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    public var hex: String { map { cFormat("%02x", $0) }.joined() }
+}

@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors, times and the
         // configuration file (toml++): no audio, no network.
-        .target(name: "PracticeDocuments", dependencies: ["CToml", "CNettle"]),
+        .target(name: "PracticeDocuments", dependencies: ["PracticeSystem", "CToml", "CNettle"]),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places;
         // the analyses on the track's audio (fingerprints with Chromaprint, beats with aubio).
         .target(name: "PracticeEngine", dependencies: [

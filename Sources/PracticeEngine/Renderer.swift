@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PracticeAudio
 import PracticeDocuments
+import PracticeSystem
 
 /// Writes a track through the pipeline to a file, faster than real time.
 public struct RenderJob: Sendable {
@@ -116,6 +117,7 @@ public enum Renderer {
             if case .sndfile(let e) = error, e.isSystem { reason = systemMessage() } else { reason = error.message }
             throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
         }
+        FaultPoint.reach("render-created")
         var frames = 0
         var program: Program
         do {
@@ -126,6 +128,7 @@ public enum Renderer {
             var lastReport = -1.0
             while try program.produce({ (p, n) throws in
                 try writer.write(p, frames: n)
+                if frames == 0 { FaultPoint.reach("render-block") }
                 frames += n
             }) {
                 if interrupted() { throw Interrupted() }

@@ -155,13 +155,83 @@ import PracticeTestSupport
         #expect(try practice(["markers", "add", song, "After", "0.25"], in: dir).status == 0)
     }
 
+    /// SIGKILL at each moment of a write that matters, reached exactly (`PRACTICE_STOP_AT` stops
+    /// the writer there, then it is killed): with the folder's lock held, the temporary file
+    /// empty, half written, whole, flushed, and renamed into place; a render's part made, its
+    /// first block written, flushed and renamed. Before the rename nothing of the killed edit is
+    /// in the sidecar and the file read is the one before; after it, the edit is whole. What the
+    /// killed writer left goes with the next write, which a writer waiting on the lock makes.
+    @Test(arguments: ["sidecar-locked", "atomic-created", "atomic-half", "atomic-written", "commit-flushed", "commit-renamed"])
+    func aKilledEditAtEachMomentLosesNothing(moment: String) throws {
+        let song = dir.file("moment-\(moment).wav")
+        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        let sidecar = song + ".practice.json"
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = dir.file("cache")
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        #expect(try practice(["markers", "add", song, "kept", "0.1"], in: dir, environment: environment).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: sidecar))
+        var stopping = environment
+        stopping["PRACTICE_STOP_AT"] = moment
+        let writer = try Spawned(practiceBinary, ["markers", "add", song, "killed", "0.2"], environment: stopping)
+        let exited = writer.waitUntilStopped()
+        try #require(exited == nil, "the writer never reached \(moment): it exited \(exited ?? 0)")
+        // What a reader sees at that moment: the sidecar before, byte for byte, until the rename;
+        // the temporary file, empty, part-written or whole, beside it.
+        let renamed = moment == "commit-renamed"
+        let during = try Data(contentsOf: URL(fileURLWithPath: sidecar))
+        if renamed { #expect(String(decoding: during, as: UTF8.self).contains("\"killed\"")) } else { #expect(during == before) }
+        let temporaries = try names(dir.path).filter { $0.hasPrefix(".moment-\(moment).wav.practice.json.tmp-") }
+        let writing = ["atomic-created", "atomic-half", "atomic-written", "commit-flushed"].contains(moment)
+        #expect(temporaries.count == (writing ? 1 : 0), "\(moment): \(temporaries)")
+        if let t = temporaries.first {
+            let size = try Data(contentsOf: URL(fileURLWithPath: dir.file(t))).count
+            #expect(moment == "atomic-created" ? size == 0 : moment == "atomic-half" ? size > 0 && size < before.count + 200 : size > before.count, "\(moment): \(size) bytes")
+        }
+        // A second writer now waits on the folder's lock, which the stopped one holds.
+        let waiting = try Spawned(practiceBinary, ["markers", "add", song, "after", "0.3"], environment: environment)
+        kill(writer.pid, SIGKILL)
+        #expect(writer.wait() == 128 + SIGKILL)
+        #expect(waiting.wait() == 0)
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecar))) as? [String: Any])
+        let present = Set((doc["markers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        #expect(present == (renamed ? ["kept", "killed", "after"] : ["kept", "after"]), "\(moment): \(present)")
+        #expect(try names(dir.path).filter { $0.contains(".tmp-") } == [], "the next write cleared what the killed writer left")
+        #expect(try practice(["markers", song, "--json"], in: dir, environment: environment).status == 0)
+    }
+
+    @Test(arguments: ["render-created", "render-block", "commit-flushed", "commit-renamed"])
+    func aKilledRenderAtEachMomentLeavesNoPart(moment: String) throws {
+        let song = dir.file("render-\(moment).wav")
+        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = dir.file("cache")
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let out = dir.file("render-\(moment).flac")
+        #expect(try practice(["render", song, "-o", out, "--to", "1", "-q"], in: dir, environment: environment).status == 0)
+        var stopping = environment
+        stopping["PRACTICE_STOP_AT"] = moment
+        let render = try Spawned(practiceBinary, ["render", song, "-o", out, "--force", "-q"], environment: stopping)
+        let exited = render.waitUntilStopped()
+        try #require(exited == nil, "the render never reached \(moment): it exited \(exited ?? 0)")
+        kill(render.pid, SIGKILL)
+        #expect(render.wait() == 128 + SIGKILL)
+        // Under the final name: the render before (1 s), or, once renamed, the whole new one (3 s).
+        let (_, info) = try Signals.read(out)
+        #expect(info.frames == (moment == "commit-renamed" ? 3 : 1) * 44_100, "\(moment): \(out) is \(info.frames) frames")
+        let parts = try names(dir.path).filter { $0.hasPrefix(".render-\(moment).flac.partial-") }
+        #expect(parts.count == (moment == "commit-renamed" ? 0 : 1), "\(moment): \(parts)")
+        #expect(try practice(["render", song, "-o", out, "--force", "-q"], in: dir, environment: environment).status == 0)
+        #expect(try names(dir.path).filter { $0.hasPrefix(".render-\(moment).flac.partial-") } == [], "the next render cleared the part")
+    }
+
     /// SIGKILL at random moments: two processes editing one sidecar at once, each killed, and
-    /// renders killed. Every sidecar read in between is whole and valid and holds every marker
-    /// whose edit finished; the next write clears what killed writers left; no render leaves a
-    /// part under its final name, and the next render clears the parts. PRACTICE_KILLS sets how
-    /// many (default 1,000: 800 during edits, 200 during renders).
+    /// renders killed (the moments no one thought of). Every sidecar read in between is whole and
+    /// valid and holds every marker whose edit finished; the next write clears what killed writers
+    /// left; no render leaves a part under its final name, and the next render clears the parts.
+    /// PRACTICE_KILLS sets how many (default 200: 160 during edits, 40 during renders).
     @Test func killsAtAnyMomentLoseNothing() throws {
-        let total = Int(ProcessInfo.processInfo.environment["PRACTICE_KILLS"] ?? "") ?? 1_000
+        let total = Int(ProcessInfo.processInfo.environment["PRACTICE_KILLS"] ?? "") ?? 200
         let song = dir.file("kills.wav")
         try Signals.write(Signals.sine(440, seconds: 3), to: song)
         let sidecar = song + ".practice.json"

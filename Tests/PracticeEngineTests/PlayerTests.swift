@@ -133,6 +133,7 @@ import PracticeControl
         var loud = rig.player.events().makeAsyncIterator()
         _ = await loud.next()
         rig.command { rig.player.play() }
+        try clock.settled()   // the look the command asked for is over before time moves
         for _ in 0..<10 { rig.play(4_410); try clock.advance(0.02) }   // each 20 ms on the clock: one tick due, the position moved
         rig.command { rig.player.pause() }
         var kinds: [PlayerEvent.Kind] = []

@@ -70,6 +70,14 @@ public final class ManualClock: TickerClock, @unchecked Sendable {  // the field
         }
     }
 
+    /// Returns once every ticker that waited here is waiting again: a look a command asked for
+    /// (the ticker is woken at once by a change) is over.
+    public func settled() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        try settle()
+    }
+
     /// Waits until every ticker that waited here is waiting again (lock held).
     private func settle() throws {
         let deadline = ContinuousClock.now + .seconds(5)

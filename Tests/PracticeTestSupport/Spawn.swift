@@ -65,6 +65,15 @@ public final class Spawned: @unchecked Sendable {  // pid and fd are immutable a
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
+    /// Waits until the child stops (SIGSTOP: it reached the `PRACTICE_STOP_AT` moment) and returns
+    /// nil, or until it exits, and returns its exit status (reaped: do not `wait()` then).
+    public func waitUntilStopped() -> Int32? {
+        var status: Int32 = 0
+        while waitpid(pid, &status, WUNTRACED) < 0 && errno == EINTR {}
+        if status & 0xff == 0x7f { return nil }   // WIFSTOPPED
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
     /// Sends SIGTERM (SIGKILL after 2 s) and reaps the child.
     public func terminate() {
         kill(pid, SIGTERM)

@@ -2,6 +2,7 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
+import PracticeSystem
 
 /// Writes a file so that readers see either the old or the new contents, never a part.
 public enum AtomicFile {
@@ -16,6 +17,7 @@ public enum AtomicFile {
         if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot write: \(systemMessage())") }
+        FaultPoint.reach("atomic-created")
         func fail(_ what: String) -> PracticeError {
             let reason = systemMessage()
             close(fd)
@@ -23,17 +25,22 @@ public enum AtomicFile {
             return PracticeError(.ioError, "\(path): \(what) failed: \(reason); the file is unchanged")
         }
         let ok = data.withUnsafeBytes { raw -> Bool in
+            // In two halves, so that a fault test can stop the process between them.
             var done = 0
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                done += n
+            for end in [raw.count / 2, raw.count] {
+                while done < end {
+                    let n = Glibc.write(fd, raw.baseAddress! + done, end - done)
+                    if n < 0 { if errno == EINTR { continue }; return false }
+                    done += n
+                }
+                if end < raw.count { FaultPoint.reach("atomic-half") }
             }
             return true
         }
         guard ok else { throw fail("writing") }
         fchmod(fd, mode)   // the umask may have narrowed it
         close(fd)
+        FaultPoint.reach("atomic-written")
         switch commit(temporary, to: path) {
         case nil: return
         case .flush(let reason)?: throw PracticeError(.ioError, "\(path): fsync failed: \(reason); the file is unchanged")
@@ -56,11 +63,13 @@ public enum AtomicFile {
             return .flush(reason)
         }
         close(fd)
+        FaultPoint.reach("commit-flushed")
         guard rename(temporary, path) == 0 else {
             let reason = systemMessage()
             unlink(temporary)
             return .rename(reason)
         }
+        FaultPoint.reach("commit-renamed")
         let folder = Path.directory(path)
         let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 { fsync(dir); close(dir) }
@@ -401,6 +410,7 @@ public enum SidecarStore {
         }
         let lock = try FolderLock(for: lockPath)
         defer { lock.release() }
+        FaultPoint.reach("sidecar-locked")
         var loaded = try load(for: track, explicit: explicit)
         // Where the edit goes: beside the song (its own file, or the one other copy's it shares;
         // the same folder, under the same lock), else `explicit` or the fallback.

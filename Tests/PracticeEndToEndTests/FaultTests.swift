@@ -155,6 +155,17 @@ import PracticeTestSupport
         #expect(try practice(["markers", "add", song, "After", "0.25"], in: dir).status == 0)
     }
 
+    /// A 3-second song named `name` for processes to be killed on, and their environment (no
+    /// backtraces; a cache of the test's own).
+    func killScene(_ name: String) throws -> (song: String, environment: [String: String]) {
+        let song = dir.file(name)
+        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = dir.file("cache")
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        return (song, environment)
+    }
+
     /// SIGKILL at each moment of a write that matters, reached exactly (`PRACTICE_STOP_AT` stops
     /// the writer there, then it is killed): with the folder's lock held, the temporary file
     /// empty, half written, whole, flushed, and renamed into place; a render's part made, its
@@ -163,12 +174,8 @@ import PracticeTestSupport
     /// killed writer left goes with the next write, which a writer waiting on the lock makes.
     @Test(arguments: ["sidecar-locked", "atomic-created", "atomic-half", "atomic-written", "commit-flushed", "commit-renamed"])
     func aKilledEditAtEachMomentLosesNothing(moment: String) throws {
-        let song = dir.file("moment-\(moment).wav")
-        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        let (song, environment) = try killScene("moment-\(moment).wav")
         let sidecar = song + ".practice.json"
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CACHE_HOME"] = dir.file("cache")
-        environment["SWIFT_BACKTRACE"] = "enable=no"
         #expect(try practice(["markers", "add", song, "kept", "0.1"], in: dir, environment: environment).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: sidecar))
         var stopping = environment
@@ -202,11 +209,7 @@ import PracticeTestSupport
 
     @Test(arguments: ["render-created", "render-block", "commit-flushed", "commit-renamed"])
     func aKilledRenderAtEachMomentLeavesNoPart(moment: String) throws {
-        let song = dir.file("render-\(moment).wav")
-        try Signals.write(Signals.sine(440, seconds: 3), to: song)
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CACHE_HOME"] = dir.file("cache")
-        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let (song, environment) = try killScene("render-\(moment).wav")
         let out = dir.file("render-\(moment).flac")
         #expect(try practice(["render", song, "-o", out, "--to", "1", "-q"], in: dir, environment: environment).status == 0)
         var stopping = environment
@@ -232,12 +235,8 @@ import PracticeTestSupport
     /// PRACTICE_KILLS sets how many (default 200: 160 during edits, 40 during renders).
     @Test func killsAtAnyMomentLoseNothing() throws {
         let total = Int(ProcessInfo.processInfo.environment["PRACTICE_KILLS"] ?? "") ?? 200
-        let song = dir.file("kills.wav")
-        try Signals.write(Signals.sine(440, seconds: 3), to: song)
+        let (song, environment) = try killScene("kills.wav")
         let sidecar = song + ".practice.json"
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CACHE_HOME"] = dir.file("cache")
-        environment["SWIFT_BACKTRACE"] = "enable=no"
         #expect(try practice(["markers", "add", song, "first", "0.1"], in: dir, environment: environment).status == 0)
         let whole = try practice(["markers", "add", song, "second", "0.2"], in: dir, environment: environment).seconds
         var generator = SystemRandomNumberGenerator()

@@ -40,21 +40,27 @@ demo: release
 	  echo "The demo at 0.8x is in $(CURDIR)/$(DEMO_OUT)"; \
 	else exit $$status; fi
 
+# The suites are built for debugging (quick to build, assertions on); the binary they run is the
+# release build that `make install` installs (its analyses on real songs take a third of the
+# debug build's time): one build of each, the release one shared with `check-install`.
+TEST_RUN := PRACTICE_BINARY=$(CURDIR)/.build/release/practice SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build
 test:
 	$(call install,$(TEST_DEPS))
 	$(SWIFT) build --build-tests
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip '\.RealTimeTests/' --skip '\.TerminalTests/' --skip '\.EngineTests/' --skip '\.MPRISTests/'
+	$(MAKE) release
+	$(TEST_RUN) --skip '\.RealTimeTests/' --skip '\.TerminalTests/' --skip '\.EngineTests/' --skip '\.MPRISTests/'
 	@# The engine's stress test and the real-time suites run alone, one after the other: the first wants
 	@# the task pool to itself, the others measure milliseconds against a live sound server, or drive
 	@# players in real time from playerctl and a tmux screen (MPRIS) between markers seconds apart.
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.EngineTests/'
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.RealTimeTests/'
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.TerminalTests/'
-	SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build --filter '\.MPRISTests/'
+	$(TEST_RUN) --filter '\.EngineTests/'
+	$(TEST_RUN) --filter '\.RealTimeTests/'
+	$(TEST_RUN) --filter '\.TerminalTests/'
+	$(TEST_RUN) --filter '\.MPRISTests/'
 	$(MAKE) check-threads
 	$(MAKE) check-install
 
-# The engine's suites under ThreadSanitizer (its own build folder): any report fails the run.
+# The engine's suites under ThreadSanitizer (its own build folder, and only the modules they need:
+# PRACTICE_THREADS=1 in Package.swift): any report fails the run.
 # The stress test (four controllers, 2,000 commands each) is among them.
 CORE_SUITES := \.(EngineTests|PlayerTests|LoopTests|RingBufferTests|ALSAOutputTests|AudioThreadTests|ControlTests|SessionTests)/
 # The test modules those suites live in, and their helpers.
@@ -65,7 +71,7 @@ check-threads:
 	@# The standard library's Mutex is invisible to the sanitizer (see Locked.swift): under it every
 	@# access is a race it reports, or not, by chance. These suites and their helpers lock with Locked.
 	@! grep -rnw 'Mutex' $(CORE_SUITE_FOLDERS) || { echo "check-threads: use Locked, not Mutex, in the suites run under ThreadSanitizer and their helpers" >&2; exit 1; }
-	SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'
+	PRACTICE_THREADS=1 SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'
 
 build:
 	$(call install,$(BUILD_DEPS))
@@ -95,7 +101,8 @@ release:
 # generate-manual (its tool run on the release binary: the package plugin would build the
 # binary again, without the static standard library, where `release` puts it).
 man: release
-	$(SWIFT) build -c release --product generate-manual
+	@# With the release build's flags, so that swift-argument-parser is not compiled a second time.
+	$(SWIFT) build -c release --product generate-manual --static-swift-stdlib $(RELEASE_LINK)
 	mkdir -p .build/man
 	.build/release/generate-manual .build/release/practice --output-directory .build/man
 

@@ -111,6 +111,16 @@ if Context.environment["PRACTICE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(name: "practice-fuzz", dependencies: ["PracticeFuzzTargets"], path: "Tests/Fuzz/Main"))
 }
 
+// `make check-threads` only (PRACTICE_THREADS=1, its own build folder, -sanitize=thread): the four
+// test modules whose suites it runs and what they need, not the command line, the songs, the
+// fuzz targets and the end-to-end tests, which it would build under the sanitizer for nothing.
+if Context.environment["PRACTICE_THREADS"] == "1" {
+    let kept: Set<String> = ["PracticeAudioTests", "PracticeEngineTests", "PracticeControlTests", "PracticeTUITests"]
+    let unused: Set<String> = ["practice", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets"]
+    package.targets.removeAll { $0.type == .test ? !kept.contains($0.name) : unused.contains($0.name) }
+    package.products.removeAll()
+}
+
 // Members only from modules a file imports itself: GRDB imports all of Foundation, and
 // without this its String extensions (`contains`, `range(of:)`) would quietly win over the
 // standard library's and link Foundation, CoreFoundation and ICU tables into the binary.

@@ -3,7 +3,10 @@ import Foundation
 import PracticeTestSupport
 
 /// The `practice` binary built beside the test bundle.
-let practiceBinary = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("practice").path
+/// The binary the tests run: `PRACTICE_BINARY` (`make test` sets it to the release build, the
+/// one `make install` installs), else the one built beside the tests.
+let practiceBinary = ProcessInfo.processInfo.environment["PRACTICE_BINARY"]
+    ?? Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("practice").path
 
 /// Runs `practice` with `arguments` in `dir`.
 func practice(_ arguments: [String], in dir: ScratchDirectory, environment: [String: String] = [:]) throws -> ProcessResult {

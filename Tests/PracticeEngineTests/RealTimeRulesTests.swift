@@ -27,8 +27,10 @@ import PracticeSystem
         let counted = Locked<Int>(-1)
         let thread = Thread {
             allocation_counter_watch(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))))
-            let boxes = (0..<10).map { NSNumber(value: $0) }
-            withExtendedLifetime(boxes) {}
+            // Ten objects that escape (into a function the optimizer cannot see through), so that
+            // they are allocated in an optimized build too.
+            let boxes = (0..<10).map { Counted($0) }
+            keep(boxes)
             counted.withLock { $0 = allocation_counter_stop() }
         }
         thread.start()
@@ -83,4 +85,14 @@ import PracticeSystem
         #expect(player.state.loop!.pass > 20, "the loop went round")
         #expect(calls == 0, "the audio thread made \(calls) calls to malloc or free")
     }
+}
+
+/// An object that is allocated wherever it is made.
+private final class Counted: Sendable {
+    let value: Int
+    init(_ value: Int) { self.value = value }
+}
+
+@inline(never) private func keep(_ objects: [Counted]) {
+    withExtendedLifetime(objects) {}
 }

@@ -79,7 +79,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop", "third-party.txt"]),   // installed by `make install`
 
-        .target(name: "PracticeTestSupport", dependencies: ["PracticeSystem", "PracticeAudio", "PracticeEngine", "PracticeDesktop"], path: "Tests/PracticeTestSupport"),
+        // Optimized even in a debug build: its signal generators and analyses (cross-correlations,
+        // sine fits over minutes of audio) are most of the suites' own CPU.
+        .target(name: "PracticeTestSupport", dependencies: ["PracticeSystem", "PracticeAudio", "PracticeEngine", "PracticeDesktop"], path: "Tests/PracticeTestSupport",
+                swiftSettings: [.unsafeFlags(["-O"])]),
         // bench/beats: writes the generated beat corpus and its held-out tracks as WAV files.
         .executableTarget(name: "beat-corpus", dependencies: ["PracticeTestSupport"], path: "Tests/BeatCorpusTool"),
         // Counts one thread's calls to malloc and free (test-only: replaces them in the test binary).

@@ -60,7 +60,7 @@ extension Practice {
             (request.one, request.bpm, request.meter, request.other, request.again) = (oneTime, bpm, meter, other, again)
             let (grid, savedIn) = try BeatAnalysis.settle(track, sidecar: markers, request)
             if let savedIn { Terminal.write("practice: kept in \(savedIn)\n", to: STDERR_FILENO) }
-            if json { return printJSON(grid.document) }
+            if json { return Console.printJSON(grid.document) }
             for line in grid.describe(title: track.displayTitle) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
         }
     }

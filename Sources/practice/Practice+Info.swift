@@ -32,7 +32,7 @@ extension Practice {
         func run() throws {
             if let audioStream, audioStream < 0 { throw ValidationError("'--audio-stream' must be 0 or more (got '\(audioStream)')") }
             let info = try TrackInfo(file, audioStream: audioStream)
-            if json { printJSON(info.document) } else { Terminal.write(info.text + "\n", to: STDOUT_FILENO) }
+            if json { Console.printJSON(info.document) } else { Terminal.write(info.text + "\n", to: STDOUT_FILENO) }
         }
     }
 }

@@ -60,12 +60,7 @@ extension Practice.Markers {
         }
 
         func run() throws {
-            if isSidecar {
-                var merge = Practice.Markers.Merge()
-                merge.target = target
-                merge.other = source
-                return try merge.run()
-            }
+            if isSidecar { return try target.sidecarTarget.merge(source) }
             try target.sidecarTarget.importMarkers(from: source, format: format ?? InterchangeFormat(pathExtension: Path.pathExtension(source))!, offset: offset)
         }
     }

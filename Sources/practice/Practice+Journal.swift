@@ -57,7 +57,7 @@ extension Practice {
                     Terminal.write("practice: wrote \(html) (\(ProgressBar.size(Int64(size))))\n", to: STDERR_FILENO)
                     return
                 }
-                if json { printJSON(JournalText.json(report)); return }
+                if json { Console.printJSON(JournalText.json(report)); return }
                 Terminal.write(JournalText.render(report, title: JournalText.title(days, from: from, to: to)).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
             }
         }

@@ -93,7 +93,7 @@ extension Practice {
             func run() throws {
                 let index = try noScan ? LibraryIndex() : LibraryTerminal.current()
                 let tracks = try index.tracks()
-                if json { return printJSON(.object(["version": .integer(1), "tracks": .array(tracks.map(\.json))])) }
+                if json { return Console.printJSON(.object(["version": .integer(1), "tracks": .array(tracks.map(\.json))])) }
                 Terminal.write(LibraryTrack.table(tracks).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
             }
         }
@@ -130,7 +130,7 @@ extension Practice {
                     Terminal.write("practice: searched \(try index.count()) tracks in \(cFormat("%.1f", ms)) ms\n", to: STDERR_FILENO)
                 }
                 if json {
-                    printJSON(.object(["version": .integer(1), "hits": .array(hits.map(\.json))]))
+                    Console.printJSON(.object(["version": .integer(1), "hits": .array(hits.map(\.json))]))
                 } else if !hits.isEmpty {
                     Terminal.write(LibraryHit.table(hits).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
                 }
@@ -167,7 +167,7 @@ extension Practice {
             guard let pick = try index.pick(practised: LibraryIndex.practised()) else {
                 throw PracticeError(.noInput, "the library is empty: add a folder with 'practice library scan FOLDER'")
             }
-            if json { printJSON(pick.json) } else { Terminal.write(pick.text + "\n", to: STDOUT_FILENO) }
+            if json { Console.printJSON(pick.json) } else { Terminal.write(pick.text + "\n", to: STDOUT_FILENO) }
             guard play else { return }
             var arguments = [pick.track.path] + (device.map { ["--device", $0] } ?? [])
             if let loop = pick.loop { arguments += ["--loop=\(loop)"] }   // a name may start with "-"

@@ -55,11 +55,11 @@ extension Practice {
             @Option(help: "A note to keep with it.") var note: String?
 
             func run() throws {
-                let ((loop, from, to), loaded) = try target.update { (s, track) throws(PracticeError) in
+                let ((loop, from, to), loaded) = try target.sidecarTarget.update { (s, track) throws(PracticeError) in
                     let l = try s.addLoop(name: name, from: a, to: b, note: note, duration: track.duration)
                     return (l, s.time(of: l.start) ?? 0, s.time(of: l.end) ?? 0)
                 }
-                say("added loop '\(loop.name)' from \(Timecode.format(from, decimals: 3)) to \(Timecode.format(to, decimals: 3)) (\(loaded.writePath))")
+                Console.say("added loop '\(loop.name)' from \(Timecode.format(from, decimals: 3)) to \(Timecode.format(to, decimals: 3)) (\(loaded.writePath))")
             }
         }
 
@@ -75,8 +75,8 @@ extension Practice {
             @Argument(help: "The loop's name.") var name: String
 
             func run() throws {
-                let (l, loaded) = try target.update { (s, _) throws(PracticeError) in try s.removeLoop(named: name) }
-                say("removed loop '\(l.name)' (\(loaded.writePath))")
+                let (l, loaded) = try target.sidecarTarget.update { (s, _) throws(PracticeError) in try s.removeLoop(named: name) }
+                Console.say("removed loop '\(l.name)' (\(loaded.writePath))")
             }
         }
     }

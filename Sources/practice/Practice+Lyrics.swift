@@ -60,21 +60,21 @@ extension Practice {
             guard let (lyrics, path, warnings) = try LyricsFile.forTrack(track, explicit: self.lyrics, sidecar: sidecar) else {
                 throw PracticeError(.noInput, LyricsFile.notFound(forAudio: file))
             }
-            warn(warnings)
-            if follow { return try LyricsFollower.follow(lyrics, path: path, track: track, socket: control ?? ControlSocket.defaultPath(), warn: { warn([$0]) }) }
+            Console.warn(warnings)
+            if follow { return try LyricsFollower.follow(lyrics, path: path, track: track, socket: control ?? ControlSocket.defaultPath(), warn: { Console.warn([$0]) }) }
             if json {
-                printJSON(lyrics.document)
+                Console.printJSON(lyrics.document)
                 return
             }
             guard lyrics.isSynced else {
-                note(["\(path) has no time stamps (unsynced lyrics)"])
-                for line in lyrics.plain { say(line) }
+                Console.note(["\(path) has no time stamps (unsynced lyrics)"])
+                for line in lyrics.plain { Console.say(line) }
                 return
             }
             // The markers table's alignment without its header: each line's number (what
             // `--loop "line 5"` takes) and time right-aligned, two spaces apart, then the text.
             let rows = lyrics.lines.enumerated().map { ["\($0.offset + 1)", Lyrics.stamp($0.element.time), $0.element.text] }
-            for line in Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst() { say(line) }
+            for line in Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst() { Console.say(line) }
         }
     }
 }

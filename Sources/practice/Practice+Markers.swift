@@ -23,17 +23,10 @@ struct SidecarOptions: ParsableArguments {
 
     /// The track's sidecar these options name.
     var sidecarTarget: SidecarTarget { SidecarTarget(file: file, sidecar: sidecar, noAlign: noAlign) }
-    func load() throws -> (Track, LoadedSidecar) { try sidecarTarget.load() }
-    func loadSorted() throws -> Sidecar { try sidecarTarget.loadSorted() }
-    func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws -> (R, LoadedSidecar) { try sidecarTarget.update(edit) }
 }
 
 let audioExtensions = Track.fileExtensions.sorted()
 
-func warn(_ lines: [String]) { Console.warn(lines) }
-func note(_ lines: [String]) { Console.note(lines) }
-func say(_ line: String) { Console.say(line) }
-func printJSON(_ value: JSONValue) { Console.printJSON(value) }
 
 extension Practice {
     struct Markers: ParsableCommand {
@@ -100,8 +93,8 @@ extension Practice {
             @Argument(help: "The marker: its name, @TIME, NAME#N (the Nth of that name, by time) or its id's start.") var name: String
 
             func run() throws {
-                let (m, loaded) = try target.update { (s, _) throws(PracticeError) in try s.removeMarker(named: name) }
-                say("removed marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
+                let (m, loaded) = try target.sidecarTarget.update { (s, _) throws(PracticeError) in try s.removeMarker(named: name) }
+                Console.say("removed marker '\(m.name)' at \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
             }
         }
 
@@ -117,8 +110,8 @@ extension Practice {
             @Argument(help: "Its new name.") var new: String
 
             func run() throws {
-                let (was, loaded) = try target.update { (s, _) throws(PracticeError) in try s.renameMarker(old, to: new) }
-                say("renamed marker '\(was.name)' to '\(new.trimmingWhitespaceAndNewlines())' (\(loaded.writePath))")
+                let (was, loaded) = try target.sidecarTarget.update { (s, _) throws(PracticeError) in try s.renameMarker(old, to: new) }
+                Console.say("renamed marker '\(was.name)' to '\(new.trimmingWhitespaceAndNewlines())' (\(loaded.writePath))")
             }
         }
 
@@ -144,10 +137,10 @@ extension Practice {
 
             func run() throws {
                 let change = TimeChange(time)!
-                let (m, loaded) = try target.update { (s, track) throws(PracticeError) in
+                let (m, loaded) = try target.sidecarTarget.update { (s, track) throws(PracticeError) in
                     try s.moveMarker(name, change, duration: track.duration)
                 }
-                say("moved marker '\(m.name)' to \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
+                Console.say("moved marker '\(m.name)' to \(Timecode.format(m.time, decimals: 3)) (\(loaded.writePath))")
             }
         }
     }

@@ -69,7 +69,7 @@ extension Practice {
             progress.finish()
             if let signal = signals.received { Glibc.exit(128 + signal) }
             let song = try result.get()
-            warn(song.warnings)
+            Console.warn(song.warnings)
             if song.fromCache {
                 Terminal.write("practice: playing the cached copy of \(source) (--refresh fetches it again)\n", to: STDERR_FILENO)
             }

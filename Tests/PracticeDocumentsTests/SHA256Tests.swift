@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import PracticeDocuments
+import PracticeTestSupport
 
 /// The checksums sidecars keep (a track's file and decoded audio) are SHA-256 as every other tool
 /// computes it, whether fed at once or in pieces of any size.
@@ -24,14 +25,7 @@ import PracticeDocuments
             offset = end
         }
         bytes[offset...].withUnsafeBytes { h.update(bufferPointer: $0) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        p.arguments = [path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let printed = try run("/usr/bin/sha256sum", [path]).stdout
         #expect(h.finalize().hex == String(printed.prefix(64)))
         #expect(SHA256.hash(data: bytes).hex == String(printed.prefix(64)))
     }

@@ -277,7 +277,8 @@ import PracticeTestSupport
         #expect(try practice(["markers", "add", song, "last", "2.9"], in: dir, environment: environment).status == 0)
         #expect(try names(dir.path).filter { $0.contains(".tmp-") } == [], "the next write cleared what killed writers left")
         #expect(outcomes.finished > 0 && outcomes.killed > 0, "kills landed on both sides of the write: \(outcomes)")
-        #expect(leftovers > 0, "some kills landed inside a write, leaving a temporary file for the next write to clear")
+        // (Kills inside the write itself are reached exactly by aKilledEditAtEachMomentLosesNothing;
+        // 200 random ones land there about 4 times, sometimes none, so that is not asserted here.)
 
         // Renders, killed part-way.
         let out = dir.file("kills.flac")
@@ -295,7 +296,7 @@ import PracticeTestSupport
         #expect(try practice(["render", song, "-o", out, "--force", "-q"], in: dir, environment: environment).status == 0)
         #expect(try names(dir.path).filter { $0.contains(".partial-") } == [], "the next render cleared the parts")
         #expect(renders.finished > 0 && renders.killed > 0, "kills landed before and after the end: \(renders)")
-        #expect(parts > 0, "some kills landed inside a render, leaving a part for the next render to clear")
+        // (Inside the render's file: aKilledRenderAtEachMomentLeavesNoPart, at each moment.)
         print("kills: edits \(outcomes.killed) killed, \(outcomes.finished) finished, \(leftovers) temporary files left; renders \(renders.killed) killed, \(renders.finished) finished, \(parts) parts left")
     }
 }

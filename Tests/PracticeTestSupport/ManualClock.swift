@@ -17,9 +17,6 @@ public final class ManualClock: TickerClock, @unchecked Sendable {  // the field
 
     public init() {}
 
-    /// Seconds gone by on this clock.
-    public var seconds: Double { condition.lock(); defer { condition.unlock() }; return now }
-
     public func wait(_ seconds: Double, or wake: DispatchSemaphore) {
         let me = pthread_self()
         condition.lock()

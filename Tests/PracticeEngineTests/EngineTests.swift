@@ -208,6 +208,8 @@ import PracticeSystem
         rig.play(20_000)   // 17,640 frames are left after 1 s
         let back = try rig.waitFor { $0.rewound != nil }
         #expect(back.rewound == .track && !back.isPlaying && !back.isFinished && rig.positionFrame == 44_100)
+        // The state changes under the player's lock; its events are delivered just after it.
+        try eventually("finished and paused delivered") { log.events.map(\.kind).suffix(2) == [.finished, .paused] }
         let kinds = log.events.map(\.kind)
         #expect(kinds.suffix(2) == [.finished, .paused], "\(kinds)")
         rig.player.play()

@@ -43,21 +43,14 @@ demo: release
 # The suites are built for debugging (quick to build, assertions on); the binary they run is the
 # release build that `make install` installs (its analyses on real songs take a third of the
 # debug build's time): one build of each, the release one shared with `check-install`.
-TEST_RUN := PRACTICE_BINARY=$(CURDIR)/.build/release/practice SWIFT_BACKTRACE=interactive=no $(SWIFT) test --skip-build
+# Tests/run.sh then runs them in two lanes at once: the suites that wait on real time one after
+# another, and beside them, at the lowest priority, the others in three processes, the engine
+# under ThreadSanitizer and check-install (see the script for why).
 test:
 	$(call install,$(TEST_DEPS))
 	$(SWIFT) build --build-tests
 	$(MAKE) release
-	$(TEST_RUN) --skip '\.RealTimeTests/' --skip '\.TerminalTests/' --skip '\.EngineTests/' --skip '\.MPRISTests/'
-	@# The engine's stress test and the real-time suites run alone, one after the other: the first wants
-	@# the task pool to itself, the others measure milliseconds against a live sound server, or drive
-	@# players in real time from playerctl and a tmux screen (MPRIS) between markers seconds apart.
-	$(TEST_RUN) --filter '\.EngineTests/'
-	$(TEST_RUN) --filter '\.RealTimeTests/'
-	$(TEST_RUN) --filter '\.TerminalTests/'
-	$(TEST_RUN) --filter '\.MPRISTests/'
-	$(MAKE) check-threads
-	$(MAKE) check-install
+	MAKE=$(MAKE) Tests/run.sh
 
 # The engine's suites under ThreadSanitizer (its own build folder, and only the modules they need:
 # PRACTICE_THREADS=1 in Package.swift): any report fails the run.

@@ -275,8 +275,11 @@ import PracticeAudio
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         func press(_ k: String) throws { _ = try tmux(["send-keys", "-t", session, k]) }
         _ = try waitFor("▶ Playing   0:00", in: session)
-        for _ in 0..<4 { try press("t"); usleep(500_000) }   // the taps: 120 bpm
-        _ = try waitFor("bpm from", in: session)
+        for _ in 0..<4 { try press("t"); usleep(500_000) }   // the taps: 120 bpm, less what tmux takes
+        let tapped = try waitFor("bpm from", in: session)
+        // The tempo the taps gave (tmux's own time between them makes it 116 to 120): the count-in's.
+        let bpm = try #require(tapped.firstMatch(of: /tempo ([0-9.]+) bpm from 4 taps/).flatMap { Double($0.1) }, "screen:\n\(tapped)")
+        #expect(bpm > 110 && bpm <= 120.5, "tapped \(bpm) bpm")
         _ = try typeTheStudysTask(in: session, between: 1_200_000)
         var screen = try waitFor("5 passes done: paused at the loop's start", in: session, seconds: 40)
         #expect(screen.contains("5 passes done"), "screen:\n\(screen)")
@@ -317,14 +320,16 @@ import PracticeAudio
         let passes = tones.filter { $0.end - $0.start >= 50 }.suffix(5)   // ≥ 0.5 s of tone
         try #require(passes.count == 5, "tones: \(tones)")
         let expected = (b - a) / 0.8
+        // The count-in: four beats at 0.8× of the tapped tempo (about 2.5 s), and 0.1 s to spare.
+        let countIn = Int((4 * 60 / bpm / 0.8 + 0.1) * 44_100) / window
         for (n, p) in passes.enumerated() {
             let seconds = Double(p.end - p.start + 1) * Double(window) / 44_100
             #expect(abs(seconds - expected) <= 0.03, "pass \(n + 1) lasted \(seconds) s; (B − A) ÷ 0.8 is \(expected) s")
-            // Four clicks in the 2.5 s before it (four 625 ms beats at 120 bpm × 0.8), nothing else.
-            let before = clicks.filter { $0.end < p.start && $0.start >= p.start - Int(2.6 * 44_100) / window }
-            #expect(before.count == 4 && before.allSatisfy { $0.end - $0.start < 6 }, "clicks before pass \(n + 1): \(before)")
+            // Four clicks in the count-in before it, nothing else.
+            let before = clicks.filter { $0.end < p.start && $0.start >= p.start - countIn }
+            #expect(before.count == 4 && before.allSatisfy { $0.end - $0.start < 6 }, "clicks before pass \(n + 1) (windows \(p.start)…\(p.end); the count-in \(countIn) windows): \(before); all clicks before it: \(clicks.filter { $0.start < p.start }.suffix(8))")
             // (A click's first window, half silence, may count as one window of tone.)
-            let stray = tones.filter { $0.start > p.start - Int(2.6 * 44_100) / window && $0.end < p.start && $0.end > $0.start }
+            let stray = tones.filter { $0.start > p.start - countIn && $0.end < p.start && $0.end > $0.start }
             #expect(stray.isEmpty, "only clicks before pass \(n + 1) (\(p)): \(stray)")
             // It starts where A is in the song and ends where B is (the steps say where).
             let first = Array(left[(p.start * window + 441)..<(p.start * window + 441 + 2_048)])

@@ -43,9 +43,8 @@ demo: release
 # The suites are built for debugging (quick to build, assertions on); the binary they run is the
 # release build that `make install` installs (its analyses on real songs take a third of the
 # debug build's time): one build of each, the release one shared with `check-install`.
-# Tests/run.sh then runs them in two lanes at once: the suites that wait on real time one after
-# another, and beside them, at the lowest priority, the others in three processes, the engine
-# under ThreadSanitizer and check-install (see the script for why).
+# Tests/run.sh then runs them: first every core kept busy (the suites that need no quiet machine in
+# three processes, ThreadSanitizer, check-install), then the real-time suites alone (see the script).
 test:
 	$(call install,$(TEST_DEPS))
 	$(SWIFT) build --build-tests

@@ -11,6 +11,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The web remote's server: HTTP/1.1 and WebSocket on SwiftNIO.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C libraries from Debian's -dev packages; each is a module map plus shim.h.
@@ -31,6 +36,8 @@ let package = Package(
         // SHA-256 (nettle-dev): checksums of files and decoded audio, covers' and cached songs' names.
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
+        // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
@@ -71,11 +78,22 @@ let package = Package(
         ]),
         // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
         .target(name: "PracticeDesktop", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CSystemdBus"]),
+        // The web remote: a page for phones on the local network, paired by a QR code (libqrencode),
+        // live over a WebSocket (Hummingbird) on the control protocol.
+        .target(name: "PracticeRemote", dependencies: [
+            "PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CQRencode",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The practice and library screens: views of the player's state and the index, keys turned into commands.
         .target(name: "PracticeTUI", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary"]),
         .executableTarget(name: "practice", dependencies: [
             "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
-            "PracticeDesktop", "PracticeSystem",
+            "PracticeDesktop", "PracticeSystem", "PracticeRemote",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop", "third-party.txt"]),   // installed by `make install`
 
@@ -95,6 +113,7 @@ let package = Package(
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "PracticeJournalTests", dependencies: ["PracticeJournal", "PracticeEngine", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
+        .testTarget(name: "PracticeRemoteTests", dependencies: ["PracticeRemote", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"],
                     exclude: ["make-library.py"]),
         // The parsers' libFuzzer targets (Tests/Fuzz): the functions here, their seeds and every crash
@@ -102,7 +121,7 @@ let package = Package(
         .target(name: "PracticeFuzzTargets", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeControl", "PracticeDocuments", "PracticeEngine", "PracticeSongs", "PracticeTUI"],
                 path: "Tests/Fuzz/Targets"),
         .testTarget(name: "PracticeFuzzTests", dependencies: ["PracticeFuzzTargets", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py", "journal-year.py"]),
+        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py", "journal-year.py", "remote-client.py"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -119,7 +138,7 @@ if Context.environment["PRACTICE_FUZZ"] == "1" {
 // fuzz targets and the end-to-end tests, which it would build under the sanitizer for nothing.
 if Context.environment["PRACTICE_THREADS"] == "1" {
     let kept: Set<String> = ["PracticeAudioTests", "PracticeEngineTests", "PracticeControlTests", "PracticeTUITests"]
-    let unused: Set<String> = ["practice", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets"]
+    let unused: Set<String> = ["practice", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets", "PracticeRemote"]
     package.targets.removeAll { $0.type == .test ? !kept.contains($0.name) : unused.contains($0.name) }
     package.products.removeAll()
 }

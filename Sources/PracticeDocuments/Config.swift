@@ -17,6 +17,10 @@ public struct Config: Sendable, Equatable {
     public var libraryFolders: [String]?
     /// `[journal] record`: every play session recorded in the practice journal.
     public var journal = true
+    /// `[remote] remote`: every `practice play` serves the web remote (as `--remote` does).
+    public var remote = false
+    /// `[remote] bind`: the address (`ADDR` or `ADDR:PORT`) the remote listens on (`--remote-bind`).
+    public var remoteBind: String?
     /// One line each for settings this version does not know (`… unknown setting 'x.y' (ignored)`).
     public var warnings: [String] = []
 
@@ -32,7 +36,7 @@ public struct Config: Sendable, Equatable {
             PracticeError(.config, "\(file): '\(key.terminalSafe)' must be \(what) (got \(got.kindName))")
         }
         for (section, value) in root.sorted(by: { $0.key < $1.key }) {
-            guard ["desktop", "library", "journal"].contains(section) else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
+            guard ["desktop", "library", "journal", "remote"].contains(section) else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
             guard let table = value.object else { throw fail(section, "a table ([\(section)])", value) }
             for (key, value) in table.sorted(by: { $0.key < $1.key }) {
                 let name = "\(section).\(key)"
@@ -49,6 +53,12 @@ public struct Config: Sendable, Equatable {
                 case ("desktop", "mpris"):
                     guard let b = value.bool else { throw fail(name, "true or false", value) }
                     mpris = b
+                case ("remote", "remote"):
+                    guard let b = value.bool else { throw fail(name, "true or false", value) }
+                    remote = b
+                case ("remote", "bind"):
+                    guard let a = value.string, !a.isEmpty else { throw fail(name, "an address such as \"192.168.1.20\" or \"192.168.1.20:4797\"", value) }
+                    remoteBind = a
                 default:
                     warnings.append("\(file): unknown setting '\(name.terminalSafe)' (ignored)")
                 }

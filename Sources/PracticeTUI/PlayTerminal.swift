@@ -43,10 +43,16 @@ public struct PlayTerminal {
     /// desktop asked for (MPRIS's OpenUri) in this one's place.
     public enum Ending: Equatable { case done, signal(Int32), replaced(String) }
 
+    /// Whether the practice screen shows the session (a terminal, and not `--no-tui`, `--control
+    /// stdin` or a detached player).
+    public var showsScreen: Bool {
+        control != "stdin" && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
+    }
+
     public func run() async throws -> Ending {
         var options = options
         let controlled = control == "stdin"
-        let screen = !controlled && !noTui && !detached && Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
+        let screen = showsScreen
         let bindings = screen ? try KeyBindings.load(KeyBindings.configPath()) : .defaults
         // A person at a terminal (or one who sent the player to the background) comes back
         // where they left the track; scripts start where told.

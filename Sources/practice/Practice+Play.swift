@@ -14,6 +14,7 @@ import PracticeAudio
 import PracticeLibrary
 import PracticeSystem
 import PracticeDesktop
+import PracticeRemote
 
 extension Practice {
     struct Play: AsyncParsableCommand {
@@ -89,6 +90,15 @@ extension Practice {
         @Flag(help: "Do not record this session in the practice journal (always: 'record = false' under [journal] in config.toml).")
         var noJournal = false
 
+        @Flag(help: "Serve the phone remote on the local network and show its address and a QR code to pair a phone with (always: 'remote = true' under [remote] in config.toml; plain HTTP, see 'practice remote --help').")
+        var remote = false
+
+        @Flag(help: "No phone remote this time, whatever config.toml says.")
+        var noRemote = false
+
+        @Option(help: ArgumentHelp("The address the phone remote listens on, ADDR or ADDR:PORT (default: this machine's LAN address, port 4797).", valueName: "addr"))
+        var remoteBind: String?
+
         /// Set on the player that `--background` starts: no terminal, its stderr tells the starter when it is ready.
         @Flag(help: .hidden)
         var detached = false
@@ -98,6 +108,7 @@ extension Practice {
         var paused = false
 
         func validate() throws {
+            if remote && noRemote { throw ValidationError("'--remote' and '--no-remote' cannot go together") }
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
             }
@@ -138,11 +149,17 @@ extension Practice {
             // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
             run.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
             run.lyrics = place.lyrics
-            run.services = { [noMpris, quiet, verbose] player, socket, quit in
+            let remoteOn = !noRemote && (remote || config.remote)
+            let onScreen = run.showsScreen
+            run.services = { [noMpris, quiet, verbose, remoteBind, onScreen] player, socket, quit in
                 // Once the player plays: the cover is looked for beside the file.
                 let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
                                                        cover: cover ?? Artwork.cover(forAudio: file))
-                return [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
+                var services: [any SessionService] = [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
+                if remoteOn, let remote = RemoteAnnouncement.start(player, bind: remoteBind ?? config.remoteBind, screen: onScreen) {
+                    services.append(remote)
+                }
+                return services
             }
             run.detachedArguments = detachedArguments(file, paused: true)
             switch try await run.run() {
@@ -167,6 +184,9 @@ extension Practice.PlayOptions {
         if noMpris { args.append("--no-mpris") }
         if noJournal { args.append("--no-journal") }
         if reconnect { args.append("--reconnect") }
+        if remote { args.append("--remote") }
+        if noRemote { args.append("--no-remote") }
+        if let remoteBind { args += ["--remote-bind", remoteBind] }
         if paused { args.append("--paused") }
         return args
     }

@@ -22,7 +22,7 @@ struct Practice: AsyncParsableCommand {
               practice markers add song.mp3 Chorus 0:45
             """,
         version: "0.1.0",
-        subcommands: [Play.self, Render.self, Info.self, Markers.self, Loops.self, Open.self, LyricsCommand.self, Ctl.self, Attach.self, Library.self, Pick.self, JournalCommand.self, Remind.self, Preview.self, Beats.self],
+        subcommands: [Play.self, Render.self, Info.self, Markers.self, Loops.self, Open.self, LyricsCommand.self, Ctl.self, Attach.self, Library.self, Pick.self, JournalCommand.self, Remind.self, Preview.self, Beats.self, Remote.self],
         defaultSubcommand: Play.self)
 
     /// Parses and runs, turning every error into one line on stderr and a sysexits code.

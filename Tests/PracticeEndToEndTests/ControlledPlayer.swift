@@ -65,6 +65,30 @@ final class ControlledPlayer {
         throw NoSuchEvent(lastPrinted: printed.last ?? "nothing")
     }
 
+    private var errorPending = ""
+    /// Everything read from stderr so far.
+    private(set) var stderrSoFar = ""
+
+    /// Stderr up to the first line containing `text`, read as it comes, within `seconds`.
+    @discardableResult
+    func stderrLine(containing text: String, within seconds: Double = 15) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let line = errorPending.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first(where: { $0.contains(text) }) {
+                let end = errorPending.range(of: String(line))!.upperBound
+                errorPending.removeSubrange(..<end)
+                return String(line)
+            }
+            guard Date() < deadline else { throw NoSuchEvent(lastPrinted: "stderr so far: \(stderrSoFar)") }
+            var ready = pollfd(fd: error.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(max(deadline.timeIntervalSinceNow, 0) * 1000) + 1) == 1 else { continue }
+            let chunk = String(decoding: error.fileHandleForReading.availableData, as: UTF8.self)
+            if chunk.isEmpty { throw NoSuchEvent(lastPrinted: "stderr closed; so far: \(stderrSoFar)") }
+            errorPending += chunk
+            stderrSoFar += chunk
+        }
+    }
+
     /// Sends `quit`, closes stdin and waits for the exit: its status, every line printed (the
     /// ones `next` passed over included) and all of stderr.
     func quit() throws -> (status: Int32, printed: [String], stderr: String) {
@@ -73,7 +97,7 @@ final class ControlledPlayer {
         let rest = pending + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         pending = ""
         printed += rest.split(separator: "\n").map(String.init)
-        let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = stderrSoFar + String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, printed, stderr)
     }

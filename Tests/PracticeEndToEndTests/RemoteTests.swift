@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import PracticeTestSupport
+
+/// The web remote from the network's side, with a plain HTTP and WebSocket client
+/// (remote-client.py): what a stranger gets (401 and nothing else), pairing once with the token
+/// the player printed, the limits (attempts, message size, connections, origin), commands that
+/// drive the player (seen in its own events), and a revoked phone refused at once.
+@Suite struct RemoteTests {
+    static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("remote-client.py").path
+
+    struct Remote {
+        let host = "127.0.0.1"
+        let port: String
+        let origin: String
+        let token: String
+
+        func http(_ path: String, _ headers: [String] = [], method: String = "GET") throws -> [String: Any] {
+            let r = try run("/usr/bin/python3", [RemoteTests.client, "http", host, port, method, path] + headers)
+            return try #require((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any], "\(r)")
+        }
+
+        /// Each JSON line the WebSocket client printed: the handshake's status, then the frames.
+        func ws(_ headers: [String], _ messages: [String] = []) throws -> [[String: Any]] {
+            let r = try run("/usr/bin/python3", [RemoteTests.client, "ws", host, port] + headers + ["--"] + messages)
+            return r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+    }
+
+    static func status(_ r: [String: Any]) -> Int { r["status"] as? Int ?? -1 }
+    static func header(_ r: [String: Any], _ name: String) -> String? { ((r["headers"] as? [String: [String]])?[name])?.first }
+
+    /// A player on a 2-minute tone with its remote on 127.0.0.1 (any free port), its paired
+    /// devices kept in `dir`; the address and token it printed.
+    static func start(in dir: ScratchDirectory) throws -> (ControlledPlayer, Remote) {
+        try Signals.write(Signals.sine(440, seconds: 120), to: dir.file("Secret Song Title.wav"))
+        let player = try ControlledPlayer(["Secret Song Title.wav", "--device", "null", "--control", "stdin", "--no-journal", "--fresh",
+                                           "--remote", "--remote-bind", "127.0.0.1:0"],
+                                          in: dir.path, environment: ["XDG_STATE_HOME": dir.file("state")])
+        let line = try player.stderrLine(containing: "the remote is at")
+        let found = try #require(line.firstMatch(of: /the remote is at (http:\/\/127\.0\.0\.1:([0-9]+)):.*open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/([A-Z2-7]{26}))\)/), "\(line)")
+        return (player, Remote(port: String(found.2), origin: String(found.1), token: String(found.4)))
+    }
+
+    @Test func aStrangerGetsNothingAPairedPhoneDrivesThePlayerAndARevokedOneIsRefused() throws {
+        let dir = ScratchDirectory("remote-security")
+        let (player, remote) = try Self.start(in: dir)
+
+        // A stranger: 401 and an empty body for everything, the title nowhere.
+        for path in ["/", "/app.js", "/app.css", "/ws", "/nothing", "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/P", "/P/"] {
+            let r = try remote.http(path)
+            #expect(Self.status(r) == 401 && (r["body"] as? String) == "", "\(path): \(r)")
+            #expect(!"\(r)".contains("Secret"), "\(path) told the title: \(r)")
+        }
+        #expect(Self.status(try remote.http("/", method: "POST")) == 401)
+        // (A refused WebSocket upgrade gets the server library's answer: 400, empty.)
+        let stranger = try remote.ws(["Origin: \(remote.origin)"])
+        #expect(stranger.first?["status"] as? Int == 400 && stranger.count == 1, "\(stranger)")
+
+        // A wrong token: 401, and said on the player's side.
+        #expect(Self.status(try remote.http("/P/" + String(repeating: "A", count: 26))) == 401)
+        _ = try player.stderrLine(containing: "a pairing with a wrong or old code was refused")
+
+        // The right one: a cookie, HttpOnly and SameSite=Strict; then the token is used up.
+        let paired = try remote.http("/P/" + remote.token, ["User-Agent: Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36"])
+        #expect(Self.status(paired) == 200, "\(paired)")
+        let setCookie = try #require(Self.header(paired, "set-cookie"), "\(paired)")
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"), "\(setCookie)")
+        let cookieValue = try #require(setCookie.firstMatch(of: /practice_remote=([A-Z2-7]{52});/)?.1, "\(setCookie)")
+        let cookie = "Cookie: practice_remote=\(cookieValue)"
+        _ = try player.stderrLine(containing: "remote: paired Android phone 1")
+        #expect(Self.status(try remote.http("/P/" + remote.token)) == 401, "a token works once")
+
+        // Paired: the page and its assets, nothing else; no path of this machine in them.
+        let page = try remote.http("/", [cookie])
+        #expect(Self.status(page) == 200 && (page["body"] as? String ?? "").contains("<title>practice remote</title>"), "\(page)")
+        #expect(Self.header(page, "content-security-policy")?.contains("default-src 'self'") == true, "\(page)")
+        #expect(Self.header(page, "cache-control") == "no-store")
+        let total = try ["/", "/app.js", "/app.css"].map { try remote.http($0, [cookie])["body"] as? String ?? "" }.map(\.utf8.count).reduce(0, +)
+        #expect(total < 100_000, "the page is \(total) bytes")
+        for path in ["/nothing", "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc%2fpasswd", "/app.js/../../etc/passwd", "//etc/passwd"] {
+            let r = try remote.http(path, [cookie])
+            #expect(Self.status(r) == 404 && (r["body"] as? String) == "", "\(path): \(r)")
+        }
+
+        // The WebSocket: not from another origin; from the page's own, the state, and commands
+        // that drive the player (its own events say so).
+        let foreign = try remote.ws([cookie, "Origin: http://evil.example"])
+        #expect(foreign.first?["status"] as? Int == 400 && foreign.count == 1, "\(foreign)")
+        #expect(Self.status(try remote.http("/ws", [cookie, "Origin: http://evil.example"])) == 403)
+        let frames = try remote.ws([cookie, "Origin: \(remote.origin)"], [#"{"cmd":"rate","value":0.8}"#])
+        #expect(frames.first?["status"] as? Int == 101, "\(frames)")
+        let texts = frames.compactMap { $0["text"] as? String }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(texts.first?["event"] as? String == "markers", "\(texts)")
+        #expect(texts.contains { $0["event"] as? String == "full" && $0["title"] as? String == "Secret Song Title.wav" && $0["path"] == nil }, "\(texts)")
+        #expect(texts.contains { $0["event"] as? String == "full" && $0["rate"] as? Double == 0.8 }, "\(texts)")
+        try player.next("state", within: 5) { $0["rate"] as? Double == 0.8 }
+
+        // Refused as the command line refuses it: an error event, the connection kept.
+        let refused = try remote.ws([cookie, "Origin: \(remote.origin)"], [#"{"cmd":"rate","value":9}"#])
+        #expect(refused.contains { ($0["text"] as? String)?.contains(#""event":"error""#) == true }, "\(refused)")
+        #expect(!refused.contains { $0["close"] != nil }, "\(refused)")
+
+        // Oversized, malformed and binary messages close the connection with a reason.
+        let big = try remote.ws([cookie, "Origin: \(remote.origin)"], ["@bytes:5000"])
+        #expect(big.contains { $0["close"] as? Int == 1009 }, "\(big)")
+        let junk = try remote.ws([cookie, "Origin: \(remote.origin)"], ["not json"])
+        #expect(junk.contains { $0["close"] as? Int == 1003 && ($0["reason"] as? String ?? "").contains("not a JSON object") }, "\(junk)")
+        let binary = try remote.ws([cookie, "Origin: \(remote.origin)"], ["@binary"])
+        #expect(binary.contains { $0["close"] as? Int == 1003 }, "\(binary)")
+
+        // At most 16 connections: 16 held open, the 17th refused.
+        let holders = try (0..<16).map { _ -> Process in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = [Self.client, "ws", remote.host, remote.port, cookie, "Origin: \(remote.origin)", "--", "@wait:6"]
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            return p
+        }
+        defer { for p in holders where p.isRunning { p.terminate() } }
+        try eventually("16 connections open", within: 5) {
+            Self.status(try remote.http("/ws", [cookie, "Origin: \(remote.origin)"])) == 503
+        }
+        let seventeenth = try remote.ws([cookie, "Origin: \(remote.origin)"])
+        #expect(seventeenth.first?["status"] as? Int == 400 && seventeenth.count == 1, "\(seventeenth)")
+        for p in holders { p.terminate(); p.waitUntilExit() }
+
+        // Pairing attempts: 4 so far this minute (the stranger's empty "/P/", a wrong token, the
+        // right one, and it again); 6 more wrong ones are 401, the 11th is refused.
+        for _ in 0..<6 { #expect(Self.status(try remote.http("/P/" + String(repeating: "B", count: 26))) == 401) }
+        #expect(Self.status(try remote.http("/P/" + String(repeating: "C", count: 26))) == 429)
+        _ = try player.stderrLine(containing: "remote: pairing refused (more than 10 attempts in a minute)")
+
+        // The phone is listed, then revoked: refused at once, an open connection closed on the next change.
+        let env = ["XDG_STATE_HOME": dir.file("state")]
+        let listed = try run(practiceBinary, ["remote", "devices"], environment: env)
+        #expect(listed.status == 0 && listed.stdout.hasPrefix("Android phone 1  paired 20"), "\(listed)")
+        let open = Process()
+        let openOut = Pipe()
+        open.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        open.arguments = [Self.client, "ws", remote.host, remote.port, cookie, "Origin: \(remote.origin)", "--", "@wait:4"]
+        open.standardOutput = openOut
+        try open.run()
+        usleep(600_000)   // the client connects and reads its first frames for 1 s before waiting
+        let revoked = try run(practiceBinary, ["remote", "revoke", "android PHONE 1"], environment: env)
+        #expect(revoked.status == 0 && revoked.stdout == "revoked Android phone 1\n", "\(revoked)")
+        player.send(#"{"cmd":"pause"}"#)
+        open.waitUntilExit()
+        let openFrames = String(decoding: openOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(openFrames.contains(#""close": 1008"#) && openFrames.contains("unpaired"), "\(openFrames)")
+        let after = try remote.http("/", [cookie])
+        #expect(Self.status(after) == 401 && (after["body"] as? String) == "", "\(after)")
+        let again = try run(practiceBinary, ["remote", "revoke", "all"], environment: env)
+        #expect(again.status == 64 && again.stderr == "practice: no paired device named 'all' (none is paired)\n", "\(again)")
+
+        let (status, _, stderr) = try player.quit()
+        #expect(status == 0, "stderr: \(stderr)")
+    }
+}

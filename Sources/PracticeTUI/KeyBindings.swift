@@ -23,6 +23,7 @@ public enum Action: String, CaseIterable, Sendable {
     case lyricsView = "lyrics", lyricsEarlier = "lyrics-earlier", lyricsLater = "lyrics-later"
     case previousCount = "previous-eight", nextCount = "next-eight", loopCount = "loop-eight", growLoop = "loop-grow", shrinkLoop = "loop-shrink"
     case note = "note"
+    case remote = "remote"
     case help = "help", quit = "quit", detach = "detach"
 
     /// Marker N (1–9) for `jump-N`.
@@ -60,7 +61,7 @@ public struct KeyBindings: Sendable, Equatable {
         .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
         .character("("): .previousCount, .character(")"): .nextCount, .character("e"): .loopCount,
         .character("E"): .growLoop, .character("z"): .shrinkLoop,
-        .character("n"): .note, .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
+        .character("n"): .note, .character("R"): .remote, .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
     ])
 
     /// The named keys `keys.conf` knows, for help texts.

@@ -29,6 +29,8 @@ public struct PlayTerminal {
     /// The tempo and count-in voice for count-ins set up on the screen (`--bpm`, `--count-in voice`).
     public var rehearsal = Rehearsal()
     public var lyrics: String?
+    /// The phone remote's panel for `R` (its address and pairing code), starting it if needed.
+    public var remotePanel: (@Sendable () -> [String])?
     /// The host's services for the player (the desktop's: MPRIS, notifications).
     public var services: (Player, ControlSocket?, @escaping @Sendable () -> Void) -> [any SessionService] = { _, _, _ in [] }
     /// The command line of the detached player that takes over from a screen left with `d`.
@@ -90,6 +92,7 @@ public struct PlayTerminal {
             let view = Session(player: player, sidecar: options.sidecar, color: (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb",
                                rehearsal: options.loop?.rehearsal ?? settings.rehearsal, bindings: bindings, lyrics: lyrics, notice: notice)
             view.writeNote = Self.writeNote
+            view.remotePanel = remotePanel
             let controllers = try session.startControllers(control: socketPath, verbose: verbose, services: services) { view.requestQuit() }
             try view.run()
             let last = player.state   // as it was heard when the screen ended, for a player taking over

@@ -24,6 +24,8 @@ public struct ScreenState: Sendable, Equatable {
     /// A line being edited, such as a marker's name: its label and text.
     public var prompt: Prompt?
     public var showHelp = false
+    /// The phone remote's panel (its address and pairing code), while it is open.
+    public var remotePanel: [String]?
     /// The marker list (`M`) is open, with this row picked.
     public var markerList: Int?
     /// The track's lyrics (times already shifted by the sidecar's tweak), and the full view when open.
@@ -159,7 +161,7 @@ public enum Screen {
         ([.previousCount, .nextCount], "previous / next eight"),
         ([.loopCount], "loop this eight"),
         ([.growLoop, .shrinkLoop], "loop one more / fewer"),
-        ([.note], "today's journal note"),
+        ([.note, .remote], "note / phone remote"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
         ([.detach], "detach: it plays on"),
@@ -236,6 +238,12 @@ public enum Screen {
         if s.showHelp {
             lines.append("")
             for line in help(s.bindings, width: w) { add(line) }
+            return (pad(lines, w, height), [:])
+        }
+        if let panel = s.remotePanel {
+            lines.append("")
+            // Not cut to the width: a QR code cut is no code (it is 33 columns).
+            for line in panel { lines.append(line) }
             return (pad(lines, w, height), [:])
         }
         lines.append("")

@@ -301,7 +301,16 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
 
     // MARK: Drawing
 
-    var screenState: ScreenState { model.screen(player.state) }
+    var screenState: ScreenState {
+        var s = model.screen(player.state)
+        if model.showRemote {
+            s.remotePanel = remotePanel?() ?? ["The phone remote is not offered here (a player attached from another terminal", "serves it: 'practice remote' there). Any key goes back."]
+        }
+        return s
+    }
+
+    /// The phone remote's panel: started if it was not, its address and pairing code (`R`).
+    public var remotePanel: (@Sendable () -> [String])?
 
     private var lastState: (ScreenState, Int, Int)?
 

@@ -94,6 +94,8 @@ public struct SessionModel: Sendable {
     public private(set) var pendingEnd: Double?
     public private(set) var selectedEnd = ScreenState.LoopEnd.end
     public var showHelp: Bool { if case .help = mode { true } else { false } }
+    /// The phone remote's panel is open (any key closes it).
+    public var showRemote: Bool { if case .remote = mode { true } else { false } }
     /// The marker list's picked row while it is open.
     public private(set) var markerList: Int?
     /// What the next key is for: one mode at a time (the marker list and the lyrics view, which
@@ -103,6 +105,8 @@ public struct SessionModel: Sendable {
         case keys
         /// The help is shown: any key closes it.
         case help
+        /// The phone remote's panel is shown: any key closes it.
+        case remote
         /// `passes` was pressed: the next key is the number.
         case passes
         /// A marker waiting for "y" to be deleted.
@@ -186,7 +190,7 @@ public struct SessionModel: Sendable {
         switch mode {
         case .keys: break
         case .prompt(let line, let purpose, let time): return editPrompt(key, line, purpose, time, p)
-        case .help:
+        case .help, .remote:
             mode = .keys
             return []
         case .passes:
@@ -337,6 +341,7 @@ public struct SessionModel: Sendable {
         case .note:
             mode = .prompt(.init(label: "Today's note", text: ""), .note, time: 0)
         case .help: mode = .help
+        case .remote: mode = .remote
         }
         return []
     }
@@ -534,7 +539,7 @@ public struct SessionModel: Sendable {
         message = nil
         switch mode {   // a question no longer shown is not answered by a later key
         case .passes, .confirmingDelete: mode = .keys
-        case .keys, .help, .prompt: break
+        case .keys, .help, .remote, .prompt: break
         }
         switch hit {
         case .seekBar(_, let time):

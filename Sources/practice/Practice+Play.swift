@@ -149,15 +149,18 @@ extension Practice {
             // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
             run.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
             run.lyrics = place.lyrics
+            // The phone remote: started with the session (`--remote`, config.toml), or by `R` on the screen.
             let remoteOn = !noRemote && (remote || config.remote)
-            let onScreen = run.showsScreen
-            run.services = { [noMpris, quiet, verbose, remoteBind, onScreen] player, socket, quit in
+            let phone = noRemote ? nil : RemoteService(bind: remoteBind ?? config.remoteBind, announce: !run.showsScreen)
+            if let phone { run.remotePanel = { @Sendable in phone.panel() } }
+            run.services = { [noMpris, quiet, verbose] player, socket, quit in
                 // Once the player plays: the cover is looked for beside the file.
                 let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
                                                        cover: cover ?? Artwork.cover(forAudio: file))
                 var services: [any SessionService] = [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
-                if remoteOn, let remote = RemoteAnnouncement.start(player, bind: remoteBind ?? config.remoteBind, screen: onScreen) {
-                    services.append(remote)
+                if let phone {
+                    phone.attach(player, start: remoteOn)
+                    services.append(phone)
                 }
                 return services
             }

@@ -77,6 +77,35 @@ import PracticeDocuments
         #expect(row[0..<4].allSatisfy { $0 == "█" } && row[4] == " " && row[5] == "▄", "\(lines[2])")
     }
 
+    /// What a phone's camera reads: the code, as the half blocks draw it (light ink on a dark
+    /// terminal), scaled up into an image and read back by zbar, is the address itself.
+    @Test func theCodeAsDrawnReadsBackAsTheAddress() throws {
+        let address = "HTTP://192.168.100.200:4797/P/ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        let lines = try QRCode(address).lines(quiet: 2)
+        // Each character cell: its upper and lower half, light where there is ink.
+        var rows: [[Bool]] = []
+        for line in lines {
+            let chars = Array(line)
+            rows.append(chars.map { $0 == "█" || $0 == "▀" })
+            rows.append(chars.map { $0 == "█" || $0 == "▄" })
+        }
+        let scale = 6, margin = 4   // the image's own margin, light, as a screen's surroundings
+        let width = (rows[0].count + 2 * margin) * scale, height = (rows.count + 2 * margin) * scale
+        var pbm = "P1\n\(width) \(height)\n"
+        for y in 0..<height {
+            let r = y / scale - margin
+            pbm += (0..<width).map { x -> String in
+                let c = x / scale - margin
+                let light = r < 0 || r >= rows.count || c < 0 || c >= rows[0].count || rows[r][c]
+                return light ? "0" : "1"   // PBM: 1 is black
+            }.joined(separator: " ") + "\n"
+        }
+        let dir = ScratchDirectory("qr")
+        try pbm.write(toFile: dir.file("code.pbm"), atomically: true, encoding: .ascii)
+        let read = try run("/usr/bin/zbarimg", ["--raw", "-q", dir.file("code.pbm")])
+        #expect(read.status == 0 && read.stdout == address + "\n", "\(read)")
+    }
+
     @Test func halfBlocksDrawTwoRowsACell() {
         let q = QRCode(modules: [[true, false], [false, true]])
         // Dark is a space (no ink), light is ink: top dark + bottom light is "▄", top light + bottom dark is "▀".

@@ -83,6 +83,19 @@ import PracticeEngine
     }
 
     /// `n`: a prompt for today's note; Enter hands the text on, an empty one is no note.
+    /// `R` opens the phone remote's panel, drawn whole (a QR code cut to the width is no code);
+    /// any key closes it, and does nothing else.
+    @Test func theRemotePanelOpensOnRAndAnyKeyClosesIt() {
+        var m = SessionModel()
+        #expect(m.handle(.character("R"), player: Self.state(at: 1), now: 0) == [] && m.showRemote)
+        var screen = m.screen(Self.state(at: 1))
+        screen.remotePanel = ["Phone remote: http://192.168.1.20:4797", String(repeating: "█", count: 33)]
+        let lines = Screen.render(screen, width: 30, height: 24)
+        #expect(lines[3] == "Phone remote: http://192.168.1.20:4797" && lines[4] == String(repeating: "█", count: 33), "\(lines)")
+        #expect(m.handle(.character(" "), player: Self.state(at: 1), now: 0) == [] && !m.showRemote, "space closes it, and does not play")
+        #expect(m.handle(.character(" "), player: Self.state(at: 1), now: 0) == [.togglePause])
+    }
+
     @Test func todaysNote() {
         var m = SessionModel()
         #expect(m.handle(.character("n"), player: Self.state(at: 1), now: 0) == [])

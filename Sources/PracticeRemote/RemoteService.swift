@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
+import PracticeControl
+import PracticeDocuments
+import PracticeEngine
+import PracticeSystem
+
+/// The phone remote beside one play session: started with the session (`--remote`) or the
+/// first time the practice screen asks for its panel (`R`), stopped with the session. Without a
+/// screen it says where it is on stderr; on the screen, its panel does, with what it last said
+/// (a phone paired, pairing refused).
+public final class RemoteService: SessionService, Sendable {
+    private let settings: WebRemote.Settings
+    private let announce: Bool
+    private let player = Locked<Player?>(nil)
+    private let remote = Locked<WebRemote?>(nil)
+    private let failure = Locked<String?>(nil)
+    private let said = Locked<[String]>([])
+
+    /// `announce`: say the address, the code and what happens on stderr (no screen to show them).
+    public init(bind: String?, announce: Bool, devicesPath: String = RemoteDevices.standardPath) {
+        var settings = WebRemote.Settings()
+        settings.bind = bind
+        settings.devicesPath = devicesPath
+        self.settings = settings
+        self.announce = announce
+    }
+
+    /// The session's player; with `start`, the remote starts serving it now.
+    public func attach(_ player: Player, start: Bool) {
+        self.player.withLock { $0 = player }
+        if start { _ = started() }
+    }
+
+    /// The remote, started on first use; nil (and why, in `failure`) when it cannot listen.
+    private func started() -> WebRemote? {
+        guard let player = player.withLock({ $0 }) else { return nil }
+        return remote.withLock { r -> WebRemote? in
+            if let r { return r }
+            guard failure.withLock({ $0 }) == nil else { return nil }
+            do throws(PracticeError) {
+                let made = try WebRemote(player: player, settings: settings) { [self, announce] line in
+                    said.withLock { $0 = Array(($0 + [line]).suffix(2)) }
+                    if announce { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
+                }
+                r = made
+                if announce { Terminal.write(RemoteAnnouncement.pairingText(made.pairingAddress, origin: made.origin), to: STDERR_FILENO) }
+                return made
+            } catch {
+                failure.withLock { $0 = error.message }
+                if announce { Terminal.write("practice: warning: \(error.message); playing without the remote\n", to: STDERR_FILENO) }
+                return nil
+            }
+        }
+    }
+
+    /// The screen's panel: the address, the pairing code (a new one once used or 10 minutes
+    /// old), what to do, and what the remote last said.
+    public func panel() -> [String] {
+        guard let r = started() else {
+            return ["The phone remote cannot start: \(failure.withLock { $0 } ?? "no player")", "", "Any key goes back."]
+        }
+        let address = r.pairingAddress
+        let code = (try? QRCode(address).lines(quiet: 2)) ?? []
+        return ["Phone remote: \(r.origin)   scan to pair (one code a phone, 10 min)"] + code
+            + said.withLock { $0 }.map { $0.terminalSafe } + ["Plain HTTP on this network. Any key goes back."]
+    }
+
+    public func stop() { remote.withLock { $0 }?.stop() }
+    public var replacement: String? { nil }
+    public var quitBy: String? { nil }
+}

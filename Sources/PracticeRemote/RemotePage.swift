@@ -45,11 +45,11 @@ enum RemotePage {
           </section>
           <section id="pad">
             <button id="toggle" class="wide" data-do="toggle">Play</button>
-            <button data-do="again">Again</button>
             <button data-do="previous">◀ Marker</button>
             <button data-do="next">Marker ▶</button>
             <button data-do="slower">−0.05</button>
             <button data-do="faster">+0.05</button>
+            <button data-do="again">Again</button>
             <button id="looping" data-do="looping">Loop</button>
             <button id="passes" data-do="passes">Passes ∞</button>
             <button id="countin" data-do="countin">Count-in</button>
@@ -106,12 +106,13 @@ enum RemotePage {
           const say = (text, bad) => { const m = $('message'); m.textContent = text || ''; m.className = bad ? 'bad' : ''; };
           const link = (text, cls) => { const l = $('link'); l.textContent = text; l.className = 'link ' + (cls || ''); };
           const send = (o) => { if (ws && ws.readyState === 1) ws.send(JSON.stringify(o)); else say('not connected', true); };
-          function setLoop(change) {
+          function setLoop(change, fromA) {
             const l = state && state.loop; if (!l) { say('no loop: set one on the player or jump to a section', true); return; }
             const loop = { start: l.start, end: l.end, rehearsal: Object.assign({}, l.rehearsal || {}) };
             if (l.name) loop.name = l.name; if (l.times) loop.times = l.times;
             change(loop);
-            send({ cmd: 'setloop', loop: loop, keepingCount: false, on: true });
+            send({ cmd: 'setloop', loop: loop, keepingCount: !fromA, on: true });
+            if (fromA) send({ cmd: 'jump', to: loop.start });   // passes count from A, as p does on the screen
           }
           const actions = {
             toggle: () => send({ cmd: 'toggle' }),
@@ -126,7 +127,7 @@ enum RemotePage {
             slower: () => send({ cmd: 'rate', value: Math.round(((state ? state.rate : 1) - 0.05) * 100) / 100 }),
             faster: () => send({ cmd: 'rate', value: Math.round(((state ? state.rate : 1) + 0.05) * 100) / 100 }),
             looping: () => { if (!state || !state.loop) { say('no loop: set one on the player', true); return; } send({ cmd: 'looping', on: !state.loop.on }); },
-            passes: () => setLoop((l) => { const order = [undefined, 3, 5, 10]; const k = order.indexOf(l.times); l.times = order[(k + 1) % order.length]; if (!l.times) delete l.times; }),
+            passes: () => setLoop((l) => { const order = [undefined, 3, 5, 10]; const k = order.indexOf(l.times); l.times = order[(k + 1) % order.length]; if (!l.times) delete l.times; }, true),
             countin: () => setLoop((l) => { const r = l.rehearsal; if (r.countIn > 0) { r.countIn = 0; } else { r.countIn = 4; r.countInEvery = true; if (!r.bpm && tempo) r.bpm = tempo; } }),
           };
           document.addEventListener('click', (e) => {

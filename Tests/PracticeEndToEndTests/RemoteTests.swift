@@ -158,4 +158,68 @@ import PracticeTestSupport
         let (status, _, stderr) = try player.quit()
         #expect(status == 0, "stderr: \(stderr)")
     }
+
+    /// The page in headless Chromium as a 360×740 touch phone, paired through the code's
+    /// address: each button drives the player (seen in the player's own events and sidecar), two
+    /// tabs stay in step, every button is at least 48 px tall.
+    @Test func thePageInAPhonesBrowserDrivesThePlayer() throws {
+        let dir = ScratchDirectory("remote-browser")
+        try Signals.write(Signals.sine(440, seconds: 120), to: dir.file("song.wav"))
+        for (name, time) in [("Verse", "10"), ("Chorus", "30"), ("Bridge", "50")] {
+            let added = try run(practiceBinary, ["markers", "add", "song.wav", name, time], currentDirectory: dir.path)
+            try #require(added.status == 0, "\(added)")
+        }
+        let player = try ControlledPlayer(["song.wav", "--device", "null", "--control", "stdin", "--no-journal", "--fresh",
+                                           "--remote", "--remote-bind", "127.0.0.1:0", "--from", "5"],
+                                          in: dir.path, environment: ["XDG_STATE_HOME": dir.file("state")])
+        let line = try player.stderrLine(containing: "the remote is at")
+        let pairing = try #require(line.firstMatch(of: /open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/[A-Z2-7]{26})\)/)?.1, "\(line)")
+        // A loop long enough that its passes are not over before the test is (a script's player ends there).
+        player.send(#"{"cmd":"loop","start":10,"end":45}"#)
+        try player.next("state") { ($0["loop"] as? [String: Any])?["start"] as? Double == 10 }
+        let steps = [
+            "until:#title=song.wav", "until:#markers=Chorus", "until:#loop=loop 0:10.0–0:45.0, pass",
+            "eval:Math.min(...[...document.querySelectorAll('button')].map(b => b.getBoundingClientRect().height))",
+            "tap:[data-do=faster]", "until:#speed=1.05×",
+            "tap:[data-rate='0.8']", "until:#speed=0.80×",
+            "tap:[data-do=passes]", "until:#passes=Passes 3", "until:#loop=pass 1/3",
+            "tap:[data-do=looping]", "until:#loop=off",
+            // More than a second into Chorus, "previous" goes back to its start, as players'
+            // previous does; "next" goes on to Bridge.
+            "tap:[data-marker=Chorus]", "until:#section=Chorus",
+            "untilJS:(t => t >= 31.2 && t < 40)(parseFloat(document.getElementById('position').textContent.slice(2)))",
+            "tap:[data-do=previous]",
+            "untilJS:(t => t >= 30 && t < 31)(parseFloat(document.getElementById('position').textContent.slice(2)))",
+            "tap:[data-do=next]", "until:#section=Bridge",
+            "eval:document.getElementById('markname').value = 'Turn'; document.querySelector('#mark button').click(); true",
+            "until:#markers=Turn",
+            "tap:[data-do=countin]", "untilJS:document.getElementById('countin').classList.contains('on')",
+            "page2", "until:#speed=0.80×", "tap:[data-do=toggle]", "until:#toggle=Play",
+            "page1", "until:#toggle=Play",
+            "shot:\(dir.file("phone.png"))",
+        ]
+        let browser = try run("/usr/bin/python3", [Self.client, "browser", String(pairing)] + steps)
+        let results = browser.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(browser.status == 0 && results.count == steps.count + 1, "\(browser)")
+        #expect(!results.contains { $0["timedOut"] != nil }, "\(results)")
+        #expect((results.first?["paired"] as? String)?.hasSuffix("/") == true, "the token is gone from the address: \(results)")
+        let smallest = results.compactMap { $0["value"] as? Double }.first ?? 0
+        #expect(smallest >= 48, "the smallest button is \(smallest) px tall")
+
+        // What the player did, in its own events: each tap, in order.
+        try player.next("state", within: 1) { $0["rate"] as? Double == 1.05 }
+        try player.next("state", within: 1) { $0["rate"] as? Double == 0.8 }
+        try player.next("state", within: 1) { ($0["loop"] as? [String: Any])?["times"] as? Int == 3 }
+        try player.next("state", within: 1) { ($0["loop"] as? [String: Any])?["pass"] as? Int == 1 && ($0["position"] as? Double).map { $0 >= 10 && $0 < 11 } ?? false }
+        try player.next("state", within: 1) { $0["loop"] == nil }   // looping off
+        try player.next("state", within: 1) { ($0["position"] as? Double).map { $0 >= 30 && $0 < 31 } ?? false }
+        try player.next("state", within: 1) { ($0["position"] as? Double).map { $0 >= 31.2 && $0 < 40 } ?? false }
+        try player.next("state", within: 1) { ($0["position"] as? Double).map { $0 >= 30 && $0 < 31 } ?? false }
+        try player.next("state", within: 1) { ($0["position"] as? Double).map { $0 >= 50 && $0 < 51 } ?? false }
+        try player.next("state", within: 1) { $0["playing"] as? Bool == false }
+        let markers = try run(practiceBinary, ["markers", "song.wav", "--json"], currentDirectory: dir.path)
+        #expect(markers.stdout.contains("\"Turn\""), "the marker dropped from the phone is in the sidecar: \(markers)")
+        let (status, _, stderr) = try player.quit()
+        #expect(status == 0, "stderr: \(stderr)")
+    }
 }

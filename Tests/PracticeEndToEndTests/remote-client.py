@@ -5,6 +5,7 @@ paired phone) sends, byte for byte, and what came back, as one JSON object a lin
 
   remote-client.py http HOST PORT METHOD PATH [HEADER: VALUE]...
       {"status": 401, "headers": {...}, "body": "..."}
+  remote-client.py browser PAIRING-ADDRESS STEP...   (headless Chromium as a phone; see browser())
   remote-client.py ws HOST PORT [HEADER: VALUE]... -- [MESSAGE]... [@bytes:N] [@binary] [@wait:SECONDS]
       {"status": 101} then each frame received: {"text": "..."} or {"close": 1009, "reason": "..."}
       MESSAGE is sent as a text frame; @bytes:N sends N bytes of 'x' as one text message;
@@ -65,11 +66,12 @@ def frame(opcode, payload):
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-def read_frames(s, buf, seconds):
-    """Frames received within `seconds` (fewer if the server closes); (frames, buf, closed)."""
+def read_frames(s, buf, seconds, first=False):
+    """Frames received within `seconds` (fewer if the server closes; with `first`, as soon as
+    there is one); (frames, buf, closed)."""
     out, closed = [], False
     deadline = time.time() + seconds
-    while time.time() < deadline and not closed:
+    while time.time() < deadline and not closed and not (first and out):
         s.settimeout(max(deadline - time.time(), 0.01))
         try:
             chunk = s.recv(65536)
@@ -149,7 +151,144 @@ def ws(host, port, extra, messages):
             print(json.dumps(f), flush=True)
 
 
+class DevTools:
+    """Chromium's DevTools protocol over its WebSocket (the same frames as above)."""
+
+    def __init__(self, ws_url):
+        rest = ws_url[len("ws://"):]
+        hostport, _, path = rest.partition("/")
+        host, _, port = hostport.partition(":")
+        self.s = connect(host, port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.s.sendall((f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        status, _, self.buf = read_response(self.s)
+        assert status == 101, status
+        self.next_id = 0
+
+    def call(self, method, **params):
+        self.next_id += 1
+        self.s.sendall(frame(1, json.dumps({"id": self.next_id, "method": method, "params": params}).encode()))
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            frames, self.buf, closed = read_frames(self.s, self.buf, 1.0, first=True)
+            for f in frames:
+                if "text" in f:
+                    o = json.loads(f["text"])
+                    if o.get("id") == self.next_id:
+                        if "error" in o:
+                            raise RuntimeError(f"{method}: {o['error']}")
+                        return o.get("result", {})
+            if closed:
+                raise RuntimeError("DevTools closed")
+        raise RuntimeError(f"{method}: no answer")
+
+    def js(self, expression):
+        r = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in r:
+            raise RuntimeError(f"{expression}: {r['exceptionDetails']}")
+        return r.get("result", {}).get("value")
+
+    def until(self, expression, seconds=10):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            v = self.js(expression)
+            if v:
+                return v
+            time.sleep(0.05)
+        raise RuntimeError(f"waited {seconds} s in vain for {expression}")
+
+
+def browser(pair_url, steps):
+    """Headless Chromium as a 360×740 touch phone: pairs through `pair_url`, waits until the page
+    is live, then runs `steps`, printing one JSON object a step:
+      tap:SELECTOR          a click on the element (what a tap fires), then {"tapped": SELECTOR}
+      text:SELECTOR         {"text": its text}
+      until:SELECTOR=TEXT   waits until its text contains TEXT, {"until": ...} (or {"timedOut": ...})
+      untilJS:EXPRESSION    waits until it is true
+      page2                 opens a second page (the same phone's second tab) and uses it from now on
+      page1                 back to the first
+      eval:JS               {"value": what JS gives}
+      shot:PATH             a PNG of the page
+    """
+    import subprocess, tempfile, urllib.request
+    profile = tempfile.mkdtemp(prefix="practice-chromium-")
+    chrome = subprocess.Popen(["/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                               "--disable-background-networking", "--remote-debugging-port=0", f"--user-data-dir={profile}",
+                               "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in chrome.stderr:
+            if "DevTools listening on " in line:
+                browser_ws = line.split("DevTools listening on ")[1].strip()
+                break
+        port = browser_ws.split(":")[2].split("/")[0]
+
+        def page_target():
+            for _ in range(100):
+                targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
+                pages = [t for t in targets if t["type"] == "page"]
+                if pages:
+                    return pages
+                time.sleep(0.05)
+
+        def phone(ws_url, url):
+            d = DevTools(ws_url)
+            d.call("Emulation.setDeviceMetricsOverride", width=360, height=740, deviceScaleFactor=2, mobile=True)
+            d.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
+            d.call("Network.setUserAgentOverride", userAgent="Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Mobile Safari/537.36")
+            d.call("Page.navigate", url=url)
+            d.until("location.pathname === '/' && document.readyState === 'complete' && document.getElementById('link') && document.getElementById('link').textContent === 'live'")
+            return d
+
+        pages = [phone(page_target()[0]["webSocketDebuggerUrl"], pair_url)]
+        origin = pair_url.split("/P/")[0].lower()
+        print(json.dumps({"paired": pages[0].js("location.href")}), flush=True)
+        d = pages[0]
+        for step in steps:
+            kind, _, arg = step.partition(":")
+            if kind == "tap":
+                d.js(f"document.querySelector({json.dumps(arg)}).click()")
+                print(json.dumps({"tapped": arg}), flush=True)
+            elif kind == "text":
+                print(json.dumps({"text": d.js(f"document.querySelector({json.dumps(arg)}).textContent")}), flush=True)
+            elif kind == "until":
+                sel, _, want = arg.partition("=")
+                try:
+                    d.until(f"(document.querySelector({json.dumps(sel)}) || {{}}).textContent && document.querySelector({json.dumps(sel)}).textContent.includes({json.dumps(want)})")
+                    print(json.dumps({"until": arg}), flush=True)
+                except RuntimeError:
+                    print(json.dumps({"timedOut": arg, "text": d.js(f"document.querySelector({json.dumps(sel)}).textContent")}), flush=True)
+            elif kind == "untilJS":
+                try:
+                    d.until(arg)
+                    print(json.dumps({"until": arg}), flush=True)
+                except RuntimeError:
+                    print(json.dumps({"timedOut": arg}), flush=True)
+            elif kind == "page2":
+                if len(pages) == 1:
+                    target = json.load(urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")))
+                    pages.append(phone(target["webSocketDebuggerUrl"], origin + "/"))
+                d = pages[1]
+                print(json.dumps({"page": 2}), flush=True)
+            elif kind == "page1":
+                d = pages[0]
+                print(json.dumps({"page": 1}), flush=True)
+            elif kind == "eval":
+                print(json.dumps({"value": d.js(arg)}), flush=True)
+            elif kind == "shot":
+                png = d.call("Page.captureScreenshot", format="png")["data"]
+                with open(arg, "wb") as f:
+                    f.write(base64.b64decode(png))
+                print(json.dumps({"shot": arg}), flush=True)
+    finally:
+        chrome.kill()
+        chrome.wait()
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "browser":
+        browser(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
     kind, host, port = sys.argv[1], sys.argv[2], sys.argv[3]
     if kind == "http":
         http(host, port, sys.argv[4], sys.argv[5], sys.argv[6:])

@@ -141,7 +141,10 @@ import PracticeControl
             kinds.append(e.kind)
             if e.kind == .paused { break }
         }
-        #expect(kinds == [.played] + Array(repeating: .tick, count: 10) + [.paused], "\(kinds)")
+        // One tick per 20 ms of the clock; a command's wake landing between a block and the
+        // clock's move may let the ticker look once more (seen once in three fresh runs): 10 or 11.
+        let ticks = kinds.dropFirst().dropLast()
+        #expect(kinds.first == .played && kinds.last == .paused && ticks.allSatisfy { $0 == .tick } && (10...11).contains(ticks.count), "\(kinds)")
         #expect(await quiet.next()?.kind == .played)
         #expect(await quiet.next()?.kind == .paused)
     }

@@ -16,6 +16,10 @@ public final class RemoteService: SessionService, Sendable {
     private let remote = Locked<WebRemote?>(nil)
     private let failure = Locked<String?>(nil)
     private let said = Locked<[String]>([])
+    private let screen = Locked<(@Sendable (String) -> Void)?>(nil)
+
+    /// Where the remote's lines go on a screen (its message line), besides its panel.
+    public func onNotice(_ say: @escaping @Sendable (String) -> Void) { screen.withLock { $0 = say } }
 
     /// `announce`: say the address, the code and what happens on stderr (no screen to show them).
     public init(bind: String?, announce: Bool, devicesPath: String = RemoteDevices.standardPath) {
@@ -41,6 +45,7 @@ public final class RemoteService: SessionService, Sendable {
             do throws(PracticeError) {
                 let made = try WebRemote(player: player, settings: settings) { [self, announce] line in
                     said.withLock { $0 = Array(($0 + [line]).suffix(2)) }
+                    screen.withLock { $0 }?(line)
                     if announce { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
                 }
                 r = made

@@ -31,6 +31,8 @@ public struct PlayTerminal {
     public var lyrics: String?
     /// The phone remote's panel for `R` (its address and pairing code), starting it if needed.
     public var remotePanel: (@Sendable () -> [String])?
+    /// Hands the phone remote the screen's message line (what it says: a phone paired, pairing refused).
+    public var remoteNotices: ((@escaping @Sendable (String) -> Void) -> Void)?
     /// The host's services for the player (the desktop's: MPRIS, notifications).
     public var services: (Player, ControlSocket?, @escaping @Sendable () -> Void) -> [any SessionService] = { _, _, _ in [] }
     /// The command line of the detached player that takes over from a screen left with `d`.
@@ -93,6 +95,7 @@ public struct PlayTerminal {
                                rehearsal: options.loop?.rehearsal ?? settings.rehearsal, bindings: bindings, lyrics: lyrics, notice: notice)
             view.writeNote = Self.writeNote
             view.remotePanel = remotePanel
+            remoteNotices?(view.post)
             let controllers = try session.startControllers(control: socketPath, verbose: verbose, services: services) { view.requestQuit() }
             try view.run()
             let last = player.state   // as it was heard when the screen ended, for a player taking over

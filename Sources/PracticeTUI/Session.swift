@@ -39,6 +39,23 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         model = SessionModel(bindings: bindings, rehearsal: rehearsal, notice: notice)
     }
 
+    /// Lines said from other threads (the phone remote: a phone paired, pairing refused), for
+    /// the message line at the next wake.
+    private let posted = Locked<[String]>([])
+
+    /// Says `text` on the screen's message line, from any thread.
+    public var post: @Sendable (String) -> Void {
+        { [posted, wake] text in
+            posted.withLock { $0.append(text) }
+            wake.ring()
+        }
+    }
+
+    /// The lines posted since the last look, said (the last one shows).
+    func sayPosted() {
+        for text in posted.withLock({ p in defer { p.removeAll() }; return p }) { model.say(text.terminalSafe) }
+    }
+
     /// Asks the session to end (from a signal handler's queue, for instance).
     public func requestQuit() {
         quitRequested.store(true, ordering: .releasing)
@@ -88,6 +105,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
                 keys = read
             }
             for key in keys where handle(key) == false { return }
+            sayPosted()
             let s = player.state
             if s.failure != nil { return }
             if s.deviceLost != deviceLost {   // --reconnect: the device went away, or is back

@@ -152,7 +152,10 @@ extension Practice {
             // The phone remote: started with the session (`--remote`, config.toml), or by `R` on the screen.
             let remoteOn = !noRemote && (remote || config.remote)
             let phone = noRemote ? nil : RemoteService(bind: remoteBind ?? config.remoteBind, announce: !run.showsScreen)
-            if let phone { run.remotePanel = { @Sendable in phone.panel() } }
+            if let phone {
+                run.remotePanel = { @Sendable in phone.panel() }
+                run.remoteNotices = { say in phone.onNotice(say) }
+            }
             run.services = { [noMpris, quiet, verbose] player, socket, quit in
                 // Once the player plays: the cover is looked for beside the file.
                 let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,

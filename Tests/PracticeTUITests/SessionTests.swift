@@ -40,6 +40,18 @@ import PracticeControl
         #expect(Screen.loopLine(session.screenState) == "Loop: none (a and b set its ends)")
     }
 
+    /// What another thread says (the phone remote: pairing refused) shows on the message line,
+    /// control characters made harmless.
+    @Test func aLinePostedFromAnotherThreadIsSaid() async throws {
+        let (session, player, output) = try session()
+        defer { output.unplug(); player.stop() }
+        let post = session.post
+        await Task.detached { post("remote: pairing refused (more than 10 attempts in a minute)\u{1B}[2J") }.value
+        #expect(session.screenState.message == nil, "said at the loop's next look, not before")
+        session.sayPosted()
+        #expect(session.screenState.message == #"remote: pairing refused (more than 10 attempts in a minute)\u{1b}[2J"#, "\(String(describing: session.screenState.message))")
+    }
+
     /// `a` then `b` make the player's loop; `a` alone waits for its end (shown, not sent).
     @Test func aWaitsForBThenThePlayerLoops() throws {
         let (session, player, output) = try session()

@@ -189,10 +189,13 @@ class DevTools:
             raise RuntimeError(f"{expression}: {r['exceptionDetails']}")
         return r.get("result", {}).get("value")
 
-    def until(self, expression, seconds=10):
+    def until(self, expression, seconds=20):
         deadline = time.time() + seconds
         while time.time() < deadline:
-            v = self.js(expression)
+            try:
+                v = self.js(expression)
+            except RuntimeError:   # the page navigating meanwhile (the pairing page goes on to the remote)
+                v = None
             if v:
                 return v
             time.sleep(0.05)

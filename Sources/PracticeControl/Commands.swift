@@ -26,6 +26,9 @@ public enum PlayerCommand: Equatable, Sendable {
     // What an attached screen sends besides (`practice attach`):
     /// `{"cmd":"attach"}`: from now on this client gets `{"event":"full",…}` events (the whole state).
     case attach
+    /// `{"cmd":"remote"}`: the player's phone remote started (if it is not yet) and a code to pair
+    /// a phone with, `{"event":"remote",…}` back to the one who asked (`practice remote`).
+    case remote
     /// `{"cmd":"jump","to":72.5}`: to a time, and play.
     case jumpTo(Double)
     /// `{"cmd":"looping","on":false}`: the loop off (its ends kept) or on again.
@@ -66,6 +69,7 @@ public enum PlayerCommand: Equatable, Sendable {
         case "previous": return .previous
         case "status": return .status
         case "attach": return .attach
+        case "remote": return .remote
         case "rewind": return .rewind
         case "looping":
             guard let on = object["on"]?.bool else { throw PracticeError(.dataError, "control: \"looping\" needs true or false in \"on\": \(line)") }
@@ -136,6 +140,7 @@ extension PlayerCommand {
         case .previous: return cmd("previous")
         case .status: return cmd("status")
         case .attach: return cmd("attach")
+        case .remote: return cmd("remote")
         case .rewind: return cmd("rewind")
         case .mark(let name): return cmd("mark", ["name": .string(name)])
         case .jumpTo(let t): return cmd("jump", ["to": .double(t)])
@@ -226,6 +231,7 @@ extension Player {
         case .rewind: rewindLoop()
         case .setLoop(let loop, let keepingCount, let on): try setLoop(loop, keepingCount: keepingCount, on: on)
         case .quit, .attach: break
+        case .remote: throw PracticeError(.unavailable, "control: this player has no phone remote (it was started with '--no-remote')")
         }
         return nil
     }

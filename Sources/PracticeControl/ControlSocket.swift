@@ -31,6 +31,10 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     /// The MPRIS name the player took (`practice.instance1234`), for the `status` answer.
     public func setMPRISName(_ name: String) { mprisName.withLock { $0 = name } }
 
+    /// What answers `{"cmd":"remote"}`: the session's phone remote, started on the first call.
+    public func answerRemote(_ invite: @escaping @Sendable () throws(PracticeError) -> RemoteInvitation) { remote.withLock { $0 = invite } }
+    private let remote = Locked<(@Sendable () throws(PracticeError) -> RemoteInvitation)?>(nil)
+
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/practice" } ?? "/tmp/practice-\(getuid())"
@@ -204,6 +208,10 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
                     var status = player.statusMessage
                     status.process?.mpris = mprisName.withLock { $0 }
                     if !send(status.line, to: client.fd) { return false }
+                    continue
+                }
+                if command == .remote, let invite = remote.withLock({ $0 }) {
+                    if !send(try invite().line, to: client.fd) { return false }
                     continue
                 }
                 guard let reply = try player.perform(command) else { continue }

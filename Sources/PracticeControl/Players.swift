@@ -69,16 +69,21 @@ public enum Players {
     }
 
     /// Sends `line` to the player at `socket` and returns the first answer that is a state message
-    /// of form `form`; an `error` event is thrown (exit 65), as is silence for 3 s.
+    /// of form `form`; an `error` event is thrown (with its code), as is silence for 3 s.
     public static func ask(_ socket: String, _ line: String, until form: StateMessage.Form) throws(PracticeError) -> String {
+        try ask(socket, line) { StateMessage(line: $0)?.form == form }
+    }
+
+    /// Sends `line` and returns the first answer `isAnswer` takes; an error event is thrown.
+    public static func ask(_ socket: String, _ line: String, until isAnswer: (String) -> Bool) throws(PracticeError) -> String {
         var client = try ControlClient(path: socket)
         guard client.send(line) else { throw PracticeError(.unavailable, "\(socket): the player went away") }
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             switch client.read(timeout: 0.5) {
             case .line(let reply):
-                if StateMessage(line: reply)?.form == form { return reply }
-                if let error = StateMessage.error(reply) { throw PracticeError(.dataError, error.message) }
+                if isAnswer(reply) { return reply }
+                if let error = StateMessage.error(reply) { throw PracticeError(PracticeError.Kind(rawValue: Int32(error.code)) ?? .dataError, error.message) }
             case .timeout: continue
             case .closed: throw PracticeError(.unavailable, "\(socket): the player went away")
             }

@@ -182,3 +182,23 @@ extension Rehearsal {
                   bpm: finite("bpm"), preRoll: max(finite("preRoll") ?? 0, 0), trainer: trainer, voice: r["voice"]?.bool ?? false)
     }
 }
+
+/// What a player answers `{"cmd":"remote"}` with: where its phone remote is, and the address a
+/// phone opens to pair (the QR code's, with a one-time token):
+/// `{"event":"remote","origin":"http://192.168.1.20:4797","pairing":"HTTP://192.168.1.20:4797/P/…"}`.
+public struct RemoteInvitation: Equatable, Sendable {
+    public var origin: String
+    public var pairing: String
+    public init(origin: String, pairing: String) { (self.origin, self.pairing) = (origin, pairing) }
+
+    public var line: String {
+        JSONValue.object(["event": .string("remote"), "origin": .string(origin), "pairing": .string(pairing)]).compact()
+    }
+
+    /// Reads an invitation; nil for any other line.
+    public init?(line: String) {
+        guard let o = try? JSONValue.parse(line).object, o["event"]?.string == "remote",
+              let origin = o["origin"]?.string, let pairing = o["pairing"]?.string else { return nil }
+        self.init(origin: origin, pairing: pairing)
+    }
+}

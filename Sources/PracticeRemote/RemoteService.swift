@@ -30,10 +30,17 @@ public final class RemoteService: SessionService, Sendable {
         self.announce = announce
     }
 
-    /// The session's player; with `start`, the remote starts serving it now.
-    public func attach(_ player: Player, start: Bool) {
+    /// The session's player; with `start`, the remote starts serving it now. `socket` (the
+    /// players' socket) answers `practice remote` with this remote, started then if need be.
+    public func attach(_ player: Player, start: Bool, socket: ControlSocket? = nil) {
         self.player.withLock { $0 = player }
         if start { _ = started() }
+        socket?.answerRemote { [self] () throws(PracticeError) in
+            guard let r = started() else {
+                throw PracticeError(.unavailable, "the phone remote cannot start: \(failure.withLock { $0 } ?? "no player")")
+            }
+            return RemoteInvitation(origin: r.origin, pairing: r.pairingAddress)
+        }
     }
 
     /// The remote, started on first use; nil (and why, in `failure`) when it cannot listen.

@@ -69,9 +69,11 @@ public final class WebRemote: SessionService, Sendable {
         self.state = state
     }
 
+    /// Says to each page that the player has quit (waiting up to half a second for the words to
+    /// go out), then stops serving.
     public func stop() {
+        state.closeAll(within: 0.5)
         task.cancel()
-        state.closeAll()
     }
 
     public var replacement: String? { nil }
@@ -106,7 +108,7 @@ public final class WebRemote: SessionService, Sendable {
 
     /// The address and port `--remote-bind` names (`ADDR`, `ADDR:PORT`, `[V6]:PORT`), or this
     /// machine's first LAN address; port 4797 when none is given.
-    static func bindAddress(_ bind: String?) throws(PracticeError) -> (String, Int) {
+    public static func bindAddress(_ bind: String?, named name: String = "'--remote-bind'") throws(PracticeError) -> (String, Int) {
         guard let bind else {
             guard let lan = LANAddress.first() else {
                 throw PracticeError(.unavailable, "the remote: this machine has no LAN address (give '--remote-bind ADDR')")
@@ -125,12 +127,12 @@ public final class WebRemote: SessionService, Sendable {
         var port = defaultPort
         if let portText {
             guard let p = Int(portText), (0...65_535).contains(p) else {
-                throw PracticeError(.usage, "'--remote-bind' takes ADDR or ADDR:PORT, a port from 0 to 65535 (got '\(bind.terminalSafe)')")
+                throw PracticeError(.usage, "\(name) takes ADDR or ADDR:PORT, a port from 0 to 65535 (got '\(bind.terminalSafe)')")
             }
             port = p
         }
         guard LANAddress.isNumeric(host) else {
-            throw PracticeError(.usage, "'--remote-bind' takes a numeric address such as 192.168.1.20 (got '\(bind.terminalSafe)')")
+            throw PracticeError(.usage, "\(name) takes a numeric address such as 192.168.1.20 (got '\(bind.terminalSafe)')")
         }
         return (host, port)
     }
@@ -338,7 +340,7 @@ final class RemoteState: Sendable {
                             return
                         }
                         switch command {
-                        case .quit, .attach, .status:
+                        case .quit, .attach, .status, .remote:
                             let refusal = PracticeError(.usage, "the remote does not \(command == .quit ? "quit the player" : "take that command")")
                             try await outbound.write(.text(StateMessage.errorLine(refusal)))
                             continue
@@ -365,10 +367,16 @@ final class RemoteState: Sendable {
         return out
     }
 
-    func closeAll() {
+    func closeAll(within seconds: Double) {
         let open = connections.withLock { c in defer { c.removeAll() }; return Array(c.values) }
-        for outbound in open {
-            Task { try? await outbound.close(.goingAway, reason: "the player has quit") }
+        guard !open.isEmpty else { return }
+        let sent = DispatchSemaphore(value: 0)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for outbound in open { group.addTask { try? await outbound.close(.goingAway, reason: "the player has quit") } }
+            }
+            sent.signal()
         }
+        _ = sent.wait(timeout: .now() + seconds)
     }
 }

@@ -109,6 +109,9 @@ extension Practice {
 
         func validate() throws {
             if remote && noRemote { throw ValidationError("'--remote' and '--no-remote' cannot go together") }
+            if let remoteBind {
+                do throws(PracticeError) { _ = try WebRemote.bindAddress(remoteBind) } catch { throw ValidationError(error.message) }
+            }
             if let control, control != "stdin", control != "socket", !control.contains("/") {
                 throw ValidationError("'--control' takes 'stdin', 'socket' or a socket's path such as ./practice.sock (got '\(control)')")
             }
@@ -125,6 +128,11 @@ extension Practice {
         func play(_ file: String, tags: [String: String] = [:], cover: String? = nil) async throws {
             // Read (and refused if wrong) here; its warnings are the detached player's to say.
             let config = try Config.load(warn: !background || detached)
+            if remoteBind == nil, let bind = config.remoteBind {
+                do throws(PracticeError) { _ = try WebRemote.bindAddress(bind, named: "[remote] bind") } catch {
+                    throw PracticeError(.config, "\(Config.path.terminalSafe): \(error.message)")
+                }
+            }
             if background && !detached { try Background.start(); return }
             // An MP4's decoder (FFmpeg's libraries) loads while the rest is set up.
             SoundFile.prepare(file)
@@ -162,7 +170,7 @@ extension Practice {
                                                        cover: cover ?? Artwork.cover(forAudio: file))
                 var services: [any SessionService] = [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
                 if let phone {
-                    phone.attach(player, start: remoteOn)
+                    phone.attach(player, start: remoteOn, socket: socket)
                     services.append(phone)
                 }
                 return services

@@ -1,24 +1,52 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
+import Glibc
+import PracticeControl
 import PracticeDocuments
 import PracticeRemote
 
 extension Practice {
     struct Remote: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The phones paired with the web remote ('practice play FILE --remote').",
+            abstract: "The phone remote: start it on a running player, list and revoke the phones paired with it.",
             discussion: """
-                'practice play FILE --remote' serves a page on the local network and shows a QR code
-                to pair a phone with; a paired phone keeps its pairing (a cookie of its own) until
-                it is revoked here. A revoked phone is refused at once, by a running player too.
+                'practice play FILE --remote' serves a page on the local network and shows a QR code \
+                to pair a phone with; 'practice remote' does the same for a player already running \
+                (in the background, or in another terminal) and prints the code here. A paired \
+                phone keeps its pairing (a cookie of its own) until it is revoked here. A revoked \
+                phone is refused at once, by a running player too.
 
                 Examples:
+                  practice remote
+                  practice remote pair --player bolero
                   practice remote devices
                   practice remote revoke "iPhone 1"
                   practice remote revoke all
                 """,
-            subcommands: [Devices.self, Revoke.self],
-            defaultSubcommand: Devices.self)
+            subcommands: [Pair.self, Devices.self, Revoke.self],
+            defaultSubcommand: Pair.self)
+
+        struct Pair: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Start a running player's phone remote (if it is not yet) and print its address and a QR code to pair a phone with.",
+                discussion: """
+                    The code holds a one-time address: it pairs one phone, for 10 minutes; run \
+                    this again for the next phone. The player serves the remote on the address \
+                    it was started with ('--remote-bind', or [remote] bind in config.toml).
+                    """)
+            @Option(help: "The player: its pid, its MPRIS name, or a part of its title or file name (needed when several run).")
+            var player: String?
+            @Flag(help: "Print one JSON object: {\"event\":\"remote\",\"origin\":…,\"pairing\":…}.") var json = false
+
+            func run() throws {
+                let target = try Players.pick(player)
+                let answer = try Players.ask(target.socket, PlayerCommand.remote.line) { RemoteInvitation(line: $0) != nil }
+                guard let invitation = RemoteInvitation(line: answer) else { throw PracticeError(.software, "\(target.socket): the player's answer is not the remote's") }
+                Terminal.write(json ? invitation.line + "\n"
+                               : RemoteAnnouncement.pairingText(invitation.pairing.terminalSafe, origin: invitation.origin.terminalSafe, prefix: ""),
+                               to: STDOUT_FILENO)
+            }
+        }
 
         struct Devices: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List the paired phones: name, when paired, when last seen.")

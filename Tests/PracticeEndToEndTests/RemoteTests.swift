@@ -222,4 +222,94 @@ import PracticeTestSupport
         let (status, _, stderr) = try player.quit()
         #expect(status == 0, "stderr: \(stderr)")
     }
+
+    /// `practice remote` starts the remote of a player that is already running (started without
+    /// `--remote`) and prints its address and code; the page paired through it follows what
+    /// `practice ctl` and MPRIS do, says when the player quits, and catches up with the next
+    /// player on the same address (the phone's pairing kept), whose player it then drives.
+    @Test func practiceRemoteServesARunningPlayerAndThePageFollowsCtlMPRISAndARestart() throws {
+        let bus = try SessionBus()
+        let dir = ScratchDirectory("remote-running")
+        try FileManager.default.createDirectory(atPath: dir.file("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Signals.write(Signals.sine(440, seconds: 120), to: dir.file("song.wav"))
+        let env = ["XDG_STATE_HOME": dir.file("state"), "XDG_RUNTIME_DIR": dir.file("run"), "DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let first = try ControlledPlayer(["song.wav", "--device", "null", "--control", "stdin", "--no-journal", "--fresh",
+                                          "--remote-bind", "127.0.0.1:0"], in: dir.path, environment: env)
+        try first.next("state")
+        // Its socket answers once the player is set up; until then there is no player to ask.
+        let shown = try eventuallyValue("the player's socket answers", within: 10) { () -> ProcessResult? in
+            let r = try run(practiceBinary, ["remote"], environment: env)
+            return r.status == 0 ? r : nil
+        }
+        let found = try #require(shown.stdout.firstMatch(of: /^the remote is at (http:\/\/127\.0\.0\.1:([0-9]+)): scan the code with the phone's camera to pair it \(or open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/[A-Z2-7]{26})\)\n/), "\(shown)")
+        let (origin, port, code) = (String(found.1), String(found.2), String(found.3))
+        let lines = shown.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.contains("▀") || $0.contains("█") }.count >= 12 && shown.stdout.hasSuffix("only paired phones can drive the player\n"), "\(shown)")
+        let asked = try run(practiceBinary, ["remote", "--json"], environment: env)
+        #expect(asked.status == 0 && asked.stdout == #"{"event":"remote","origin":"\#(origin)","pairing":"\#(code)"}"# + "\n", "the code not used yet is the same: \(asked)")
+
+        let steps = ["until:#title=song.wav", "until:#toggle=Pause", "say:ctl", "until:#speed=0.70×", "say:mpris", "until:#toggle=Play",
+                     "say:quit", "until:#link=the player has quit", "say:restart", "until:#link=live", "until:#speed=1.20×",
+                     "tap:[data-do=toggle]", "until:#toggle=Play"]
+        let browser = try Spawned("/usr/bin/python3", [Self.client, "browser", code] + steps, environment: ProcessInfo.processInfo.environment, captureStdout: true)
+        var results: [[String: Any]] = []
+        var second: ControlledPlayer?
+        for line in FileDescriptorLines(browser.stdout!) {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            results.append(o)
+            switch o["say"] as? String {
+            case "ctl":
+                let r = try run(practiceBinary, ["ctl", "rate", "0.7"], environment: env)
+                #expect(r.status == 0, "\(r)")
+            case "mpris":
+                let r = try eventuallyValue("playerctl finds the player") { () -> ProcessResult? in
+                    let r = try run("/usr/bin/playerctl", ["-p", "practice", "pause"], environment: env)
+                    return r.status == 0 ? r : nil
+                }
+                #expect(r.stderr.isEmpty, "\(r)")
+            case "quit":
+                let (status, _, stderr) = try first.quit()
+                #expect(status == 0, "stderr: \(stderr)")
+            case "restart":
+                second = try ControlledPlayer(["song.wav", "--device", "null", "--control", "stdin", "--no-journal", "--fresh", "--rate", "1.2",
+                                               "--remote", "--remote-bind", "127.0.0.1:\(port)"], in: dir.path, environment: env)
+            default: break
+            }
+        }
+        #expect(browser.wait() == 0 && results.count == steps.count + 1, "\(results)")
+        #expect(!results.contains { $0["timedOut"] != nil }, "\(results)")
+        // The tap on the new player's page paused the new player (it played from the start).
+        let player = try #require(second)
+        try player.next("state") { $0["playing"] as? Bool == false && $0["rate"] as? Double == 1.2 }
+        let (status, _, stderr) = try player.quit()
+        #expect(status == 0, "stderr: \(stderr)")
+
+        // A player that was told '--no-remote' says so.
+        let none = try ControlledPlayer(["song.wav", "--device", "null", "--control", "stdin", "--no-journal", "--no-remote"], in: dir.path, environment: env)
+        try none.next("state")
+        let refused = try eventuallyValue("the player's socket answers", within: 10) { () -> ProcessResult? in
+            let r = try run(practiceBinary, ["remote"], environment: env)
+            return r.stderr.contains("no player is running") ? nil : r
+        }
+        #expect(refused.status == 69 && refused.stdout.isEmpty
+                && refused.stderr == "practice: control: this player has no phone remote (it was started with '--no-remote')\n", "\(refused)")
+        _ = try none.quit()
+    }
+
+    /// Addresses that are not ones are refused before anything plays: on the command line (64)
+    /// and in config.toml (78, naming the file).
+    @Test func anAddressThatIsNotOneIsRefused() throws {
+        let dir = ScratchDirectory("remote-bind")
+        try Signals.write(Signals.sine(440, seconds: 1), to: dir.file("song.wav"))
+        let env = ["XDG_STATE_HOME": dir.file("state"), "XDG_CONFIG_HOME": dir.file("config")]
+        for (bind, said) in [("nonsense", "a numeric address such as 192.168.1.20 (got 'nonsense')"), ("127.0.0.1:99999", "ADDR or ADDR:PORT, a port from 0 to 65535 (got '127.0.0.1:99999')")] {
+            let r = try run(practiceBinary, ["play", "song.wav", "--device", "null", "--no-tui", "--remote-bind", bind], environment: env, currentDirectory: dir.path)
+            #expect(r.status == 64 && r.stdout.isEmpty && r.stderr == "practice: '--remote-bind' takes \(said) (see 'practice --help')\n", "\(r)")
+        }
+        try FileManager.default.createDirectory(atPath: dir.file("config/practice"), withIntermediateDirectories: true)
+        try "[remote]\nbind = \"my laptop\"\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
+        let r = try run(practiceBinary, ["play", "song.wav", "--device", "null", "--no-tui"], environment: env, currentDirectory: dir.path)
+        #expect(r.status == 78 && r.stdout.isEmpty
+                && r.stderr == "practice: \(dir.file("config/practice/config.toml")): [remote] bind takes a numeric address such as 192.168.1.20 (got 'my laptop')\n", "\(r)")
+    }
 }

@@ -212,6 +212,7 @@ def browser(pair_url, steps):
       page2                 opens a second page (the same phone's second tab) and uses it from now on
       page1                 back to the first
       eval:JS               {"value": what JS gives}
+      say:WORD              {"say": WORD}: a test reading these lines as they come acts on it
       shot:PATH             a PNG of the page
     """
     import subprocess, tempfile, urllib.request
@@ -276,6 +277,8 @@ def browser(pair_url, steps):
             elif kind == "page1":
                 d = pages[0]
                 print(json.dumps({"page": 1}), flush=True)
+            elif kind == "say":
+                print(json.dumps({"say": arg}), flush=True)
             elif kind == "eval":
                 print(json.dumps({"value": d.js(arg)}), flush=True)
             elif kind == "shot":

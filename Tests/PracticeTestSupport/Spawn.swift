@@ -148,3 +148,28 @@ public enum Tmux {
     }
 }
 
+
+/// The lines read from a file descriptor as they come (a child's stdout), until its end.
+public struct FileDescriptorLines: Sequence, IteratorProtocol {
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    private var ended = false
+    public init(_ fd: Int32) { self.fd = fd }
+
+    public mutating func next() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                defer { pending.removeSubrange(...newline) }
+                return String(decoding: pending[..<newline], as: UTF8.self)
+            }
+            if ended {
+                guard !pending.isEmpty else { return nil }
+                defer { pending.removeAll() }
+                return String(decoding: pending, as: UTF8.self)
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(fd, &chunk, chunk.count)
+            if n > 0 { pending += chunk[..<n] } else if n == 0 || errno != EINTR { ended = true }
+        }
+    }
+}

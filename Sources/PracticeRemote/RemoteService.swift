@@ -72,10 +72,32 @@ public final class RemoteService: SessionService, Sendable {
         guard let r = started() else {
             return ["The phone remote cannot start: \(failure.withLock { $0 } ?? "no player")", "", "Any key goes back."]
         }
-        let address = r.pairingAddress
-        let code = (try? QRCode(address).lines(quiet: 2)) ?? []
-        return ["Phone remote: \(r.origin)   scan to pair (one code a phone, 10 min)"] + code
-            + said.withLock { $0 }.map { $0.terminalSafe } + ["Plain HTTP on this network. Any key goes back."]
+        return Self.panel(RemoteInvitation(origin: r.origin, pairing: r.pairingAddress), said: said.withLock { $0 })
+    }
+
+    /// The panel's lines for a remote at `invitation`'s address.
+    static func panel(_ invitation: RemoteInvitation, said: [String] = []) -> [String] {
+        let code = (try? QRCode(invitation.pairing).lines(quiet: 2)) ?? []
+        return ["Phone remote: \(invitation.origin.terminalSafe)   scan to pair (one code a phone, 10 min)"] + code
+            + said.map { $0.terminalSafe } + ["Plain HTTP on this network. Any key goes back."]
+    }
+
+    /// The panel of a player in another process (an attached screen's `R`): its remote started
+    /// over its socket as `practice remote` does, asked again at most once a second.
+    public static func panel(of socket: String) -> @Sendable () -> [String] {
+        let last = Locked<(ContinuousClock.Instant, [String])?>(nil)
+        return {
+            if let (when, lines) = last.withLock({ $0 }), ContinuousClock.now - when < .seconds(1) { return lines }
+            let lines: [String]
+            do throws(PracticeError) {
+                let answer = try Players.ask(socket, PlayerCommand.remote.line) { RemoteInvitation(line: $0) != nil }
+                lines = RemoteInvitation(line: answer).map { panel($0) } ?? []
+            } catch {
+                lines = ["The phone remote cannot start: \(error.message.terminalSafe)", "", "Any key goes back."]
+            }
+            last.withLock { $0 = (ContinuousClock.now, lines) }
+            return lines
+        }
     }
 
     public func stop() { remote.withLock { $0 }?.stop() }

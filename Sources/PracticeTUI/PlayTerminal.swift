@@ -140,7 +140,9 @@ public struct PlayTerminal {
 
     /// Runs the practice screen on `running` until `d` (it plays on), `q` (it quits) or the
     /// player goes away. A signal (the terminal closed) leaves it playing.
-    public static func attach(to running: Players.Running, bindings: KeyBindings, notice: String?) throws {
+    /// `remotePanel` makes the `R` panel for the running player (its phone remote's code).
+    public static func attach(to running: Players.Running, bindings: KeyBindings, notice: String?,
+                              remotePanel: ((String) -> @Sendable () -> [String])? = nil) throws {
         let remote = try RemotePlayer(running)
         let env = ProcessInfo.processInfo.environment
         let color = (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
@@ -152,6 +154,7 @@ public struct PlayTerminal {
         let session = Session(player: remote, sidecar: remote.sidecar, color: color, rehearsal: rehearsal, bindings: bindings,
                               notice: notice ?? "attached to the player of pid \(remote.pid): \(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing, \(bindings.keys(for: .quit).first?.label ?? "q") quits it")
         session.writeNote = writeNote
+        session.remotePanel = remotePanel?(running.socket)
         let signals = SignalHandlers { _ in session.requestQuit() }
         defer { withExtendedLifetime(signals) {} }
         try session.run()

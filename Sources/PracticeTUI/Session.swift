@@ -322,7 +322,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     var screenState: ScreenState {
         var s = model.screen(player.state)
         if model.showRemote {
-            s.remotePanel = remotePanel?() ?? ["The phone remote is not offered here (a player attached from another terminal", "serves it: 'practice remote' there). Any key goes back."]
+            s.remotePanel = remotePanel?() ?? ["The phone remote is not offered here.", "", "Any key goes back."]
         }
         return s
     }

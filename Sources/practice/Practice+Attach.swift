@@ -7,6 +7,7 @@ import PracticeDocuments
 import PracticeEngine
 import PracticeTUI
 import PracticeDesktop
+import PracticeRemote
 
 extension Practice {
     struct Attach: ParsableCommand {
@@ -29,7 +30,8 @@ extension Practice {
             guard Terminal.isTTY(STDIN_FILENO), Terminal.isTTY(STDOUT_FILENO) else {
                 throw PracticeError(.usage, "attach opens the practice screen, which needs a terminal ('practice ctl' sends commands without one)")
             }
-            try PlayTerminal.attach(to: try Players.pick(player), bindings: try KeyBindings.load(KeyBindings.configPath()), notice: nil)
+            try PlayTerminal.attach(to: try Players.pick(player), bindings: try KeyBindings.load(KeyBindings.configPath()), notice: nil,
+                                     remotePanel: RemoteService.panel(of:))
         }
     }
 }

@@ -385,10 +385,13 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
 
     /// `--background` from a terminal, which then closes (SIGHUP): the player plays on. From
     /// elsewhere `practice ctl` seeks and drops a marker; from another terminal `practice attach`
-    /// opens its screen, where `m` drops another and `q` quits the player. The sidecar has both
-    /// markers, and nothing is left running.
+    /// opens its screen, where `R` starts the player's phone remote and shows its code, `m` drops
+    /// another marker and `q` quits the player. The sidecar has both markers, and nothing is left
+    /// running.
     @Test func aBackgroundPlayerOutlivesItsTerminal() throws {
         try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("long.wav"), tags: ["title": "Long"])
+        try FileManager.default.createDirectory(atPath: dir.file("config/practice"), withIntermediateDirectories: true)
+        try "[remote]\nbind = \"127.0.0.1:0\"\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
         let (pulse, firstTerminal) = try realTimeTerminal()
         defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
         var first: Terminal? = firstTerminal
@@ -413,6 +416,11 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         try second.type("\(practiceBinary) attach")
         var shown = try second.waitFor("attached to the player of pid \(pid): d leaves it playing, q quits it")
         #expect(shown.contains("Long") && shown.contains("0:12.") && shown.contains("Drop"), "screen:\n\(shown)")
+        try second.keys("R")
+        shown = try second.waitFor("Plain HTTP on this network. Any key goes back.")
+        #expect(shown.contains("Phone remote: http://127.0.0.1:") && shown.split(separator: "\n").filter { $0.contains("▀▀") || $0.contains("▄▄") }.count >= 10, "screen:\n\(shown)")
+        try second.keys("Space")
+        _ = try second.waitFor("Drop")
         try second.keys("m")
         _ = try second.waitFor("name: ‹Marker 2›")
         try second.keys("Enter")

@@ -164,7 +164,13 @@ enum RemotePage {
             $('passes').textContent = 'Passes ' + (l && l.times ? l.times : '∞');
             $('countin').classList.toggle('on', !!(l && l.rehearsal && l.rehearsal.countIn > 0));
             for (const b of document.querySelectorAll('#markers button')) b.classList.toggle('here', b.dataset.marker === v.section);
-            if ('mediaSession' in navigator) navigator.mediaSession.playbackState = s.playing ? 'playing' : 'paused';
+            if ('mediaSession' in navigator) {
+              navigator.mediaSession.playbackState = s.playing ? 'playing' : 'paused';
+              const m = navigator.mediaSession.metadata, album = v.section || '';
+              if (window.MediaMetadata && (!m || m.title !== (s.title || 'practice') || m.album !== album)) {
+                navigator.mediaSession.metadata = new MediaMetadata({ title: s.title || 'practice', artist: (s.tags && s.tags.artist) || '', album: album });
+              }
+            }
           }
           function connect() {
             link(retry ? 'reconnecting…' : 'connecting…', 'down');
@@ -173,7 +179,11 @@ enum RemotePage {
             ws.onmessage = (e) => {
               let o; try { o = JSON.parse(e.data); } catch (x) { return; }
               if (o.event === 'markers') { markers = o.markers || []; tempo = o.tempo || null; drawMarkers(); draw(); }
-              else if (o.event === 'full' || o.event === 'state') { state = o; draw(); }
+              else if (o.event === 'full' || o.event === 'state') {
+                state = o; draw();
+                // The page is live: drawn from the player's state (what the bench reads as "interactive").
+                if (!performance.getEntriesByName('practice-live').length) performance.mark('practice-live');
+              }
               else if (o.event === 'error') say(o.message, true);
             };
             ws.onclose = (e) => {

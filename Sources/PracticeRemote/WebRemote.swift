@@ -325,6 +325,8 @@ final class RemoteState: Sendable {
                         try await outbound.write(.text(view.stateMessage(event.state, kind: event.kind)))
                     } catch { return }
                 }
+                // The player's events are over: it has stopped (the server may not be told before the process ends).
+                if !Task.isCancelled { try? await outbound.close(.goingAway, reason: "the player has quit") }
             }
             // The page's commands.
             group.addTask { [self] in

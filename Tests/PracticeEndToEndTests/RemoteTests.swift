@@ -179,6 +179,8 @@ import PracticeTestSupport
         try player.next("state") { ($0["loop"] as? [String: Any])?["start"] as? Double == 10 }
         let steps = [
             "until:#title=song.wav", "until:#markers=Chorus", "until:#loop=loop 0:10.0–0:45.0, pass",
+            // What the lock screen shows where the browser offers one: the Media Session's title and state.
+            "eval:navigator.mediaSession.metadata.title + ' | ' + navigator.mediaSession.playbackState",
             "eval:Math.min(...[...document.querySelectorAll('button')].map(b => b.getBoundingClientRect().height))",
             "tap:[data-do=faster]", "until:#speed=1.05×",
             "tap:[data-rate='0.8']", "until:#speed=0.80×",
@@ -203,6 +205,7 @@ import PracticeTestSupport
         #expect(browser.status == 0 && results.count == steps.count + 1, "\(browser)")
         #expect(!results.contains { $0["timedOut"] != nil }, "\(results)")
         #expect((results.first?["paired"] as? String)?.hasSuffix("/") == true, "the token is gone from the address: \(results)")
+        #expect(results.contains { $0["value"] as? String == "song.wav | playing" }, "the Media Session: \(results)")
         let smallest = results.compactMap { $0["value"] as? Double }.first ?? 0
         #expect(smallest >= 48, "the smallest button is \(smallest) px tall")
 
@@ -311,5 +314,97 @@ import PracticeTestSupport
         let r = try run(practiceBinary, ["play", "song.wav", "--device", "null", "--no-tui"], environment: env, currentDirectory: dir.path)
         #expect(r.status == 78 && r.stdout.isEmpty
                 && r.stderr == "practice: \(dir.file("config/practice/config.toml")): [remote] bind takes a numeric address such as 192.168.1.20 (got 'my laptop')\n", "\(r)")
+    }
+
+    /// The page's taps, heard at a real-time sink: a marker, "previous" and "next" land where
+    /// they should (the source is a counter whose every frame says where it is: within 20 ms),
+    /// a speed preset changes the spacing of clicks heard (250 ms → 312.5 ms at 0.8×, and back),
+    /// and "passes" plays the loop three times from A, each pass the loop's whole length.
+    @Test func tapsOnThePageAreHeard() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("remote-heard")
+        var source = Signals.counter(frames: 40 * 44_100)
+        var clicks = [Float](repeating: 0, count: 20 * 44_100 * 2)
+        for k in stride(from: 0, to: 20 * 44_100, by: 11_025) { for j in 0..<40 { clicks[2 * (k + j)] = 0.8; clicks[2 * (k + j) + 1] = 0.8 } }
+        source += clicks
+        try Signals.write(source, to: dir.file("song.wav"), format: .float)
+        try Signals.write(Signals.sine(100, seconds: 0.3, amplitude: 0.1), to: dir.file("warm.wav"))
+        for (name, time) in [("Verse", "10"), ("Chorus", "20"), ("Clicks", "40")] {
+            let added = try run(practiceBinary, ["markers", "add", "song.wav", name, time], currentDirectory: dir.path)
+            try #require(added.status == 0, "\(added)")
+        }
+        var env = rig.environment
+        env["XDG_STATE_HOME"] = dir.file("state")
+        _ = try run(practiceBinary, ["play", "warm.wav", "--device", "pulse", "--no-tui", "--no-journal"], environment: env, currentDirectory: dir.path)
+        try rig.startRecording()
+        let player = try ControlledPlayer(["song.wav", "--device", "pulse", "--control", "stdin", "--no-journal", "--fresh", "--from", "2",
+                                           "--remote", "--remote-bind", "127.0.0.1:0"], in: dir.path, environment: env)
+        let line = try player.stderrLine(containing: "the remote is at")
+        let pairing = try #require(line.firstMatch(of: /open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/[A-Z2-7]{26})\)/)?.1, "\(line)")
+        func heardFrom(_ t: Double) -> String { "untilJS:(t => t >= \(t))(parseFloat(document.getElementById('position').textContent.slice(2)))" }
+        let steps = [
+            "until:#markers=Clicks", heardFrom(3),
+            "tap:[data-marker=Chorus]", "until:#section=Chorus", heardFrom(21.3),
+            "tap:[data-do=previous]", "untilJS:(t => t >= 20 && t < 21)(parseFloat(document.getElementById('position').textContent.slice(2)))", heardFrom(20.5),
+            "tap:[data-do=next]", "until:#section=Clicks", heardFrom(41.6),
+            "tap:[data-rate='0.8']", "until:#speed=0.80×", heardFrom(43.3),
+            "tap:[data-rate='1']", "until:#speed=1.00×", heardFrom(44.8),
+            "say:loop", "until:#loop=loop 0:10.0–0:11.5",
+            "tap:[data-do=passes]", "until:#passes=Passes 3",
+        ]
+        let browser = try Spawned("/usr/bin/python3", [Self.client, "browser", String(pairing)] + steps, environment: ProcessInfo.processInfo.environment, captureStdout: true)
+        var results: [[String: Any]] = []
+        for line in FileDescriptorLines(browser.stdout!) {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            results.append(o)
+            if o["say"] as? String == "loop" { player.send(#"{"cmd":"loop","start":10,"end":11.5}"#) }
+        }
+        #expect(browser.wait() == 0 && results.count == steps.count + 1, "\(results)")
+        #expect(!results.contains { $0["timedOut"] != nil }, "\(results)")
+        // A script's player ends with the loop's last pass.
+        try player.next("state", within: 20) { $0["finished"] as? Bool == true }
+        let (status, _, stderr) = try player.quit()
+        #expect(status == 0, "stderr: \(stderr)")
+        let (captured, _) = rig.stopRecording()
+
+        // Where each run of the counter began in the source, in order: from 2 s, Chorus (20 s),
+        // previous (Chorus again), then, after the clicks, the three passes from A (10 s).
+        let runs = TerminalTests.counterRuns(captured)
+        func landing(_ n: Int) -> Double { Double(runs[n].source) / 44.1 }   // ms, mod 65,536 frames
+        func lands(_ n: Int, at seconds: Double) -> Bool {
+            let want = Int((seconds * 44_100).rounded()) & 0xFFFF
+            let off = (runs[n].source - want + 32_768) & 0xFFFF - 32_768
+            return abs(Double(off) / 44.1) <= 20
+        }
+        func length(_ n: Int) -> Double { Double(runs[n].last - runs[n].first + 1) / 44.1 }
+        // (Setting the loop from the script went to A already: a run from 10 s before the tap's.)
+        try #require(runs.count == 6 || runs.count == 7, "runs (first frame, last frame, source frame mod 65,536): \(runs)")
+        #expect(lands(0, at: 2) && lands(1, at: 20) && lands(2, at: 20), "runs: \(runs)")
+        for (n, pass) in (runs.count - 3..<runs.count).enumerated() {
+            #expect(lands(pass, at: 10), "pass \(n + 1) began at \(landing(pass)) ms mod 65,536 frames: \(runs)")
+            #expect(abs(length(pass) - 1_500) <= 20, "pass \(n + 1) lasted \(length(pass)) ms, the loop 1,500 ms")
+        }
+        if runs.count == 7 { #expect(lands(3, at: 10), "runs: \(runs)") }
+        // The clicks between "next" and the loop: every 250 ms at 1.0×, every 312.5 ms at 0.8×, then
+        // 250 ms again (at 0.8× each gap is within the stretcher's 6 ms steps, three in a row within 2 ms).
+        let clickRegion = (runs[2].last + 1)..<runs[3].first
+        var onsets: [Int] = []
+        var quiet = 0
+        for k in clickRegion {
+            if abs(captured[2 * k]) > 0.4 { if quiet >= 2_000 { onsets.append(k) }; quiet = 0 } else { quiet += 1 }
+        }
+        let gaps = zip(onsets, onsets.dropFirst()).map { Double($1 - $0) / 44.1 }
+        func streak(of ms: Double, from start: Int) -> Int? {
+            var run = 0
+            for i in start..<gaps.count {
+                run = abs(gaps[i] - ms) <= 6 ? run + 1 : 0
+                if run >= 3, abs(gaps[i - 2...i].reduce(0, +) / 3 - ms) <= 2 { return i + 1 }
+            }
+            return nil
+        }
+        let before = streak(of: 250, from: 0)
+        let slow = before.flatMap { streak(of: 312.5, from: $0) }
+        let after = slow.flatMap { streak(of: 250, from: $0) }
+        #expect(before != nil && slow != nil && after != nil, "gaps between clicks heard (ms): \(gaps)")
     }
 }

@@ -202,10 +202,50 @@ class DevTools:
         raise RuntimeError(f"waited {seconds} s in vain for {expression}")
 
 
+def chromium(popen=None):
+    """Headless Chromium with its DevTools on a free port: (process, port). `popen` starts it
+    (the bench's, which stops it with the bench)."""
+    import subprocess, tempfile
+    profile = tempfile.mkdtemp(prefix="practice-chromium-")
+    chrome = (popen or subprocess.Popen)(["/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                          "--disable-background-networking", "--remote-debugging-port=0", f"--user-data-dir={profile}",
+                                          "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in chrome.stderr:
+        if "DevTools listening on " in line:
+            return chrome, line.split("DevTools listening on ")[1].strip().split(":")[2].split("/")[0]
+    raise RuntimeError("chromium did not start")
+
+
+def page_target(port):
+    """The DevTools address of Chromium's first page."""
+    import urllib.request
+    for _ in range(100):
+        pages = [t for t in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list")) if t["type"] == "page"]
+        if pages:
+            return pages[0]["webSocketDebuggerUrl"]
+        time.sleep(0.05)
+    raise RuntimeError("chromium has no page")
+
+
+def phone(ws_url, url):
+    """The page at `ws_url` made a 360×740 touch phone, gone to `url`, once the remote is live there."""
+    d = DevTools(ws_url)
+    d.call("Emulation.setDeviceMetricsOverride", width=360, height=740, deviceScaleFactor=2, mobile=True)
+    d.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
+    d.call("Network.setUserAgentOverride", userAgent="Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Mobile Safari/537.36")
+    d.call("Page.navigate", url=url)
+    d.until(LIVE)
+    return d
+
+
+# The remote's page, loaded and live (its WebSocket open).
+LIVE = "location.pathname === '/' && document.readyState === 'complete' && document.getElementById('link') && document.getElementById('link').textContent === 'live'"
+
+
 def browser(pair_url, steps):
     """Headless Chromium as a 360×740 touch phone: pairs through `pair_url`, waits until the page
     is live, then runs `steps`, printing one JSON object a step:
-      tap:SELECTOR          a click on the element (what a tap fires), then {"tapped": SELECTOR}
+      tap:SELECTOR          a click on the element (what a tap fires), then {"tapped": SELECTOR, "t": CLOCK_MONOTONIC s before it}
       text:SELECTOR         {"text": its text}
       until:SELECTOR=TEXT   waits until its text contains TEXT, {"until": ...} (or {"timedOut": ...})
       untilJS:EXPRESSION    waits until it is true
@@ -215,44 +255,19 @@ def browser(pair_url, steps):
       say:WORD              {"say": WORD}: a test reading these lines as they come acts on it
       shot:PATH             a PNG of the page
     """
-    import subprocess, tempfile, urllib.request
-    profile = tempfile.mkdtemp(prefix="practice-chromium-")
-    chrome = subprocess.Popen(["/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                               "--disable-background-networking", "--remote-debugging-port=0", f"--user-data-dir={profile}",
-                               "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    import urllib.request
+    chrome, port = chromium()
     try:
-        for line in chrome.stderr:
-            if "DevTools listening on " in line:
-                browser_ws = line.split("DevTools listening on ")[1].strip()
-                break
-        port = browser_ws.split(":")[2].split("/")[0]
-
-        def page_target():
-            for _ in range(100):
-                targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
-                pages = [t for t in targets if t["type"] == "page"]
-                if pages:
-                    return pages
-                time.sleep(0.05)
-
-        def phone(ws_url, url):
-            d = DevTools(ws_url)
-            d.call("Emulation.setDeviceMetricsOverride", width=360, height=740, deviceScaleFactor=2, mobile=True)
-            d.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
-            d.call("Network.setUserAgentOverride", userAgent="Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Mobile Safari/537.36")
-            d.call("Page.navigate", url=url)
-            d.until("location.pathname === '/' && document.readyState === 'complete' && document.getElementById('link') && document.getElementById('link').textContent === 'live'")
-            return d
-
-        pages = [phone(page_target()[0]["webSocketDebuggerUrl"], pair_url)]
+        pages = [phone(page_target(port), pair_url)]
         origin = pair_url.split("/P/")[0].lower()
         print(json.dumps({"paired": pages[0].js("location.href")}), flush=True)
         d = pages[0]
         for step in steps:
             kind, _, arg = step.partition(":")
             if kind == "tap":
+                t = time.monotonic()   # CLOCK_MONOTONIC, as the tests' and the bench's recorders stamp the sound
                 d.js(f"document.querySelector({json.dumps(arg)}).click()")
-                print(json.dumps({"tapped": arg}), flush=True)
+                print(json.dumps({"tapped": arg, "t": t}), flush=True)
             elif kind == "text":
                 print(json.dumps({"text": d.js(f"document.querySelector({json.dumps(arg)}).textContent")}), flush=True)
             elif kind == "until":

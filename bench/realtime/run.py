@@ -8,12 +8,17 @@ Figures (each for practice and for mpv, then practice / mpv):
   launch  launch -> first audible sample (first non-silent frame on the sink's monitor)
   seek    seek command written -> first frame of the new position audible
   rate    rate command 0.8 -> 1.0 written -> first frame played at the new rate
+  remote  the phone remote (practice only; headless Chromium as the phone, paired): a tap on a
+          marker's button -> the new position audible (beside mpv's seek over its IPC socket,
+          the seek test's, in the same run), and the page's load -> live (drawn from the
+          player's state over its WebSocket)
 
 Needs: pulseaudio, pulseaudio-utils (pactl, parec), libasound2-plugins (ALSA 'pulse' PCM),
-sox, mpv, python3 with numpy.
+sox, mpv, python3 with numpy; for remote, chromium.
 """
 import argparse
 import ctypes
+import importlib.util
 import json
 import os
 import shutil
@@ -545,6 +550,79 @@ def seek_session(rig, player, track, count, spacing, first):
     return events
 
 
+def marker_name(to):
+    return ('A' if to < SEEK_SPLIT else 'B') + '%g' % to
+
+
+def remote_client():
+    """The tests' phone (Tests/PracticeEndToEndTests/remote-client.py): Chromium over DevTools."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'Tests', 'PracticeEndToEndTests', 'remote-client.py')
+    spec = importlib.util.spec_from_file_location('remote_client', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def remote_session(rig, binary, logdir, track, count, spacing, first, loads):
+    """Plays seek.wav at 0.8 from 2 s with the phone remote on; Chromium, paired as a phone,
+    loads the page `loads` times (ms from navigation to the page live) and taps the markers'
+    buttons between the two tones, as seek_session seeks."""
+    rc = remote_client()
+    rig.wait_silence(0.3)
+    state = os.path.join(logdir, 'remote-state')
+    env = dict(rig.env, XDG_STATE_HOME=state)
+    log = open(os.path.join(logdir, 'practice-remote.log'), 'ab')
+    p = spawn([binary, 'play', track, '--rate', '0.8', '--from', '2', '--device', 'pulse', '--control', 'stdin', '--no-journal',
+               '--remote', '--remote-bind', '127.0.0.1:0'], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+              stderr=subprocess.PIPE)
+    pairing = None
+    for line in p.stderr:
+        log.write(line)
+        text = line.decode(errors='replace')
+        if 'open HTTP://' in text:
+            pairing = text.split('open ')[1].split(')')[0]
+            break
+    threading.Thread(target=lambda: [log.write(l) for l in p.stderr], daemon=True).start()
+    if pairing is None:
+        raise RuntimeError('practice did not say where its remote is (see %s)' % log.name)
+    chrome, port = rc.chromium(popen=spawn)
+    d = rc.phone(rc.page_target(port), pairing)
+    origin = pairing.split('/P/')[0].lower()
+    load_ms = []
+    for _ in range(loads):
+        d.call('Page.navigate', url=origin + '/')
+        d.until(rc.LIVE + " && performance.getEntriesByName('practice-live').length > 0")
+        load_ms.append(d.js("performance.getEntriesByName('practice-live')[0].startTime"))
+    time.sleep(1.0)
+    events = []
+    region = 'A'
+    for i in range(count):
+        j = (first + i) // 2
+        if region == 'A':
+            to, region = SEEK_TARGETS_B[j % 5], 'B'
+            old, new = TONE_A, TONE_B
+        else:
+            to, region = SEEK_TARGETS_A[j % 5], 'A'
+            old, new = TONE_B, TONE_A
+        button = json.dumps('[data-marker="%s"]' % marker_name(to))
+        t = time.monotonic()
+        d.js('document.querySelector(%s).click()' % button)
+        events.append(dict(player='practice (phone)', t=t, to=to, old=old, new=new, until=t + spacing - 0.05))
+        time.sleep(max(0.0, t + spacing - time.monotonic()))
+    if p.poll() is not None:
+        raise RuntimeError('practice exited during the remote session')
+    stop_process(chrome)
+    try:
+        p.stdin.write(b'{"cmd":"quit"}\n')
+        p.stdin.flush()
+        p.wait(3)
+    except Exception:
+        pass
+    stop_process(p)
+    log.close()
+    return events, load_ms
+
+
 def rate_session(rig, player, track, count, hold, rest):
     """Plays chirp.wav at 0.8; switches to 1.0 (measured), holds, back to 0.8, rests."""
     rig.wait_silence(0.3)
@@ -750,8 +828,9 @@ def main():
                          'SECONDS each; 0 leaves them out (default 15)')
     ap.add_argument('--launch-container', choices=['wav', 'm4a'], default='wav',
                     help='the launch track as a WAV (default) or an M4A (AAC, decoded through FFmpeg)')
-    ap.add_argument('--tests', default='launch,seek,rate,cpu',
-                    help='which measurements to make, comma-separated (default launch,seek,rate,cpu)')
+    ap.add_argument('--tests', default='launch,seek,rate,remote,cpu',
+                    help='which measurements to make, comma-separated (default launch,seek,rate,remote,cpu)')
+    ap.add_argument('--page-loads', type=int, default=5, help='remote: loads of the page (default 5)')
     ap.add_argument('--tol-ms', type=float, default=1.0,
                     help='rate test: distance from the 1 s/s line that counts as off it (default 1 ms)')
     args = ap.parse_args()
@@ -759,7 +838,7 @@ def main():
     practice_bin = os.path.abspath(args.practice)
     if not os.access(practice_bin, os.X_OK):
         sys.exit('run.py: %s not found (build it, or pass --practice)' % practice_bin)
-    for tool in ('pulseaudio', 'pactl', 'parec', 'sox', 'mpv'):
+    for tool in ('pulseaudio', 'pactl', 'parec', 'sox', 'mpv') + (('chromium',) if 'remote' in args.tests.split(',') else ()):
         if shutil.which(tool) is None:
             sys.exit('run.py: %s not found (apt-get install pulseaudio pulseaudio-utils libasound2-plugins sox mpv)' % tool)
 
@@ -814,6 +893,20 @@ def main():
                 if n and 'seek' in tests:
                     seeks += seek_session(rig, pl, tracks['seek'], n, 1.3, i * half)
 
+        taps, loads = [], []
+        if 'remote' in tests:
+            print('remote ...', flush=True)
+            # The markers the page's buttons jump to: the seek test's places (A5 … B55).
+            if os.path.exists(tracks['seek'] + '.practice.json'):
+                os.remove(tracks['seek'] + '.practice.json')
+            for to in SEEK_TARGETS_A + SEEK_TARGETS_B:
+                run_quiet([practice_bin, 'markers', 'add', tracks['seek'], marker_name(to), '%g' % to])
+            for i, n in enumerate((half, args.commands - half)):
+                if n:
+                    e, l = remote_session(rig, practice_bin, logdir, tracks['seek'], n, 1.3, i * half, args.page_loads if i == 0 else 0)
+                    taps += e
+                    loads += l
+
         print('rate ...', flush=True)
         rates = []
         for i, n in enumerate((half, args.commands - half)):
@@ -867,6 +960,7 @@ def main():
     L = [analyze_launch(cap, r, refs[r['player']]) for r in launches]
     S = [analyze_seek(cap, e) for e in seeks]
     R = [analyze_rate(cap, e, args.tol_ms / 1000) for e in rates]
+    T = [analyze_seek(cap, e) for e in taps]
 
     def by(rows, player, key, **match):
         return [r.get(key) for r in rows if r['player'] == player and all(r.get(k) == v for k, v in match.items())]
@@ -909,6 +1003,13 @@ def main():
         say('  %-8s to %4.0f s: new %7s ms, old stops %7s ms%s' % (r['player'], r['to'], fmt(r.get('latency'), 1000),
                                                                    fmt(r.get('old_stops'), 1000), ('  ' + r['note']) if 'note' in r else ''))
     say('')
+    if T:
+        say('taps on the phone page (a marker\'s button; seek.wav at 0.8x; ms from the tap to the new tone at half level):')
+        for r in T:
+            say('  phone    to %4.0f s: new %7s ms, old stops %7s ms%s' % (r['to'], fmt(r.get('latency'), 1000),
+                                                                       fmt(r.get('old_stops'), 1000), ('  ' + r['note']) if 'note' in r else ''))
+        say('  page load -> live (ms from navigation, %d loads): %s' % (len(loads), ', '.join(fmt(x, 1, 1) for x in loads)))
+        say('')
     say('rate changes (chirp.wav; ms to the first frame of the final 1 s/s stretch, tol %.1f ms; slope before = d(lag)/dt, -0.2 at 0.8x):' % args.tol_ms)
     for r in R:
         if r['kind'] == '0.8->1.0':
@@ -930,6 +1031,9 @@ def main():
          [x * 1000 for x in by(L, 'mpv', 'latency') if x is not None], None, '<= 150 ms', 1, 150.0),
         ('seek -> new position audible, ms', 'ms', [x * 1000 for x in by(S, 'practice', 'latency') if x is not None],
          [x * 1000 for x in by(S, 'mpv', 'latency') if x is not None], None, '<= 50 ms', 1, 50.0),
+        ('phone tap -> new position audible, ms', 'ms', [x * 1000 for x in by(T, 'practice (phone)', 'latency') if x is not None],
+         [x * 1000 for x in by(S, 'mpv', 'latency') if x is not None], None, '<= 50 ms', 1, 50.0),
+        ('phone page load -> live, ms', 'ms', loads, [], None, '<= 200 ms', 1, 200.0),
         ('rate 0.8 -> 1.0 audible, ms', 'ms', [x * 1000 for x in by(R, 'practice', 'latency', kind='0.8->1.0') if x is not None],
          [x * 1000 for x in by(R, 'mpv', 'latency', kind='0.8->1.0') if x is not None], None, '<= 50 ms', 1, 50.0),
     ]
@@ -968,7 +1072,7 @@ def main():
     print()
     print(text)
     with open(os.path.join(args.out, 'results.json'), 'w') as f:
-        json.dump(dict(summary=summary, cpu=cpus, journal=journal, cpu_variants=variants, launches=L, seeks=S, rates=R,
+        json.dump(dict(summary=summary, cpu=cpus, journal=journal, cpu_variants=variants, launches=L, seeks=S, rates=R, taps=T, page_loads=loads,
                        args=vars(args)), f, indent=1, default=str)
     with open(os.path.join(args.out, 'results.txt'), 'w') as f:
         f.write(text + '\n')

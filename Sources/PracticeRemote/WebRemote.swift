@@ -147,6 +147,8 @@ final class RemoteState: Sendable {
     private let devices: Locked<(list: RemoteDevices, stamp: String)>
     private let connections = Locked<[Int: WebSocketOutboundWriter]>([:])
     private let nextConnection = Atomic<Int>(0)
+    /// Pages still connected, closed or not: their close handshake is over once this drops.
+    private let serving = Atomic<Int>(0)
     private let originValue = Locked("")
     private let notice: @Sendable (String) -> Void
     private let clockStart = ContinuousClock.now
@@ -304,7 +306,11 @@ final class RemoteState: Sendable {
             try? await outbound.close(.init(codeNumber: 1013), reason: "too many connections")
             return
         }
-        defer { _ = connections.withLock { $0.removeValue(forKey: id) } }
+        serving.add(1, ordering: .relaxed)
+        defer {
+            _ = connections.withLock { $0.removeValue(forKey: id) }
+            serving.subtract(1, ordering: .releasing)
+        }
         let events = player.events(keepingNewest: 64)
         await withTaskGroup(of: Void.self) { group in
             // The page's view: the markers and the state now, then each change.
@@ -317,7 +323,7 @@ final class RemoteState: Sendable {
                 for await event in events where event.kind != .snapshot {
                     // A revoked phone is refused at once, mid-connection too.
                     guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
-                        try? await outbound.close(.policyViolation, reason: "this phone was unpaired")
+                        await Self.close(outbound, .policyViolation, "this phone was unpaired")
                         return
                     }
                     do {
@@ -326,7 +332,16 @@ final class RemoteState: Sendable {
                     } catch { return }
                 }
                 // The player's events are over: it has stopped (the server may not be told before the process ends).
-                if !Task.isCancelled { try? await outbound.close(.goingAway, reason: "the player has quit") }
+                if !Task.isCancelled { await Self.close(outbound, .goingAway, "the player has quit") }
+            }
+            // A phone revoked while the player says nothing (paused): closed within a second all the same.
+            group.addTask { [self] in
+                while (try? await Task.sleep(for: .seconds(1))) != nil {
+                    guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
+                        await Self.close(outbound, .policyViolation, "this phone was unpaired")
+                        return
+                    }
+                }
             }
             // The page's commands.
             group.addTask { [self] in
@@ -362,6 +377,14 @@ final class RemoteState: Sendable {
         }
     }
 
+    /// Closes a page's connection and gives the page up to a second to answer the close (its
+    /// answer ends the reader, and with it this wait): a browser whose connection ends before it
+    /// has answered reports an abnormal closure (1006), not the code and reason it was sent.
+    static func close(_ outbound: WebSocketOutboundWriter, _ code: WebSocketErrorCode, _ reason: String) async {
+        try? await outbound.close(code, reason: reason)
+        try? await Task.sleep(for: .seconds(1))
+    }
+
     /// A close frame's reason: at most 123 bytes.
     static func reason(_ message: String) -> String {
         var out = ""
@@ -369,16 +392,22 @@ final class RemoteState: Sendable {
         return out
     }
 
+    /// Closes every page's connection ("the player has quit") and waits, up to `seconds`, until
+    /// each page has answered the close: a browser whose connection ends before it has answered
+    /// reports an abnormal closure (1006) instead, and the page would wait for the network.
     func closeAll(within seconds: Double) {
         let open = connections.withLock { c in defer { c.removeAll() }; return Array(c.values) }
-        guard !open.isEmpty else { return }
-        let sent = DispatchSemaphore(value: 0)
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                for outbound in open { group.addTask { try? await outbound.close(.goingAway, reason: "the player has quit") } }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        if !open.isEmpty {
+            let sent = DispatchSemaphore(value: 0)
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for outbound in open { group.addTask { try? await outbound.close(.goingAway, reason: "the player has quit") } }
+                }
+                sent.signal()
             }
-            sent.signal()
+            _ = sent.wait(timeout: .now() + seconds)
         }
-        _ = sent.wait(timeout: .now() + seconds)
+        while serving.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline { usleep(5_000) }
     }
 }

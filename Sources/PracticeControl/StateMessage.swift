@@ -41,9 +41,10 @@ public struct StateMessage: Sendable, Equatable {
     }
 
     /// The message as one line (sorted keys, no spaces).
-    public var line: String { JSONValue.object(fields).compact() }
+    public var line: String { JSONValue.object(object).compact() }
 
-    private var fields: [String: JSONValue] {
+    /// The message's fields, for a view that adds its own (the phone remote's page).
+    public var object: [String: JSONValue] {
         let s = state
         var o: [String: JSONValue] = [
             "event": .string(form.rawValue), "position": .seconds(s.position), "duration": .seconds(s.duration),

@@ -56,7 +56,7 @@ public final class RemoteService: SessionService, Sendable {
                     if announce { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
                 }
                 r = made
-                if announce { Terminal.write(RemoteAnnouncement.pairingText(made.pairingAddress, origin: made.origin), to: STDERR_FILENO) }
+                if announce { Terminal.write(Self.pairingText(made.pairingAddress, origin: made.origin), to: STDERR_FILENO) }
                 return made
             } catch {
                 failure.withLock { $0 = error.message }
@@ -98,6 +98,15 @@ public final class RemoteService: SessionService, Sendable {
             last.withLock { $0 = (ContinuousClock.now, lines) }
             return lines
         }
+    }
+
+    /// Where the remote is, said on stderr without a screen (before the status line, or in a
+    /// background player's log) and by `practice remote`: the address, the QR code of the pairing
+    /// address, and what to do with it; `prefix` starts the first line (`practice: ` on stderr).
+    public static func pairingText(_ pairing: String, origin: String, prefix: String = "practice: ") -> String {
+        let code = (try? QRCode(pairing).lines()) ?? []
+        return (["\(prefix)the remote is at \(origin): scan the code with the phone's camera to pair it (or open \(pairing))"]
+            + code + ["plain HTTP on this network: anyone on it can see the traffic, only paired phones can drive the player", ""]).joined(separator: "\n")
     }
 
     public func stop() { remote.withLock { $0 }?.stop() }

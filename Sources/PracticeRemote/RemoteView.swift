@@ -45,9 +45,7 @@ struct RemoteView {
     /// The `full` state message with a `view`: `section` (the marker it opens at, or none),
     /// `eight` (`{"name":"Eight","group":3,"beat":5}` from the beat grid) and `lyric` (the line heard).
     func stateMessage(_ state: PlayerState, kind: PlayerEvent.Kind) -> String {
-        guard case .object(var o) = (try? JSONValue.parse(player.fullMessage(state, kind: kind).line)) ?? .null else {
-            return player.fullMessage(state, kind: kind).line
-        }
+        var o = player.fullMessage(state, kind: kind).object
         // The phone is told no path on this machine.
         o["path"] = nil
         var view: [String: JSONValue] = [:]

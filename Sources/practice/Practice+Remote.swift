@@ -43,7 +43,7 @@ extension Practice {
                 let answer = try Players.ask(target.socket, PlayerCommand.remote.line) { RemoteInvitation(line: $0) != nil }
                 guard let invitation = RemoteInvitation(line: answer) else { throw PracticeError(.software, "\(target.socket): the player's answer is not the remote's") }
                 Terminal.write(json ? invitation.line + "\n"
-                               : RemoteAnnouncement.pairingText(invitation.pairing.terminalSafe, origin: invitation.origin.terminalSafe, prefix: ""),
+                               : RemoteService.pairingText(invitation.pairing.terminalSafe, origin: invitation.origin.terminalSafe, prefix: ""),
                                to: STDOUT_FILENO)
             }
         }

@@ -110,22 +110,23 @@ import PracticeTestSupport
         let binary = try remote.ws([cookie, "Origin: \(remote.origin)"], ["@binary"])
         #expect(binary.contains { $0["close"] as? Int == 1003 }, "\(binary)")
 
-        // At most 16 connections: 16 held open, the 17th refused.
-        let holders = try (0..<16).map { _ -> Process in
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = [Self.client, "ws", remote.host, remote.port, cookie, "Origin: \(remote.origin)", "--", "@wait:6"]
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            return p
-        }
-        defer { for p in holders where p.isRunning { p.terminate() } }
-        try eventually("16 connections open", within: 5) {
+        // At most 16 connections: 16 held open (by one client), the 17th refused.
+        let holder = Process()
+        let held = Pipe(), release = Pipe()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [Self.client, "hold", remote.host, remote.port, "16", "30", cookie, "Origin: \(remote.origin)"]
+        (holder.standardOutput, holder.standardInput) = (held, release)
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        let opened = String(decoding: held.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(opened.hasPrefix(#"{"open": 16}"#), "\(opened)")
+        try eventually("the server counts the 16", within: 5) {
             Self.status(try remote.http("/ws", [cookie, "Origin: \(remote.origin)"])) == 503
         }
         let seventeenth = try remote.ws([cookie, "Origin: \(remote.origin)"])
         #expect(seventeenth.first?["status"] as? Int == 400 && seventeenth.count == 1, "\(seventeenth)")
-        for p in holders { p.terminate(); p.waitUntilExit() }
+        try release.fileHandleForWriting.close()   // the client lets go of the 16
+        holder.waitUntilExit()
 
         // Pairing attempts: 4 so far this minute (the stranger's empty "/P/", a wrong token, the
         // right one, and it again); 6 more wrong ones are 401, the 11th is refused.

@@ -11,6 +11,9 @@ paired phone) sends, byte for byte, and what came back, as one JSON object a lin
       MESSAGE is sent as a text frame; @bytes:N sends N bytes of 'x' as one text message;
       @binary sends a binary frame; @wait:S reads for S seconds before the next message.
       Ends 1 s after the last message (or when the server closes). Pings are answered.
+  remote-client.py hold HOST PORT N SECONDS [HEADER: VALUE]...
+      opens N WebSockets, {"open": how many the server took}, holds them until its stdin ends
+      (at most SECONDS), closes them
 """
 import base64, json, os, socket, struct, sys, time
 
@@ -149,6 +152,26 @@ def ws(host, port, extra, messages):
         frames, buf, closed = read_frames(s, buf, 1.0)
         for f in frames:
             print(json.dumps(f), flush=True)
+
+
+def hold(host, port, n, seconds, extra):
+    held = []
+    for _ in range(n):
+        s = connect(host, port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        req = (f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n" + "".join(h + "\r\n" for h in extra))
+        s.sendall((req + "\r\n").encode("latin-1"))
+        status, _, _ = read_response(s)
+        if status == 101:
+            held.append(s)
+        else:
+            s.close()
+    print(json.dumps({"open": len(held)}), flush=True)
+    import select
+    select.select([sys.stdin], [], [], seconds)
+    for s in held:
+        s.close()
 
 
 class DevTools:
@@ -313,6 +336,8 @@ if __name__ == "__main__":
     kind, host, port = sys.argv[1], sys.argv[2], sys.argv[3]
     if kind == "http":
         http(host, port, sys.argv[4], sys.argv[5], sys.argv[6:])
+    elif kind == "hold":
+        hold(host, port, int(sys.argv[4]), float(sys.argv[5]), sys.argv[6:])
     else:
         args = sys.argv[4:]
         cut = args.index("--") if "--" in args else len(args)

@@ -104,10 +104,6 @@ public struct ResumeStore: Sendable {
             tracks[key] = .object(o)
         }
         let document = JSONValue.object(["format": .string(Self.formatName), "version": .integer(1), "tracks": .object(tracks)])
-        let folder = Path.directory(path)
-        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage(for: error)))")
-        }
-        try AtomicFile.write(Data(document.pretty().utf8), to: path)
+        try AtomicFile.write(Data(document.pretty().utf8), toPrivateFolder: path)
     }
 }

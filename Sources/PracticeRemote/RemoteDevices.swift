@@ -89,11 +89,7 @@ public struct RemoteDevices: Sendable, Equatable {
             "format": .string(Self.formatName), "version": .integer(1),
             "devices": .array(devices.map { .object(["name": .string($0.name), "key": .string($0.key), "paired": .string($0.paired), "lastSeen": .string($0.lastSeen)]) }),
         ])
-        let folder = Path.directory(path)
-        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage(for: error)))")
-        }
-        try AtomicFile.write(Data(document.pretty().utf8), to: path)
+        try AtomicFile.write(Data(document.pretty().utf8), toPrivateFolder: path)
     }
 
     /// The kind of device a browser's User-Agent says it runs on.

@@ -248,12 +248,8 @@ final class RemoteState: Sendable {
         }
         guard device(request.headers) != nil else { return answer(.unauthorized) }
         guard request.method == .get || request.method == .head else { return answer(.methodNotAllowed) }
-        if path == "/ws" {
-            // The upgrade was refused: say why, to the paired phone only.
-            if request.headers[.origin] != origin { return answer(.forbidden) }
-            if connections.withLock({ $0.count }) >= settings.maxConnections { return answer(.serviceUnavailable) }
-            return answer(.badRequest)
-        }
+        // `/ws` without an upgrade: why it would be refused, to the paired phone only.
+        if path == "/ws" { return answer(refusal(request.headers) ?? .badRequest) }
         guard let asset = RemotePage.assets[path] else { return answer(.notFound) }
         return answer(.ok, asset.body, type: asset.type)
     }
@@ -288,9 +284,17 @@ final class RemoteState: Sendable {
 
     /// The paired device opening a WebSocket from the page's own origin, with room for it.
     func canUpgrade(_ request: HTTPRequest) -> RemoteDevices.Device? {
-        guard request.path == "/ws", request.headerFields[.origin] == origin,
-              connections.withLock({ $0.count }) < settings.maxConnections else { return nil }
+        guard request.path == "/ws", refusal(request.headerFields) == nil else { return nil }
         return device(request.headerFields)
+    }
+
+    /// Why a WebSocket with these headers is refused (no paired phone's cookie, another origin,
+    /// no room), or nil.
+    private func refusal(_ fields: HTTPFields) -> HTTPResponse.Status? {
+        if device(fields) == nil { return .unauthorized }
+        if fields[.origin] != origin { return .forbidden }
+        if connections.withLock({ $0.count }) >= settings.maxConnections { return .serviceUnavailable }
+        return nil
     }
 
     /// One page's connection: the markers and the state now, then each change; each message a

@@ -6,6 +6,16 @@ import PracticeSystem
 
 /// Writes a file so that readers see either the old or the new contents, never a part.
 public enum AtomicFile {
+    /// `write`, into a folder of the user's own (0700) made first if it is missing: the state
+    /// files kept under `$XDG_STATE_HOME/practice`.
+    public static func write(_ data: Data, toPrivateFolder path: String) throws(PracticeError) {
+        let folder = Path.directory(path)
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage(for: error)))")
+        }
+        try write(data, to: path)
+    }
+
     /// Writes `data` to a temporary file in the same folder, flushes it to disk, gives it the mode
     /// of the file it replaces (0644 for a new one), renames it over `path` and flushes the folder.
     public static func write(_ data: Data, to path: String) throws(PracticeError) {

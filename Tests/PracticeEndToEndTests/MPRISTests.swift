@@ -421,6 +421,18 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(shown.contains("Phone remote: http://127.0.0.1:") && shown.split(separator: "\n").filter { $0.contains("▀▀") || $0.contains("▄▄") }.count >= 10, "screen:\n\(shown)")
         try second.keys("Space")
         _ = try second.waitFor("Drop")
+        // A phone paired with the code the panel showed (the same one-time address `practice
+        // remote --json` gives) drives the player; the attached screen follows it.
+        let invited = try practice(["remote", "--json"], in: dir, environment: env)
+        let invitation = try #require(try JSONSerialization.jsonObject(with: Data(invited.stdout.utf8)) as? [String: String], "\(invited)")
+        let address = try #require(invitation["pairing"]?.firstMatch(of: /^HTTP:\/\/127\.0\.0\.1:([0-9]+)(\/P\/[A-Z2-7]{26})$/), "\(invited)")
+        let paired = try tool("/usr/bin/python3", [RemoteTests.client, "http", "127.0.0.1", String(address.1), "GET", String(address.2)])
+        let cookie = try #require(paired.stdout.firstMatch(of: /practice_remote=([A-Z2-7]{52})/)?.1, "\(paired)")
+        let sent = try tool("/usr/bin/python3", [RemoteTests.client, "ws", "127.0.0.1", String(address.1), "Cookie: practice_remote=\(cookie)",
+                                                 "Origin: \(invitation["origin"]!)", "--", #"{"cmd":"jump","to":40}"#])
+        #expect(sent.status == 0 && !sent.stdout.contains("error"), "\(sent)")
+        shown = try second.waitFor("0:4")
+        #expect(shown.contains("▶ Playing   0:4"), "screen:\n\(shown)")
         try second.keys("m")
         _ = try second.waitFor("name: ‹Marker 2›")
         try second.keys("Enter")

@@ -13,7 +13,7 @@ import PracticeDocuments
 
     /// Every kind of command, as ctl, attach, the hand-over and the screens send them.
     static let commands: [PlayerCommand] = [
-        .play, .pause, .toggle, .quit, .next, .previous, .status, .attach, .rewind,
+        .play, .pause, .toggle, .quit, .next, .previous, .status, .attach, .remote, .rewind,
         .mark("Turn \"2\" ✓"), .jumpTo(72.125), .jump("Verse 2"), .looping(false), .looping(true),
         .setLoop(LoopRange(start: 30.25, end: 45, passes: 3, name: "shine", rehearsal: rehearsal), keepingCount: true, on: false),
         .setLoop(nil, keepingCount: false, on: true),
@@ -34,6 +34,7 @@ import PracticeDocuments
         #expect(PlayerCommand.loopAt(["Verse", "Chorus"], times: 4).line == #"{"cmd":"loop","end":"Chorus","start":"Verse","times":4}"#)
         #expect(PlayerCommand.loop(nil).line == #"{"cmd":"loop"}"#)
         #expect(PlayerCommand.attach.line == #"{"cmd":"attach"}"#)
+        #expect(PlayerCommand.remote.line == #"{"cmd":"remote"}"#)
         #expect(PlayerCommand.setLoop(LoopRange(start: 1, end: 2), keepingCount: false, on: true).line
             == #"{"cmd":"setloop","keepingCount":false,"loop":{"end":2,"rehearsal":{"countIn":0,"countInEvery":false,"gap":0,"preRoll":0},"start":1},"on":true}"#)
     }
@@ -53,6 +54,15 @@ import PracticeDocuments
         s.deviceLost = "waiting"
         s.isRealTime = false
         return s
+    }
+
+    /// What a player answers `practice remote` with reads back as itself; other lines are not one.
+    @Test func theRemotesInvitationReadsBack() {
+        let invitation = RemoteInvitation(origin: "http://192.168.1.20:4797", pairing: "HTTP://192.168.1.20:4797/P/ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        #expect(invitation.line == #"{"event":"remote","origin":"http://192.168.1.20:4797","pairing":"HTTP://192.168.1.20:4797/P/ABCDEFGHIJKLMNOPQRSTUVWXYZ"}"#)
+        #expect(RemoteInvitation(line: invitation.line) == invitation)
+        #expect(RemoteInvitation(line: #"{"event":"status","origin":"x","pairing":"y"}"#) == nil)
+        #expect(RemoteInvitation(line: #"{"event":"remote","origin":"x"}"#) == nil)
     }
 
     /// An attached screen gets everything a view shows, the loop on or off with its rehearsal.

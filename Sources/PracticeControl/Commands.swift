@@ -231,7 +231,7 @@ extension Player {
         case .rewind: rewindLoop()
         case .setLoop(let loop, let keepingCount, let on): try setLoop(loop, keepingCount: keepingCount, on: on)
         case .quit, .attach: break
-        case .remote: throw PracticeError(.unavailable, "control: this player has no phone remote (it was started with '--no-remote')")
+        case .remote: throw PracticeError(.unavailable, "control: this player offers no phone remote here (started with '--no-remote', or still starting; ask its players' socket, as 'practice remote' does)")
         }
         return nil
     }

@@ -75,15 +75,15 @@ public enum Players {
     }
 
     /// Sends `line` and returns the first answer `isAnswer` takes; an error event is thrown.
-    public static func ask(_ socket: String, _ line: String, until isAnswer: (String) -> Bool) throws(PracticeError) -> String {
+    public static func ask(_ socket: String, _ line: String, within seconds: Double = 3, until isAnswer: (String) -> Bool) throws(PracticeError) -> String {
         var client = try ControlClient(path: socket)
         guard client.send(line) else { throw PracticeError(.unavailable, "\(socket): the player went away") }
-        let deadline = ContinuousClock.now + .seconds(3)
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
-            switch client.read(timeout: 0.5) {
+            switch client.read(timeout: min(0.5, seconds)) {
             case .line(let reply):
                 if isAnswer(reply) { return reply }
-                if let error = StateMessage.error(reply) { throw PracticeError(PracticeError.Kind(rawValue: Int32(error.code)) ?? .dataError, error.message) }
+                if let error = StateMessage.error(reply) { throw PracticeError(Int32(exactly: error.code).flatMap(PracticeError.Kind.init(rawValue:)) ?? .dataError, error.message) }
             case .timeout: continue
             case .closed: throw PracticeError(.unavailable, "\(socket): the player went away")
             }

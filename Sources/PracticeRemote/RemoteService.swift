@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Dispatch
 import Glibc
 import PracticeControl
 import PracticeDocuments
 import PracticeEngine
 import PracticeSystem
 
-/// The phone remote beside one play session: started with the session (`--remote`) or the
-/// first time the practice screen asks for its panel (`R`), stopped with the session. Without a
-/// screen it says where it is on stderr; on the screen, its panel does, with what it last said
-/// (a phone paired, pairing refused).
+/// The phone remote beside one play session: started with the session (`--remote`), the first
+/// time the practice screen asks for its panel (`R`) or when `practice remote` asks the player's
+/// socket; stopped with the session. Without a screen it says where it is on stderr; on the
+/// screen, its panel does, with what it last said (a phone paired, pairing refused).
 public final class RemoteService: SessionService, Sendable {
     private let settings: WebRemote.Settings
     private let announce: Bool
@@ -36,7 +37,7 @@ public final class RemoteService: SessionService, Sendable {
         self.player.withLock { $0 = player }
         if start { _ = started() }
         socket?.answerRemote { [self] () throws(PracticeError) in
-            guard let r = started() else {
+            guard let r = started(retry: true) else {
                 throw PracticeError(.unavailable, "the phone remote cannot start: \(failure.withLock { $0 } ?? "no player")")
             }
             return RemoteInvitation(origin: r.origin, pairing: r.pairingAddress)
@@ -44,11 +45,13 @@ public final class RemoteService: SessionService, Sendable {
     }
 
     /// The remote, started on first use; nil (and why, in `failure`) when it cannot listen.
-    private func started() -> WebRemote? {
+    private func started(retry: Bool = false) -> WebRemote? {
         guard let player = player.withLock({ $0 }) else { return nil }
         return remote.withLock { r -> WebRemote? in
             if let r { return r }
-            guard failure.withLock({ $0 }) == nil else { return nil }
+            // A failure to listen stays said on the screen's panel; `practice remote` tries again
+            // (the address may be free now).
+            guard retry || failure.withLock({ $0 }) == nil else { return nil }
             do throws(PracticeError) {
                 let made = try WebRemote(player: player, settings: settings) { [self, announce] line in
                     said.withLock { $0 = Array(($0 + [line]).suffix(2)) }
@@ -83,20 +86,29 @@ public final class RemoteService: SessionService, Sendable {
     }
 
     /// The panel of a player in another process (an attached screen's `R`): its remote started
-    /// over its socket as `practice remote` does, asked again at most once a second.
+    /// over its socket as `practice remote` does. The screen asks on every redraw and gets what
+    /// the last answer said at once; the player is asked again, off the screen's thread, at most
+    /// once a second.
     public static func panel(of socket: String) -> @Sendable () -> [String] {
         let last = Locked<(ContinuousClock.Instant, [String])?>(nil)
+        let asking = Locked(false)
         return {
-            if let (when, lines) = last.withLock({ $0 }), ContinuousClock.now - when < .seconds(1) { return lines }
-            let lines: [String]
-            do throws(PracticeError) {
-                let answer = try Players.ask(socket, PlayerCommand.remote.line) { RemoteInvitation(line: $0) != nil }
-                lines = RemoteInvitation(line: answer).map { panel($0) } ?? []
-            } catch {
-                lines = ["The phone remote cannot start: \(error.message.terminalSafe)", "", "Any key goes back."]
+            let cached = last.withLock { $0 }
+            let stale = cached.map { ContinuousClock.now - $0.0 >= .seconds(1) } ?? true
+            if stale && asking.withLock({ was in defer { was = true }; return !was }) {
+                DispatchQueue.global().async {
+                    let lines: [String]
+                    do throws(PracticeError) {
+                        let answer = try Players.ask(socket, PlayerCommand.remote.line, within: 2) { RemoteInvitation(line: $0) != nil }
+                        lines = RemoteInvitation(line: answer).map { panel($0) } ?? []
+                    } catch {
+                        lines = ["The phone remote cannot start: \(error.message.terminalSafe)", "", "Any key goes back."]
+                    }
+                    last.withLock { $0 = (ContinuousClock.now, lines) }
+                    asking.withLock { $0 = false }
+                }
             }
-            last.withLock { $0 = (ContinuousClock.now, lines) }
-            return lines
+            return cached?.1 ?? ["Phone remote: asking the player…", "", "Any key goes back."]
         }
     }
 
@@ -108,6 +120,10 @@ public final class RemoteService: SessionService, Sendable {
         return (["\(prefix)the remote is at \(origin): scan the code with the phone's camera to pair it (or open \(pairing))"]
             + code + ["plain HTTP on this network: anyone on it can see the traffic, only paired phones can drive the player", ""]).joined(separator: "\n")
     }
+
+    /// Where it serves (`ADDR:PORT`, as `--remote-bind` takes it), once started by `--remote`, `R`
+    /// or `practice remote`; nil before.
+    public var serving: String? { remote.withLock { $0 }.map { String($0.origin.dropFirst("http://".count)) } }
 
     public func stop() { remote.withLock { $0 }?.stop() }
     public var replacement: String? { nil }

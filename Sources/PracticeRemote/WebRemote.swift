@@ -304,13 +304,13 @@ final class RemoteState: Sendable {
         let admitted = connections.withLock { c in
             guard c.count < settings.maxConnections else { return false }
             c[id] = outbound
+            serving.add(1, ordering: .relaxed)
             return true
         }
         guard admitted else {
             try? await outbound.close(.init(codeNumber: 1013), reason: "too many connections")
             return
         }
-        serving.add(1, ordering: .relaxed)
         defer {
             _ = connections.withLock { $0.removeValue(forKey: id) }
             serving.subtract(1, ordering: .releasing)
@@ -351,6 +351,11 @@ final class RemoteState: Sendable {
             group.addTask { [self] in
                 do {
                     for try await message in inbound.messages(maxSize: settings.maxMessage) {
+                        // A phone revoked a moment ago: none of its commands is carried out.
+                        guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
+                            try await outbound.close(.policyViolation, reason: "this phone was unpaired")
+                            return
+                        }
                         guard case .text(let text) = message else {
                             try await outbound.close(.unacceptableData, reason: "commands are JSON text")
                             return

@@ -175,7 +175,9 @@ extension Practice {
                 }
                 return services
             }
-            run.detachedArguments = detachedArguments(file, paused: true)
+            // The player that takes over serves the remote if this one did, on its address: the
+            // pages reconnect to it.
+            run.detachedArguments = { detachedArguments(file, paused: true, remoteAt: phone?.serving) }
             switch try await run.run() {
             case .done: return
             case .signal(let signal): Glibc.exit(128 + signal)
@@ -187,7 +189,7 @@ extension Practice {
 
 extension Practice.PlayOptions {
     /// The command line of the detached player that takes over from a screen left with `d`.
-    func detachedArguments(_ file: String, paused: Bool) -> [String] {
+    func detachedArguments(_ file: String, paused: Bool, remoteAt serving: String? = nil) -> [String] {
         var args = ["play", file, "--device", device]
         if let sidecar = place.sidecar { args += ["--markers", sidecar] }
         if let lyrics = place.lyrics { args += ["--lyrics", lyrics] }
@@ -198,9 +200,9 @@ extension Practice.PlayOptions {
         if noMpris { args.append("--no-mpris") }
         if noJournal { args.append("--no-journal") }
         if reconnect { args.append("--reconnect") }
-        if remote { args.append("--remote") }
+        if remote || serving != nil { args.append("--remote") }
         if noRemote { args.append("--no-remote") }
-        if let remoteBind { args += ["--remote-bind", remoteBind] }
+        if let bind = serving ?? remoteBind { args += ["--remote-bind", bind] }
         if paused { args.append("--paused") }
         return args
     }

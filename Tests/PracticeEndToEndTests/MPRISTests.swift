@@ -417,8 +417,8 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         var shown = try second.waitFor("attached to the player of pid \(pid): d leaves it playing, q quits it")
         #expect(shown.contains("Long") && shown.contains("0:12.") && shown.contains("Drop"), "screen:\n\(shown)")
         try second.keys("R")
-        shown = try second.waitFor("Plain HTTP on this network. Any key goes back.")
-        #expect(shown.contains("Phone remote: http://127.0.0.1:") && shown.split(separator: "\n").filter { $0.contains("▀▀") || $0.contains("▄▄") }.count >= 10, "screen:\n\(shown)")
+        let panel = try second.waitFor("Plain HTTP on this network. Any key goes back.")
+        #expect(panel.contains("Phone remote: http://127.0.0.1:") && panel.split(separator: "\n").filter { $0.contains("▀▀") || $0.contains("▄▄") }.count >= 10, "screen:\n\(panel)")
         try second.keys("Space")
         _ = try second.waitFor("Drop")
         // A phone paired with the code the panel showed (the same one-time address `practice
@@ -426,13 +426,14 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         let invited = try practice(["remote", "--json"], in: dir, environment: env)
         let invitation = try #require(try JSONSerialization.jsonObject(with: Data(invited.stdout.utf8)) as? [String: String], "\(invited)")
         let address = try #require(invitation["pairing"]?.firstMatch(of: /^HTTP:\/\/127\.0\.0\.1:([0-9]+)(\/P\/[A-Z2-7]{26})$/), "\(invited)")
+        #expect(panel.contains("Phone remote: \(invitation["origin"]!) "), "the panel's address is the player's: \(invited)\n\(panel)")
         let paired = try tool("/usr/bin/python3", [RemoteTests.client, "http", "127.0.0.1", String(address.1), "GET", String(address.2)])
         let cookie = try #require(paired.stdout.firstMatch(of: /practice_remote=([A-Z2-7]{52})/)?.1, "\(paired)")
         let sent = try tool("/usr/bin/python3", [RemoteTests.client, "ws", "127.0.0.1", String(address.1), "Cookie: practice_remote=\(cookie)",
-                                                 "Origin: \(invitation["origin"]!)", "--", #"{"cmd":"jump","to":40}"#])
+                                                 "Origin: \(invitation["origin"]!)", "--", #"{"cmd":"jump","to":3}"#])
         #expect(sent.status == 0 && !sent.stdout.contains("error"), "\(sent)")
-        shown = try second.waitFor("0:4")
-        #expect(shown.contains("▶ Playing   0:4"), "screen:\n\(shown)")
+        shown = try second.waitFor("▶ Playing   0:0")   // back from 0:12 or later: only the jump gets there
+        #expect(shown.contains("Phone remote") == false, "screen:\n\(shown)")
         try second.keys("m")
         _ = try second.waitFor("name: ‹Marker 2›")
         try second.keys("Enter")
@@ -469,15 +470,26 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
     }
 
     /// `d` on the practice screen leaves the track playing in the background, where it was and at
-    /// its speed; `practice FILE` on that track opens the running player's screen, and `d` there
-    /// leaves it again; `practice ctl quit` ends it.
+    /// its speed, its phone remote (started with `R`) serving on the same address; `practice FILE`
+    /// on that track opens the running player's screen, and `d` there leaves it again; `practice
+    /// ctl quit` ends it.
     @Test func theScreenDetachesAndComesBack() throws {
         try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("song.wav"), tags: ["title": "Song"])
+        try FileManager.default.createDirectory(atPath: dir.file("config/practice"), withIntermediateDirectories: true)
+        try "[remote]\nbind = \"127.0.0.1:0\"\n".write(toFile: dir.file("config/practice/config.toml"), atomically: true, encoding: .utf8)
         let (pulse, terminal) = try realTimeTerminal()
         defer { withExtendedLifetime(pulse) {} }   // the sink lives as long as the test
         try terminal.type("\(practiceBinary) song.wav --device pulse --rate 0.8")
         _ = try terminal.waitFor("▶ Playing   0:01")
+        try terminal.keys("R")
+        let panel = try terminal.waitFor("Plain HTTP on this network. Any key goes back.")
+        let port = try #require(panel.firstMatch(of: #/Phone remote: http://127\.0\.0\.1:([0-9]+) /#)?.1, "screen:\n\(panel)")
+        try terminal.keys("Escape")
+        _ = try terminal.waitFor("▶ Playing")
         let (detached, status, object) = try detach(terminal, title: "Song")
+        // The player that took over serves the remote on the same address (a stranger gets 401 there).
+        let there = try tool("/usr/bin/python3", [RemoteTests.client, "http", "127.0.0.1", String(port), "GET", "/"])
+        #expect(there.stdout.hasPrefix(#"{"status": 401"#), "\(there)")
         // Where the screen left it (0:01 or after; the speed kept, playing).
         #expect(object["title"] as? String == "Song" && object["playing"] as? Bool == true && object["rate"] as? Double == 0.8
                 && (object["position"] as? Double ?? 0) >= 1, "\(status)\nscreen:\n\(detached)")

@@ -146,6 +146,9 @@ import PracticeTestSupport
         open.standardOutput = openOut
         try open.run()
         usleep(600_000)   // the client connects and reads its first frames for 1 s before waiting
+        // Paused: no event comes that would close it; only the check made every second does.
+        player.send(#"{"cmd":"pause"}"#)
+        try player.next("state") { $0["playing"] as? Bool == false }
         let revoked = try run(practiceBinary, ["remote", "revoke", "android PHONE 1"], environment: env)
         #expect(revoked.status == 0 && revoked.stdout == "revoked Android phone 1\n", "\(revoked)")
         open.waitUntilExit()
@@ -301,7 +304,7 @@ import PracticeTestSupport
             return r.stderr.contains("no player is running") ? nil : r
         }
         #expect(refused.status == 69 && refused.stdout.isEmpty
-                && refused.stderr == "practice: control: this player has no phone remote (it was started with '--no-remote')\n", "\(refused)")
+                && refused.stderr == "practice: control: this player offers no phone remote here (started with '--no-remote', or still starting; ask its players' socket, as 'practice remote' does)\n", "\(refused)")
         _ = try none.quit()
     }
 

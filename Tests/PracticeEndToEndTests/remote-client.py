@@ -227,14 +227,25 @@ class DevTools:
 
 def chromium(popen=None):
     """Headless Chromium with its DevTools on a free port: (process, port). `popen` starts it
-    (the bench's, which stops it with the bench)."""
-    import subprocess, tempfile
+    (the bench's, which stops it with the bench). Its profile folder goes with it at exit, and a
+    SIGTERM to this client stops it too (a test that gives up terminates the client)."""
+    import atexit, shutil, signal, subprocess, tempfile, threading
     profile = tempfile.mkdtemp(prefix="practice-chromium-")
     chrome = (popen or subprocess.Popen)(["/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                           "--disable-background-networking", "--remote-debugging-port=0", f"--user-data-dir={profile}",
                                           "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def gone():
+        if chrome.poll() is None:
+            chrome.kill()
+            chrome.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+    atexit.register(gone)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # runs atexit's, unlike the default
     for line in chrome.stderr:
         if "DevTools listening on " in line:
+            # What it says from now on is read and dropped: a full pipe would stop it.
+            threading.Thread(target=lambda: [None for _ in chrome.stderr], daemon=True).start()
             return chrome, line.split("DevTools listening on ")[1].strip().split(":")[2].split("/")[0]
     raise RuntimeError("chromium did not start")
 

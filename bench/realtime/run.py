@@ -840,7 +840,8 @@ def main():
         sys.exit('run.py: %s not found (build it, or pass --practice)' % practice_bin)
     for tool in ('pulseaudio', 'pactl', 'parec', 'sox', 'mpv') + (('chromium',) if 'remote' in args.tests.split(',') else ()):
         if shutil.which(tool) is None:
-            sys.exit('run.py: %s not found (apt-get install pulseaudio pulseaudio-utils libasound2-plugins sox mpv)' % tool)
+            sys.exit('run.py: %s not found (apt-get install pulseaudio pulseaudio-utils libasound2-plugins sox mpv chromium; '
+                     'or leave out the remote test: --tests launch,seek,rate,cpu)' % tool)
 
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)

@@ -99,6 +99,17 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         thread?.join()
     }
 
+    /// Why `folder` is not one only this user can write in (another user's, or writable by
+    /// others: whoever could put a socket there could answer for a player), or nil.
+    public static func notPrivate(_ folder: String) -> String? {
+        var info = stat()
+        guard lstat(folder.isEmpty ? "." : folder, &info) == 0 else { return "cannot be read (\(systemMessage()))" }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "is not a folder" }
+        guard info.st_uid == getuid() else { return "belongs to another user (uid \(info.st_uid))" }
+        guard info.st_mode & 0o022 == 0 else { return "others can write in it (mode \(String(info.st_mode & 0o777, radix: 8)))" }
+        return nil
+    }
+
     /// The address of the Unix socket at `path`; an error if the path is too long for one.
     static func address(_ path: String) throws(PracticeError) -> sockaddr_un {
         var address = sockaddr_un()

@@ -183,10 +183,21 @@ public final class PlaySession: Sendable {
         let controlSocket = try control.map { p throws(PracticeError) in try ControlSocket(path: p, player: player, onQuit: quit) }
         let quitFromSocket = Locked<String?>(nil)
         var players: ControlSocket?
-        do {
-            players = try ControlSocket(path: Players.socketPath(), player: player) {
+        do throws(PracticeError) {
+            let path = Players.socketPath()
+            players = try ControlSocket(path: path, player: player) {
                 quitFromSocket.withLock { $0 = "another terminal ('practice attach' there, or 'practice ctl quit')" }
                 quit()
+            }
+            // Only in a folder of this user's own: whoever else could write there could answer
+            // `ctl` and `practice remote` for a player.
+            for folder in [Path.directory(path), Path.directory(Path.directory(path))] {
+                if let problem = ControlSocket.notPrivate(folder) {
+                    players?.stop()
+                    players = nil
+                    Terminal.write("practice: warning: \(folder): \(problem); 'practice ctl' and 'practice remote' will not find this player\n", to: STDERR_FILENO)
+                    break
+                }
             }
         } catch {
             if verbose { Terminal.write("practice: no socket for 'practice ctl': \(error.message)\n", to: STDERR_FILENO) }

@@ -29,10 +29,12 @@ public enum Players {
         public var mpris: String? { status.process?.mpris }
     }
 
-    /// The players that answer, oldest first. Sockets of players that are gone are removed.
+    /// The players that answer, oldest first. Sockets of players that are gone are removed. None
+    /// in a folder that is not this user's own (nobody else may answer for a player).
     public static func running(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Running] {
         let dir = folder(environment: environment)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        guard ControlSocket.notPrivate(dir) == nil, ControlSocket.notPrivate(Path.directory(dir)) == nil,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         var out: [Running] = []
         for name in names where name.hasSuffix(".sock") {
             guard let pid = Int(name.dropLast(5)) else { continue }

@@ -84,4 +84,23 @@ import PracticeTestSupport
         let mine = Players.running().first { $0.pid == Int(getpid()) }
         #expect(mine?.status.state.rate == 0.5 && mine?.path == Path.resolved(dir.file("counter.wav")))
     }
+
+    /// The players' folder must be this user's own: one that others can write in (where another
+    /// user could put a socket that answers for a player) is refused, and `ctl` finds nobody there.
+    @Test func thePlayersFolderMustBeOurOwn() throws {
+        let runtime = dir.file("runtime")
+        try FileManager.default.createDirectory(atPath: runtime + "/practice/players", withIntermediateDirectories: true)
+        chmod(runtime + "/practice", 0o700)
+        chmod(runtime + "/practice/players", 0o700)
+        #expect(ControlSocket.notPrivate(runtime + "/practice/players") == nil)
+        #expect(ControlSocket.notPrivate(dir.file("nothing")) == "cannot be read (No such file or directory)")
+        // A player answering there is found while the folder is ours alone, not once others can write in it.
+        let s = try session(resume: nil, output: VirtualOutput(sampleRate: 44_100, channels: 2))
+        let socket = try ControlSocket(path: Players.socketPath(environment: ["XDG_RUNTIME_DIR": runtime]), player: s.player) {}
+        defer { socket.stop(); s.player.stop() }
+        #expect(Players.running(environment: ["XDG_RUNTIME_DIR": runtime]).map(\.pid) == [Int(getpid())])
+        chmod(runtime + "/practice", 0o777)
+        #expect(ControlSocket.notPrivate(runtime + "/practice") == "others can write in it (mode 777)")
+        #expect(Players.running(environment: ["XDG_RUNTIME_DIR": runtime]).isEmpty)
+    }
 }

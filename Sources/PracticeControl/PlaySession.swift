@@ -172,6 +172,15 @@ public final class PlaySession: Sendable {
             control?.stop()
             players?.stop()
         }
+
+        /// `stop`, from async code: on a thread of its own, since stopping waits (the remote for
+        /// its pages' answers, the sockets for their threads) on work that may need the
+        /// concurrency pool's threads, of which the caller holds one.
+        public func stop() async {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                _ = ControlThread(name: "practice-stop") { [self] in stop(); done.resume() }
+            }
+        }
     }
 
     /// Starts the session's controllers: its socket in the players' folder, `control` (a

@@ -100,7 +100,7 @@ public struct PlayTerminal {
             try view.run()
             let last = player.state   // as it was heard when the screen ended, for a player taking over
             player.stop()
-            controllers.stop()
+            await controllers.stop()
             session.remember()
             if view.detachRequested && controllers.signal == nil {
                 // `d`: a detached player takes over where this one stopped (the saved place:
@@ -123,12 +123,12 @@ public struct PlayTerminal {
         // A detached player has no terminal to lose: SIGHUP does not stop it.
         let controllers = try session.startControllers(control: socketPath, signals: detached ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP],
                                                        verbose: verbose, services: services) { player.stop() }
-        defer { controllers.stop() }
         var plain = PlaySession.Plain()
         plain.stdin = controlled
         plain.detached = detached
         if interactive && !detached { plain.statusLine = { StatusLine.render($0, width: Terminal.width(STDOUT_FILENO) - 1) } }
         let last = await session.runWithoutScreen(plain) { if detached { Background.ready() } }
+        await controllers.stop()
         session.remember()
         session.finishRecording()
         if let signal = controllers.signal { return .signal(signal) }

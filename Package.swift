@@ -89,11 +89,13 @@ let package = Package(
             .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The dancer's video: the mpv program's window following the player (over its JSON IPC).
+        .target(name: "PracticeVideo", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl"]),
         // The practice and library screens: views of the player's state and the index, keys turned into commands.
         .target(name: "PracticeTUI", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary"]),
         .executableTarget(name: "practice", dependencies: [
             "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
-            "PracticeDesktop", "PracticeSystem", "PracticeRemote",
+            "PracticeDesktop", "PracticeSystem", "PracticeRemote", "PracticeVideo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop", "third-party.txt"]),   // installed by `make install`
 
@@ -138,7 +140,7 @@ if Context.environment["PRACTICE_FUZZ"] == "1" {
 // fuzz targets and the end-to-end tests, which it would build under the sanitizer for nothing.
 if Context.environment["PRACTICE_THREADS"] == "1" {
     let kept: Set<String> = ["PracticeAudioTests", "PracticeEngineTests", "PracticeControlTests", "PracticeTUITests"]
-    let unused: Set<String> = ["practice", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets", "PracticeRemote"]
+    let unused: Set<String> = ["practice", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets", "PracticeRemote", "PracticeVideo"]
     package.targets.removeAll { $0.type == .test ? !kept.contains($0.name) : unused.contains($0.name) }
     package.products.removeAll()
 }

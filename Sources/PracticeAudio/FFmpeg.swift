@@ -805,51 +805,74 @@ final class FFmpegEncoder {
 
 /// A picture from a video stream, for the library's covers.
 public enum VideoFrame {
-    /// A video's cover: the first frame at a tenth of its length (past a fade-in or a title
-    /// card), as a JPEG made by FFmpeg's encoder from the decoded picture. Nil for a file with no
-    /// video (an attached cover picture is TagLib's), or a picture in a pixel format the JPEG
-    /// encoder does not take as it is (10-bit, RGB).
-    public static func jpeg(of path: String) -> [UInt8]? {
+    /// A file's video stream (not an attached cover picture): its frames a second and its size;
+    /// nil for a file without one (or one FFmpeg cannot open).
+    public static func stream(of path: String) -> (fps: Double, width: Int, height: Int)? {
+        withVideoStream(path) { _, context, index in
+            let stream = context.pointee.streams[index]!
+            let rate = stream.pointee.avg_frame_rate.den > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+            let fps = rate.den > 0 && rate.num > 0 ? Double(rate.num) / Double(rate.den) : 25
+            return (fps, Int(stream.pointee.codecpar.pointee.width), Int(stream.pointee.codecpar.pointee.height))
+        }
+    }
+
+    /// `body` on the file's video stream (FFmpeg's API, the opened file, the stream's index),
+    /// the file closed after; nil without a video stream.
+    private static func withVideoStream<T>(_ path: String, _ body: (practice_ffmpeg_api, UnsafeMutablePointer<AVFormatContext>, Int) -> T?) -> T? {
         guard let api = try? ffmpegAPI() else { return nil }
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard api.open_input(&context, path, nil, nil) >= 0, let context else { return nil }
         var owned: UnsafeMutablePointer<AVFormatContext>? = context
         defer { api.close_input(&owned) }
-        guard api.find_stream_info(context, nil) >= 0 else { return nil }
-        guard let index = (0..<Int(context.pointee.nb_streams)).first(where: { i in
+        guard api.find_stream_info(context, nil) >= 0, let index = videoStream(context) else { return nil }
+        return body(api, context, index)
+    }
+
+    /// The first video stream that is not an attached picture.
+    private static func videoStream(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int? {
+        (0..<Int(context.pointee.nb_streams)).first { i in
             let s = context.pointee.streams[i]!
             return s.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
-        }) else { return nil }
-        let stream = context.pointee.streams[index]!
-        var opened = openDecoder(stream.pointee.codecpar, api: api).context
-        defer { api.free_context(&opened) }
-        guard let codec = opened else { return nil }
-        var frame = api.frame_alloc(), packet = api.packet_alloc()
-        defer { api.frame_free(&frame); api.packet_free(&packet) }
-        guard let frame, let packet else { return nil }
-        // A tenth of the way in, on the stream's clock.
-        let nopts = practice_av_nopts()
-        let timeBase = Double(stream.pointee.time_base.num) / Double(max(stream.pointee.time_base.den, 1))
-        let seconds = context.pointee.duration != nopts && context.pointee.duration > 0 ? Double(context.pointee.duration) / Double(AV_TIME_BASE) / 10 : 0
-        let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
-        let target = start + Int64(seconds / timeBase)
-        if seconds > 0 { _ = api.seek_frame(context, Int32(index), target, AVSEEK_FLAG_BACKWARD) }
-        // Decoded up to the first frame at the target (at most ten seconds' packets past it).
-        var got = false
-        var packets = 0
-        while !got, packets < 2_000, api.read_frame(context, packet) >= 0 {
-            defer { api.packet_unref(packet) }
-            guard packet.pointee.stream_index == Int32(index) else { continue }
-            packets += 1
-            guard api.send_packet(codec, packet) >= 0 else { continue }
-            while api.receive_frame(codec, frame) >= 0 {
-                let pts = frame.pointee.best_effort_timestamp
-                if pts == nopts || pts >= target || packets > 600 { got = true; break }
-                api.frame_unref(frame)
-            }
         }
-        guard got else { return nil }
-        return jpeg(frame, api: api)
+    }
+
+    /// A video's cover: the first frame at a tenth of its length (past a fade-in or a title
+    /// card), as a JPEG made by FFmpeg's encoder from the decoded picture. Nil for a file with no
+    /// video (an attached cover picture is TagLib's), or a picture in a pixel format the JPEG
+    /// encoder does not take as it is (10-bit, RGB).
+    public static func jpeg(of path: String) -> [UInt8]? {
+        withVideoStream(path) { api, context, index in
+            let stream = context.pointee.streams[index]!
+            var opened = openDecoder(stream.pointee.codecpar, api: api).context
+            defer { api.free_context(&opened) }
+            guard let codec = opened else { return nil }
+            var frame = api.frame_alloc(), packet = api.packet_alloc()
+            defer { api.frame_free(&frame); api.packet_free(&packet) }
+            guard let frame, let packet else { return nil }
+            // A tenth of the way in, on the stream's clock.
+            let nopts = practice_av_nopts()
+            let timeBase = Double(stream.pointee.time_base.num) / Double(max(stream.pointee.time_base.den, 1))
+            let seconds = context.pointee.duration != nopts && context.pointee.duration > 0 ? Double(context.pointee.duration) / Double(AV_TIME_BASE) / 10 : 0
+            let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
+            let target = start + Int64(seconds / timeBase)
+            if seconds > 0 { _ = api.seek_frame(context, Int32(index), target, AVSEEK_FLAG_BACKWARD) }
+            // Decoded up to the first frame at the target (at most ten seconds' packets past it).
+            var got = false
+            var packets = 0
+            while !got, packets < 2_000, api.read_frame(context, packet) >= 0 {
+                defer { api.packet_unref(packet) }
+                guard packet.pointee.stream_index == Int32(index) else { continue }
+                packets += 1
+                guard api.send_packet(codec, packet) >= 0 else { continue }
+                while api.receive_frame(codec, frame) >= 0 {
+                    let pts = frame.pointee.best_effort_timestamp
+                    if pts == nopts || pts >= target || packets > 600 { got = true; break }
+                    api.frame_unref(frame)
+                }
+            }
+            guard got else { return nil }
+            return jpeg(frame, api: api)
+        }
     }
 
     /// `frame` as a JPEG (FFmpeg's encoder, quality 3 of 31), or nil.

@@ -32,13 +32,8 @@ public enum Background {
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t(), all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setsigdefault(&attr, &all)
         // POSIX_SPAWN_SETSID (0x80, glibc 2.26): a session of its own, without this terminal.
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
+        Spawning.freshSignals(&attr, flags: 0x80)
         let argv = (["practice"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child = pid_t()

@@ -43,6 +43,38 @@ public enum Spawning {
         return (code, String(decoding: output, as: UTF8.self))
     }
 
+    /// Starts `path` with `arguments` beside this process (stdin, stdout and stderr on /dev/null,
+    /// nothing else of ours open, signals as new) and returns its pid, or nil.
+    public static func start(_ path: String, _ arguments: [String]) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        closeFrom(3, in: &actions)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        freshSignals(&attr)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child = pid_t()
+        return posix_spawn(&child, path, &actions, &attr, argv, environ) == 0 ? child : nil
+    }
+
+    /// Sets `attr` so that the child starts with no signal blocked and every one at its default
+    /// (a thread of ours may block some: dispatch's do, and SIGTERM would then stay pending in the
+    /// child for ever), with `flags` besides.
+    public static func freshSignals(_ attr: inout posix_spawnattr_t, flags: Int32 = 0) {
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
+    }
+
     /// Everything `fd` gives until its end (or an error), reads interrupted by a signal retried.
     public static func readToEnd(_ fd: Int32) -> [UInt8] {
         var output: [UInt8] = []

@@ -15,6 +15,7 @@ import PracticeLibrary
 import PracticeSystem
 import PracticeDesktop
 import PracticeRemote
+import PracticeVideo
 
 extension Practice {
     struct Play: AsyncParsableCommand {
@@ -99,6 +100,12 @@ extension Practice {
         @Option(help: ArgumentHelp("The address the phone remote listens on, ADDR or ADDR:PORT (default: this machine's LAN address, port 4797).", valueName: "addr"))
         var remoteBind: String?
 
+        @Flag(help: "A video's sound alone, without its picture (which plays in a window beside the screen, through mpv).")
+        var noVideo = false
+
+        @Flag(help: "A video's picture mirrored, left and right swapped, as a mirror shows a dancer.")
+        var mirror = false
+
         /// Set on the player that `--background` starts: no terminal, its stderr tells the starter when it is ready.
         @Flag(help: .hidden)
         var detached = false
@@ -160,10 +167,17 @@ extension Practice {
             // The phone remote: started with the session (`--remote`, config.toml), or by `R` on the screen.
             let remoteOn = !noRemote && (remote || config.remote)
             let phone = noRemote ? nil : RemoteService(bind: remoteBind ?? config.remoteBind, announce: !run.showsScreen)
-            if let phone {
-                run.remotePanel = { @Sendable in phone.panel() }
-                run.remoteNotices = { say in phone.onNotice(say) }
+            // What the services say goes to the screen's message line, once there is one.
+            let screenSays = Locked<(@Sendable (String) -> Void)?>(nil)
+            if let phone { run.remotePanel = { @Sendable in phone.panel() } }
+            run.remoteNotices = { say in
+                phone?.onNotice(say)
+                screenSays.withLock { $0 = say }
             }
+            // A file with a video stream: its picture in mpv's window beside the screen.
+            let video = noVideo ? nil : VideoFrame.stream(of: file)
+            let noDisplay = video == nil ? nil : VideoWindow.noDisplay()
+            if let noDisplay { Terminal.write("practice: \(file.terminalSafe): \(noDisplay); playing the sound alone\n", to: STDERR_FILENO) }
             run.services = { [noMpris, quiet, verbose] player, socket, quit in
                 // Once the player plays: the cover is looked for beside the file.
                 let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
@@ -172,6 +186,18 @@ extension Practice {
                 if let phone {
                     phone.attach(player, start: remoteOn, socket: socket)
                     services.append(phone)
+                }
+                if let video, noDisplay == nil {
+                    var settings = VideoWindow.Settings()
+                    settings.mirror = mirror
+                    let say: @Sendable (String) -> Void = { line in
+                        if let post = screenSays.withLock({ $0 }) { post(line) } else { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
+                    }
+                    do throws(PracticeError) {
+                        services.append(try VideoWindow(player: player, file: file, fps: video.fps, settings: settings, say: say))
+                    } catch {
+                        say("no picture: \(error.message); the sound plays on")
+                    }
                 }
                 return services
             }
@@ -203,6 +229,8 @@ extension Practice.PlayOptions {
         if remote || serving != nil { args.append("--remote") }
         if noRemote { args.append("--no-remote") }
         if let bind = serving ?? remoteBind { args += ["--remote-bind", bind] }
+        if noVideo { args.append("--no-video") }
+        if mirror { args.append("--mirror") }
         if paused { args.append("--paused") }
         return args
     }

@@ -40,12 +40,7 @@ public final class Spawned: @unchecked Sendable {  // pid and fd are immutable a
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t(), all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        Spawning.freshSignals(&attr)
         var child = pid_t()
         let rc = posix_spawn(&child, path, &actions, &attr, argv, envp)
         if captureStdout { close(fds[1]) }

@@ -42,21 +42,27 @@ private let loaded: (api: practice_ffmpeg_api?, problem: String?) = {
 }()
 
 extension SoundFile {
+    /// Whether the file starts as the containers FFmpeg reads for us do (MP4/M4A/MOV, Matroska/
+    /// WebM, ASF/WMA): read from its first 8 bytes, without loading FFmpeg.
+    public static func isContainer(_ path: String) -> Bool {
+        var head = [UInt8](repeating: 0, count: 8)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 8) }
+        Glibc.close(fd)
+        guard n == 8 else { return false }
+        let mp4 = head[4..<8].elementsEqual("ftyp".utf8)
+        let ebml = head[0..<4].elementsEqual([0x1A, 0x45, 0xDF, 0xA3])
+        let asf = head.elementsEqual([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11])
+        return mp4 || ebml || asf
+    }
+
     /// Starts loading FFmpeg's libraries on a thread of their own when `path` begins as a
     /// container libsndfile does not read (MP4/M4A/MOV's `ftyp`, Matroska/WebM's EBML, ASF):
     /// about 33 ms of binding 134 libraries, done beside the rest of a player's setup; the first
     /// decoder waits for what is left. Nothing otherwise, or once they are loading.
     public static func prepare(_ path: String) {
-        var head = [UInt8](repeating: 0, count: 8)
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 8) }
-        Glibc.close(fd)
-        guard n == 8 else { return }
-        let mp4 = head[4..<8].elementsEqual("ftyp".utf8)
-        let ebml = head[0..<4].elementsEqual([0x1A, 0x45, 0xDF, 0xA3])
-        let asf = head.elementsEqual([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11])
-        guard mp4 || ebml || asf, !loading.exchange(true, ordering: .relaxed) else { return }
+        guard isContainer(path), !loading.exchange(true, ordering: .relaxed) else { return }
         var thread = pthread_t()
         if pthread_create(&thread, nil, { _ in _ = loaded; return nil }, nil) == 0 { pthread_detach(thread) }
     }
@@ -819,7 +825,8 @@ public enum VideoFrame {
     /// `body` on the file's video stream (FFmpeg's API, the opened file, the stream's index),
     /// the file closed after; nil without a video stream.
     private static func withVideoStream<T>(_ path: String, _ body: (practice_ffmpeg_api, UnsafeMutablePointer<AVFormatContext>, Int) -> T?) -> T? {
-        guard let api = try? ffmpegAPI() else { return nil }
+        // A WAV, FLAC, MP3 or Ogg file has none: FFmpeg is not even loaded for it.
+        guard SoundFile.isContainer(path), let api = try? ffmpegAPI() else { return nil }
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard api.open_input(&context, path, nil, nil) >= 0, let context else { return nil }
         var owned: UnsafeMutablePointer<AVFormatContext>? = context

@@ -35,6 +35,8 @@ public enum PlayerCommand: Equatable, Sendable {
     case looping(Bool)
     /// `{"cmd":"rewind"}`: back to the loop's start, paused, every pass to play again.
     case rewind
+    /// `{"cmd":"mirror","on":true}`: a video's picture mirrored, or not; without `on`, the other way.
+    case mirror(Bool?)
     /// `{"cmd":"setloop","loop":{…LoopRange…},"keepingCount":true,"on":true}`; no "loop": none.
     case setLoop(LoopRange?, keepingCount: Bool, on: Bool)
     case seek(Double)
@@ -71,6 +73,10 @@ public enum PlayerCommand: Equatable, Sendable {
         case "attach": return .attach
         case "remote": return .remote
         case "rewind": return .rewind
+        case "mirror":
+            guard let on = object["on"] else { return .mirror(nil) }
+            guard let value = on.bool else { throw PracticeError(.dataError, "control: \"mirror\" takes true or false in \"on\" (or nothing: the other way): \(line)") }
+            return .mirror(value)
         case "looping":
             guard let on = object["on"]?.bool else { throw PracticeError(.dataError, "control: \"looping\" needs true or false in \"on\": \(line)") }
             return .looping(on)
@@ -142,6 +148,8 @@ extension PlayerCommand {
         case .attach: return cmd("attach")
         case .remote: return cmd("remote")
         case .rewind: return cmd("rewind")
+        case .mirror(nil): return cmd("mirror")
+        case .mirror(let on?): return cmd("mirror", ["on": .bool(on)])
         case .mark(let name): return cmd("mark", ["name": .string(name)])
         case .jumpTo(let t): return cmd("jump", ["to": .double(t)])
         case .jump(let marker): return cmd("jump", ["marker": .string(marker)])
@@ -229,6 +237,7 @@ extension Player {
             jump(to: t)
         case .looping(let on): setLooping(on)
         case .rewind: rewindLoop()
+        case .mirror(let on): setMirror(on ?? !state.isMirrored)
         case .setLoop(let loop, let keepingCount, let on): try setLoop(loop, keepingCount: keepingCount, on: on)
         case .quit, .attach: break
         case .remote: throw PracticeError(.unavailable, "control: this player offers no phone remote here (started with '--no-remote', or still starting; ask its players' socket, as 'practice remote' does)")

@@ -55,6 +55,8 @@ public final class PlaySession: Sendable {
         public var place = false
         /// A loop given (`--loop`): it wins over the saved loop.
         public var loop = false
+        /// `--mirror` given: it wins over the saved picture's side.
+        public var mirror = false
         public init() {}
     }
 
@@ -99,6 +101,7 @@ public final class PlaySession: Sendable {
     /// The saved place, under what the command line says: `--rate` and `--pitch` win over the saved
     /// ones, `--from`, `--to` and `--loop` over the saved position (and `--loop` over the saved loop).
     static func resume(from point: ResumePoint, into options: inout PlayerOptions, rules: ResumeRules, file: String) {
+        if !rules.mirror { options.mirror = point.mirror }
         if !rules.rate { options.settings.rate = point.rate }
         if !rules.pitch { options.settings.pitch = point.pitch }
         // Not from the very end (or past it, if the file was replaced by a shorter one).
@@ -109,7 +112,7 @@ public final class PlaySession: Sendable {
     /// Keeps where the person stopped (a track played to its end starts at the beginning next time).
     public func remember() {
         let s = player.state
-        let atStart = s.position < 0.5 && s.rate == 1 && s.pitch == 0 && s.loop == nil
+        let atStart = s.position < 0.5 && s.rate == 1 && s.pitch == 0 && s.loop == nil && !s.isMirrored
         let problem: PracticeError? = store.withLock { store in
             guard store != nil else { return nil }
             do throws(PracticeError) {

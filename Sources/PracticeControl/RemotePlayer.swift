@@ -119,6 +119,7 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
     }
     public func setLooping(_ on: Bool) { send(.looping(on)) }
     public func rewindLoop() { send(.rewind) }
+    public func setMirror(_ on: Bool) { send(.mirror(on)) }
 
     /// Lets go of the player (it plays on).
     public func stop() {

@@ -58,6 +58,7 @@ public struct StateMessage: Sendable, Equatable {
             o["path"] = .string(s.path)
             o["tags"] = .object(s.tags.mapValues(JSONValue.string))
             o["realTime"] = .bool(s.isRealTime)
+            if s.isMirrored { o["mirror"] = .bool(true) }
             o["start"] = .double(start)
             if let earlyEnd = s.earlyEnd { o["earlyEnd"] = .string(earlyEnd) }
             if let failure = s.failure { o["failure"] = .string(failure) }
@@ -104,6 +105,7 @@ public struct StateMessage: Sendable, Equatable {
                             isFinished: o["finished"]?.bool ?? false, underruns: o["underruns"]?.int ?? 0,
                             earlyEnd: o["earlyEnd"]?.string, failure: o["failure"]?.string)
         s.isRealTime = o["realTime"]?.bool ?? true
+        s.isMirrored = o["mirror"]?.bool ?? false
         s.deviceLost = o["deviceLost"]?.string
         if form == .full, let r = o["rewound"]?.object { s.rewound = r["passes"]?.int.map(PlayerState.Rewound.passes) ?? .track }
         if let l = o["loop"]?.object, let a = finite("start", in: l), let b = finite("end", in: l) {

@@ -9,6 +9,8 @@ public struct ResumePoint: Sendable, Equatable {
     public var rate: Double
     public var pitch: Double
     public var loop: Loop?
+    /// A video's picture was shown mirrored.
+    public var mirror = false
     public var updatedAt: String
 
     public struct Loop: Sendable, Equatable {
@@ -29,6 +31,7 @@ public struct ResumePoint: Sendable, Equatable {
         if rate != 1 { parts.append(cFormat("%.2f×", rate)) }
         if pitch != 0 { parts.append("\(pitch > 0 ? "+" : "")\(JSONValue.formatMilliseconds(pitch)) st") }
         if let loop, loop.isOn { parts.append("loop \(loop.name ?? "\(Timecode.format(loop.start))–\(Timecode.format(loop.end))")") }
+        if mirror { parts.append("mirrored") }
         return parts.joined(separator: ", ")
     }
 }
@@ -68,7 +71,9 @@ public struct ResumeStore: Sendable {
                 if let l = p["loop"]?.object, let a = l["start"]?.double, let b = l["end"]?.double, a.isFinite, b.isFinite, a >= 0, b > a {
                     loop = .init(start: a, end: b, name: l["name"]?.string, isOn: l["on"]?.bool ?? true)
                 }
-                points[key] = ResumePoint(position: position, rate: rate, pitch: pitch, loop: loop, updatedAt: p["updatedAt"]?.string ?? "")
+                var point = ResumePoint(position: position, rate: rate, pitch: pitch, loop: loop, updatedAt: p["updatedAt"]?.string ?? "")
+                point.mirror = p["mirror"]?.bool ?? false
+                points[key] = point
             }
         } catch {
             problem = "\(path):\(error.line):\(error.column): \(error.message); not resuming, and not saving where you stop"
@@ -96,6 +101,7 @@ public struct ResumeStore: Sendable {
         var tracks: [String: JSONValue] = [:]
         for (key, p) in points {
             var o: [String: JSONValue] = ["position": .seconds(p.position), "rate": .double(p.rate), "pitch": .double(p.pitch), "updatedAt": .string(p.updatedAt)]
+            if p.mirror { o["mirror"] = .bool(true) }
             if let l = p.loop {
                 var lo: [String: JSONValue] = ["start": .seconds(l.start), "end": .seconds(l.end), "on": .bool(l.isOn)]
                 if let name = l.name { lo["name"] = .string(name) }

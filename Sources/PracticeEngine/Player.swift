@@ -61,6 +61,8 @@ public struct PlayerOptions: Sendable {
     public var edgeFade: Double = 0
     /// A region to repeat; playback starts at `from` (a lead-in) or at the loop's start.
     public var loop: LoopRange?
+    /// A video's picture mirrored from the start (`--mirror`, or the track's saved place).
+    public var mirror = false
     /// The sidecar that names markers for controllers' jumps, instead of the track's own (`--markers`).
     public var sidecar: String?
     /// Tags shown instead of the file's own (title, artist, album): a song document's.
@@ -150,6 +152,9 @@ public struct PlayerState: Sendable, Equatable {
     public var loop: LoopState?
     /// Whether the audio thread got real-time priority (SCHED_FIFO); without it a busy machine may make it skip.
     public var isRealTime = true
+    /// A video's picture shown mirrored (left and right swapped), as a mirror shows a dancer: a
+    /// setting of the session that the video window follows, kept with the track's place.
+    public var isMirrored = false
     /// After an end with `EndPolicy.rewind`, until the next command: what ended (the track, or
     /// the loop's passes), for views to say why the player went back.
     public var rewound: Rewound?
@@ -178,7 +183,7 @@ public struct PlayerEvent: Sendable, Equatable {
         /// The first event a subscriber gets: the state when it subscribed.
         case snapshot
         /// Commands, from any controller.
-        case played, paused, seeked, rateChanged, pitchChanged, loopChanged
+        case played, paused, seeked, rateChanged, pitchChanged, loopChanged, mirrorChanged
         /// Time went by while playing (every `PlayerOptions.tickInterval`).
         case tick
         /// A loop's next pass began (`state.loop.pass`).
@@ -276,6 +281,7 @@ public final class Player: Sendable {
         var loop: LoopRange?
         var loopOn = true
         var activeLoop: LoopRange? { loopOn ? loop : nil }
+        var mirror = false
         /// Passes of the loop heard before the latest generation started (a pause or a rate change
         /// restarts the stream without restarting the count).
         var passesBefore = 0
@@ -346,7 +352,7 @@ public final class Player: Sendable {
         }
         decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
                           isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
-        engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop))
+        engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop, mirror: options.mirror))
         isRealTime = audio.start()
         decoder.start()
         engine.withLock { c in
@@ -483,6 +489,15 @@ public final class Player: Sendable {
             guard !c.stopped, let loop = c.activeLoop else { return }
             restart(&c, at: track.frame(clamping: loop.start), settings: c.settings, playing: false, passesBefore: 0)
             publish(&c, .paused)
+        }
+    }
+
+    /// Shows a video's picture mirrored, or not (nothing that is heard changes).
+    public func setMirror(_ on: Bool) {
+        command { c in
+            guard !c.stopped, c.mirror != on else { return }
+            c.mirror = on
+            publish(&c, .mirrorChanged)
         }
     }
 
@@ -648,6 +663,7 @@ public final class Player: Sendable {
             loop: c.loop.map { LoopState(start: $0.start, end: $0.end, name: $0.name, pass: currentPass(c) ?? 1, passes: $0.passes,
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
+        s.isMirrored = c.mirror
         s.rewound = c.rewound
         if waiting {
             s.deviceLost = "waiting for audio device '\(deviceName)' to come back: it \(audio.audioOutput.describe(failure: failure))"
@@ -869,6 +885,7 @@ extension ResumePoint {
     public init(_ state: PlayerState) {
         self.init(position: Sidecar.milliseconds(state.position), rate: state.rate, pitch: state.pitch,
                   loop: state.loop.map { Loop(start: $0.start, end: $0.end, name: $0.name, isOn: $0.isOn) })
+        mirror = state.isMirrored
     }
 }
 

@@ -22,6 +22,8 @@ public protocol PlayerHandle: AnyObject, Sendable {
     func setLoop(_ loop: LoopRange?, keepingCount: Bool, on: Bool) throws(PracticeError)
     func setLooping(_ on: Bool)
     func rewindLoop()
+    /// A video's picture mirrored, or not.
+    func setMirror(_ on: Bool)
     /// Ends this handle: the player stops (a remote handle only lets go of it).
     func stop()
 }

@@ -161,7 +161,7 @@ public enum Screen {
         ([.previousCount, .nextCount], "previous / next eight"),
         ([.loopCount], "loop this eight"),
         ([.growLoop, .shrinkLoop], "loop one more / fewer"),
-        ([.note, .remote], "note / phone remote"),
+        ([.note, .remote, .mirror], "note / remote / mirror"),
         ([.help], "these keys"),
         ([.quit], "quit (edits are saved)"),
         ([.detach], "detach: it plays on"),

@@ -159,6 +159,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             case .jump(let t): player.jump(to: t)
             case .rate(let r): player.setRate(r)
             case .pitch(let p): player.setPitch(p)
+            case .mirror(let on): player.setMirror(on)
             case .looping(let on): player.setLooping(on)
             case .loop(let loop, let keepingCount, let on):
                 do { try player.setLoop(loop, keepingCount: keepingCount, on: on) } catch {

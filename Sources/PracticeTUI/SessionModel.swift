@@ -16,6 +16,8 @@ public enum SessionAction: Equatable, Sendable {
     case jump(Double)
     case rate(Double)
     case pitch(Double)
+    /// A video's picture mirrored, or not.
+    case mirror(Bool)
     case loop(LoopRange?, keepingCount: Bool, on: Bool)
     case looping(Bool)
     case edit(SidecarEdit)
@@ -292,6 +294,7 @@ public struct SessionModel: Sendable {
         case .speedReset: return takeOverFromTrainer(s) + [rate(1, grid: 0.01)]
         case .pitchUp: return [.pitch(s.pitch + 1)]
         case .pitchDown: return [.pitch(s.pitch - 1)]
+        case .mirror: return [.mirror(!s.isMirrored)]
         case .addMarker:
             let time = Sidecar.milliseconds(s.position)
             mode = .prompt(.init(label: "Marker at \(Timecode.format(time, decimals: 3)), name", text: nextMarkerName(), isSuggestion: true), .markerName, time: time)

@@ -10,12 +10,10 @@ import PracticeSystem
 /// the `mpv` program (its sound off) driven over its JSON IPC socket, following the player, which
 /// stays the clock. It pauses, plays, seeks (exactly, to the frame) and takes the speed as the
 /// player does, holds on the loop's start during a count-in, and is sought again when it drifts
-/// from the heard position by more than a frame. Mirrored on request. mpv closed or killed: the
-/// sound goes on, and one line says so.
+/// from the heard position by more than a frame, and mirrored as the player's state says
+/// (`PlayerState.isMirrored`). mpv closed or killed: the sound goes on, and one line says so.
 public final class VideoWindow: SessionService, @unchecked Sendable {  // `process` and `follower` are written once, in init
     public struct Settings: Sendable {
-        /// Left and right swapped, as a mirror shows the dancer.
-        public var mirror = false
         /// The mpv program.
         public var mpv = "/usr/bin/mpv"
         public init() {}
@@ -31,7 +29,6 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
     private let frame: Double
     private let socketPath: String
     private let process: pid_t
-    private let mirror: Locked<Bool>
     private let stopping = Locked(false)
     private let wake = WakePipe()
     /// What changed since the follower last looked: a jump (the picture must be sought).
@@ -47,7 +44,6 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
                 say: @escaping @Sendable (String) -> Void) throws(PracticeError) {
         self.player = player
         self.frame = 1 / max(fps, 1)
-        self.mirror = Locked(settings.mirror)
         self.say = say
         let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         socketPath = "\(base)/practice-video-\(getpid()).sock"
@@ -56,7 +52,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
         guard let pid = Spawning.start(settings.mpv, [
             "--no-config", "--aid=no", "--input-ipc-server=\(socketPath)", "--idle=yes", "--keep-open=always", "--pause",
             "--osd-level=0", "--force-window=yes", "--hr-seek=yes", "--input-terminal=no", "--terminal=no",
-            "--title=\(title) — practice", "--vf=\(settings.mirror ? "hflip" : "")", file,
+            "--title=\(title) — practice", "--vf=\(player.state.isMirrored ? "hflip" : "")", file,
         ]) else { throw PracticeError(.unavailable, "\(settings.mpv): cannot start it to show the picture") }
         process = pid
         // Until its socket answers and the file is loaded (a seek before that is lost).
@@ -90,14 +86,6 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
         }
         follower = ControlThread(name: "practice-video") { [self] in follow() }
     }
-
-    /// Shows the picture mirrored (or not) from now on.
-    public func setMirror(_ on: Bool) {
-        mirror.withLock { $0 = on }
-        wake.ring()
-    }
-
-    public var isMirrored: Bool { mirror.withLock { $0 } }
 
     /// Closes the window.
     public func stop() {
@@ -141,7 +129,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
             _ = client.send(#"{"command":["quit"]}"#)
             close()
         }
-        var told = Told(mirror: mirror.withLock { $0 })
+        var told = Told(mirror: player.state.isMirrored)
         var lastCheck = ContinuousClock.now
         var request = 0
         /// Sends one command; false once mpv has gone.
@@ -179,7 +167,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
             let holding = s.isPlaying ? s.loop?.countIn.flatMap { _ in s.loop?.start } : nil
             let paused = !s.isPlaying || holding != nil
             var ok = true
-            let mirrored = mirror.withLock { $0 }
+            let mirrored = s.isMirrored
             if told.mirror != mirrored {
                 ok = ok && send([.string("set_property"), .string("vf"), .string(mirrored ? "hflip" : "")])
                 told.mirror = mirrored

@@ -151,6 +151,7 @@ extension Practice {
             (options.from, options.to, options.loop) = try place.resolve(for: file)
             options.sidecar = place.sidecar
             options.audioStream = place.audioStream
+            options.mirror = mirror
             var run = PlayTerminal(file: file, options: options)
             run.control = control
             run.socketPath = socketPath
@@ -160,6 +161,7 @@ extension Practice {
             run.given.pitch = sound.pitch != nil
             run.given.place = place.from != nil || place.to != nil || !place.loop.isEmpty
             run.given.loop = options.loop != nil || !place.loop.isEmpty
+            run.given.mirror = mirror
             run.journal = !noJournal && config.journal
             // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
             run.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
@@ -188,8 +190,7 @@ extension Practice {
                     services.append(phone)
                 }
                 if let video, noDisplay == nil {
-                    var settings = VideoWindow.Settings()
-                    settings.mirror = mirror
+                    let settings = VideoWindow.Settings()
                     let say: @Sendable (String) -> Void = { line in
                         if let post = screenSays.withLock({ $0 }) { post(line) } else { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
                     }

@@ -13,7 +13,7 @@ import PracticeDocuments
 
     /// Every kind of command, as ctl, attach, the hand-over and the screens send them.
     static let commands: [PlayerCommand] = [
-        .play, .pause, .toggle, .quit, .next, .previous, .status, .attach, .remote, .rewind,
+        .play, .pause, .toggle, .quit, .next, .previous, .status, .attach, .remote, .rewind, .mirror(nil), .mirror(true), .mirror(false),
         .mark("Turn \"2\" ✓"), .jumpTo(72.125), .jump("Verse 2"), .looping(false), .looping(true),
         .setLoop(LoopRange(start: 30.25, end: 45, passes: 3, name: "shine", rehearsal: rehearsal), keepingCount: true, on: false),
         .setLoop(nil, keepingCount: false, on: true),
@@ -28,13 +28,16 @@ import PracticeDocuments
     }
 
     /// The lines themselves: the protocol the README documents (sorted keys, no spaces).
-    @Test func theLinesAreTheDocumentedOnes() {
+    @Test func theLinesAreTheDocumentedOnes() throws {
         #expect(PlayerCommand.rate(0.8).line == #"{"cmd":"rate","value":0.8}"#)
         #expect(PlayerCommand.seekTo("1:12.5").line == #"{"cmd":"seek","to":"1:12.5"}"#)
         #expect(PlayerCommand.loopAt(["Verse", "Chorus"], times: 4).line == #"{"cmd":"loop","end":"Chorus","start":"Verse","times":4}"#)
         #expect(PlayerCommand.loop(nil).line == #"{"cmd":"loop"}"#)
         #expect(PlayerCommand.attach.line == #"{"cmd":"attach"}"#)
         #expect(PlayerCommand.remote.line == #"{"cmd":"remote"}"#)
+        #expect(PlayerCommand.mirror(true).line == #"{"cmd":"mirror","on":true}"#)
+        #expect(try PlayerCommand.typed("mirror", []) == .mirror(nil))
+        #expect(try PlayerCommand.typed("mirror", ["off"]) == .mirror(false))
         #expect(PlayerCommand.setLoop(LoopRange(start: 1, end: 2), keepingCount: false, on: true).line
             == #"{"cmd":"setloop","keepingCount":false,"loop":{"end":2,"rehearsal":{"countIn":0,"countInEvery":false,"gap":0,"preRoll":0},"start":1},"on":true}"#)
     }

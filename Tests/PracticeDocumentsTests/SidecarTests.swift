@@ -346,6 +346,12 @@ import PracticeEngine
         try store.save(point, for: "/music/a.flac")
         #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == point)
         #expect(point.summary == "resumed at 1:12.1, 0.80×, -2 st")
+        // A video's picture mirrored is kept too, and said.
+        var mirrored = point
+        mirrored.mirror = true
+        try store.save(mirrored, for: "/music/b.mp4")
+        #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/b.mp4")?.mirror == true)
+        #expect(mirrored.summary == "resumed at 1:12.1, 0.80×, -2 st, mirrored")
         try store.save(nil, for: "/music/a.flac")
         #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == nil)
     }

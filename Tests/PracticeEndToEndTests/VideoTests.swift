@@ -76,6 +76,22 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         try eventually("the window closed with the player") { try shown() == nil }
     }
 
+    /// `{"cmd":"mirror"}` (what `x` on the screen and `practice ctl mirror` send) mirrors the
+    /// picture and again puts it back; the player's state says so.
+    @Test func theMirrorFollowsThePlayer() throws {
+        let p = try player()
+        p.send(#"{"cmd":"pause"}"#)
+        try p.next("state") { $0["playing"] as? Bool == false }
+        p.send(#"{"cmd":"seek","to":3.2}"#)
+        _ = try eventuallyValue("frame 80, as it is", within: 10) { try shown().flatMap { $0.frame == 80 && !$0.mirrored ? $0 : nil } }
+        p.send(#"{"cmd":"mirror"}"#)
+        _ = try eventuallyValue("frame 80, mirrored", within: 10) { try shown().flatMap { $0.frame == 40 && $0.mirrored ? $0 : nil } }
+        p.send(#"{"cmd":"mirror","on":false}"#)
+        _ = try eventuallyValue("frame 80, as it is again", within: 10) { try shown().flatMap { $0.frame == 80 && !$0.mirrored ? $0 : nil } }
+        let (status, _, stderr) = try p.quit()
+        #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
+    }
+
     /// mpv killed: the sound plays on (the player still answers and plays), and one line says so.
     @Test func killingTheWindowLeavesTheSound() throws {
         let p = try player()

@@ -93,7 +93,7 @@ import PracticeControl
             "  m            marker where you are       ( )          previous / next eight",
             "  1…9          jump to marker N           e            loop this eight",
             "  , .          previous / next marker     E z          loop one more / fewer",
-            "  M            rename, nudge, delete      n R          note / phone remote",
+            "  M            rename, nudge, delete      n R x        note / remote / mirror",
             "  a b          loop start / end here      ?            these keys",
             "  o            loop this section          q Q          quit (edits are saved)",
             "  p            passes: then 1–9, 0        d            detach: it plays on",

@@ -11,6 +11,15 @@ import PracticeEngine
         PlayerState(title: "Song", path: "song.wav", position: position, duration: 20, rate: rate, isPlaying: true, loop: loop)
     }
 
+    /// `x` mirrors a video's picture, and again puts it back.
+    @Test func xMirrorsThePicture() {
+        var m = SessionModel()
+        var s = Self.state(at: 1)
+        #expect(m.handle(.character("x"), player: s, now: 0) == [.mirror(true)])
+        s.isMirrored = true
+        #expect(m.handle(.character("x"), player: s, now: 0) == [.mirror(false)])
+    }
+
     @Test func aThenBMakeTheLoopAndTheStartWaitsForItsEnd() {
         var m = SessionModel()
         #expect(m.handle(.character("a"), player: Self.state(at: 0.5), now: 0) == [])

@@ -526,21 +526,27 @@ def launch_run(rig, player, track, rate):
     return dict(player=player.name, t0=t0, t1=time.monotonic(), rc=p.returncode)
 
 
+def seek_plan(count, first):
+    """The seeks of a session: (target, old tone, new tone), from tone A's region to B's and back,
+    the `first`-th onwards (the sessions of a run go on where the one before stopped)."""
+    region = 'A'
+    for i in range(count):
+        j = (first + i) // 2
+        if region == 'A':
+            yield SEEK_TARGETS_B[j % 5], TONE_A, TONE_B
+            region = 'B'
+        else:
+            yield SEEK_TARGETS_A[j % 5], TONE_B, TONE_A
+            region = 'A'
+
+
 def seek_session(rig, player, track, count, spacing, first):
     """Plays seek.wav at 0.8 from 2 s and seeks back and forth between the two tones."""
     rig.wait_silence(0.3)
     player.launch(track, 0.8, start=2.0, control=True)
     time.sleep(1.5)
     events = []
-    region = 'A'
-    for i in range(count):
-        j = (first + i) // 2
-        if region == 'A':
-            to, region = SEEK_TARGETS_B[j % 5], 'B'
-            old, new = TONE_A, TONE_B
-        else:
-            to, region = SEEK_TARGETS_A[j % 5], 'A'
-            old, new = TONE_B, TONE_A
+    for to, old, new in seek_plan(count, first):
         t = player.seek(to)
         events.append(dict(player=player.name, t=t, to=to, old=old, new=new, until=t + spacing - 0.05))
         time.sleep(max(0.0, t + spacing - time.monotonic()))
@@ -595,15 +601,7 @@ def remote_session(rig, binary, logdir, track, count, spacing, first, loads):
         load_ms.append(d.js("performance.getEntriesByName('practice-live')[0].startTime"))
     time.sleep(1.0)
     events = []
-    region = 'A'
-    for i in range(count):
-        j = (first + i) // 2
-        if region == 'A':
-            to, region = SEEK_TARGETS_B[j % 5], 'B'
-            old, new = TONE_A, TONE_B
-        else:
-            to, region = SEEK_TARGETS_A[j % 5], 'A'
-            old, new = TONE_B, TONE_A
+    for to, old, new in seek_plan(count, first):
         button = json.dumps('[data-marker="%s"]' % marker_name(to))
         t = time.monotonic()
         d.js('document.querySelector(%s).click()' % button)

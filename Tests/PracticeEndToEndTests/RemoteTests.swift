@@ -145,14 +145,16 @@ import PracticeTestSupport
         open.arguments = [Self.client, "ws", remote.host, remote.port, cookie, "Origin: \(remote.origin)", "--", "@wait:4"]
         open.standardOutput = openOut
         try open.run()
-        usleep(600_000)   // the client connects and reads its first frames for 1 s before waiting
+        // Connected once the client has printed the handshake's answer.
+        let handshake = String(decoding: openOut.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(handshake.hasPrefix(#"{"status": 101}"#), "\(handshake)")
         // Paused: no event comes that would close it; only the check made every second does.
         player.send(#"{"cmd":"pause"}"#)
         try player.next("state") { $0["playing"] as? Bool == false }
         let revoked = try run(practiceBinary, ["remote", "revoke", "android PHONE 1"], environment: env)
         #expect(revoked.status == 0 && revoked.stdout == "revoked Android phone 1\n", "\(revoked)")
         open.waitUntilExit()
-        let openFrames = String(decoding: openOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let openFrames = handshake + String(decoding: openOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(openFrames.contains(#""close": 1008"#) && openFrames.contains("unpaired"), "\(openFrames)")
         let after = try remote.http("/", [cookie])
         #expect(Self.status(after) == 401 && (after["body"] as? String) == "", "\(after)")

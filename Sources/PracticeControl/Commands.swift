@@ -37,6 +37,10 @@ public enum PlayerCommand: Equatable, Sendable {
     case rewind
     /// `{"cmd":"mirror","on":true}`: a video's picture mirrored, or not; without `on`, the other way.
     case mirror(Bool?)
+    /// `{"cmd":"video","on":true}`: a video's window shown, or hidden; without `on`, the other way.
+    case video(Bool?)
+    /// `{"cmd":"fullscreen","on":true}`: a video's window full screen (and shown), or not.
+    case fullScreen(Bool?)
     /// `{"cmd":"setloop","loop":{…LoopRange…},"keepingCount":true,"on":true}`; no "loop": none.
     case setLoop(LoopRange?, keepingCount: Bool, on: Bool)
     case seek(Double)
@@ -73,10 +77,13 @@ public enum PlayerCommand: Equatable, Sendable {
         case "attach": return .attach
         case "remote": return .remote
         case "rewind": return .rewind
-        case "mirror":
-            guard let on = object["on"] else { return .mirror(nil) }
-            guard let value = on.bool else { throw PracticeError(.dataError, "control: \"mirror\" takes true or false in \"on\" (or nothing: the other way): \(line)") }
-            return .mirror(value)
+        case "mirror", "video", "fullscreen":
+            var on: Bool?
+            if let given = object["on"] {
+                guard let value = given.bool else { throw PracticeError(.dataError, "control: \"\(cmd)\" takes true or false in \"on\" (or nothing: the other way): \(line)") }
+                on = value
+            }
+            return cmd == "mirror" ? .mirror(on) : cmd == "video" ? .video(on) : .fullScreen(on)
         case "looping":
             guard let on = object["on"]?.bool else { throw PracticeError(.dataError, "control: \"looping\" needs true or false in \"on\": \(line)") }
             return .looping(on)
@@ -148,8 +155,9 @@ extension PlayerCommand {
         case .attach: return cmd("attach")
         case .remote: return cmd("remote")
         case .rewind: return cmd("rewind")
-        case .mirror(nil): return cmd("mirror")
-        case .mirror(let on?): return cmd("mirror", ["on": .bool(on)])
+        case .mirror(let on): return cmd("mirror", on.map { ["on": .bool($0)] } ?? [:])
+        case .video(let on): return cmd("video", on.map { ["on": .bool($0)] } ?? [:])
+        case .fullScreen(let on): return cmd("fullscreen", on.map { ["on": .bool($0)] } ?? [:])
         case .mark(let name): return cmd("mark", ["name": .string(name)])
         case .jumpTo(let t): return cmd("jump", ["to": .double(t)])
         case .jump(let marker): return cmd("jump", ["marker": .string(marker)])
@@ -177,6 +185,9 @@ extension PlayerCommand {
 }
 
 extension Player {
+    /// A picture asked of a session without one.
+    static let noPicture = PracticeError(.unavailable, "control: this player shows no picture (the file has none, or there is no display)")
+
     /// Carries out a controller's command (`quit` is the controller's to handle); a loop the
     /// track cannot hold is refused with the reason. Returns the line to send back to the one who
     /// asked, for the commands that answer (`status`, `mark`).
@@ -238,6 +249,12 @@ extension Player {
         case .looping(let on): setLooping(on)
         case .rewind: rewindLoop()
         case .mirror(let on): setMirror(on ?? !state.isMirrored)
+        case .video(let on):
+            guard let v = state.video else { throw Self.noPicture }
+            setVideo(shown: on ?? !v.isShown)
+        case .fullScreen(let on):
+            guard let v = state.video else { throw Self.noPicture }
+            setVideo(fullScreen: on ?? !v.isFullScreen)
         case .setLoop(let loop, let keepingCount, let on): try setLoop(loop, keepingCount: keepingCount, on: on)
         case .quit, .attach: break
         case .remote: throw PracticeError(.unavailable, "control: this player offers no phone remote here (started with '--no-remote', or still starting; ask its players' socket, as 'practice remote' does)")

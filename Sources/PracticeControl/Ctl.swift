@@ -26,13 +26,16 @@ extension PlayerCommand {
             return command
         }
         switch name {
-        case "mirror":
-            if args.isEmpty { return .mirror(nil) }
-            switch try one("'on', 'off' or nothing (the other way)") {
-            case "on": return .mirror(true)
-            case "off": return .mirror(false)
-            case let other: throw PracticeError(.usage, "'mirror' takes 'on', 'off' or nothing (got '\(other)')")
+        case "mirror", "video", "fullscreen":
+            var on: Bool?
+            if !args.isEmpty {
+                switch try one("'on', 'off' or nothing (the other way)") {
+                case "on": on = true
+                case "off": on = false
+                case let other: throw PracticeError(.usage, "'\(name)' takes 'on', 'off' or nothing (got '\(other)')")
+                }
             }
+            return name == "mirror" ? .mirror(on) : name == "video" ? .video(on) : .fullScreen(on)
         case "seek": return .seekTo(try one("a time, a marker's name or 'line N'"))
         case "jump": return .jump(try one("a marker's name"))
         case "mark": return .mark(try one("the new marker's name"))
@@ -46,7 +49,7 @@ extension PlayerCommand {
             default: throw PracticeError(.usage, "'loop' takes a saved loop's name, a start and an end, or 'off'")
             }
         default:
-            throw PracticeError(.usage, "unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, mirror, status, players, quit)")
+            throw PracticeError(.usage, "unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, mirror, video, fullscreen, status, players, quit)")
         }
     }
 }

@@ -120,6 +120,13 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
     public func setLooping(_ on: Bool) { send(.looping(on)) }
     public func rewindLoop() { send(.rewind) }
     public func setMirror(_ on: Bool) { send(.mirror(on)) }
+    @discardableResult
+    public func setVideo(shown: Bool?, fullScreen: Bool?) -> Bool {
+        guard state.video != nil else { return false }
+        if let fullScreen { send(.fullScreen(fullScreen)) }
+        if let shown { send(.video(shown)) }
+        return true
+    }
 
     /// Lets go of the player (it plays on).
     public func stop() {

@@ -58,7 +58,6 @@ public struct StateMessage: Sendable, Equatable {
             o["path"] = .string(s.path)
             o["tags"] = .object(s.tags.mapValues(JSONValue.string))
             o["realTime"] = .bool(s.isRealTime)
-            if s.isMirrored { o["mirror"] = .bool(true) }
             o["start"] = .double(start)
             if let earlyEnd = s.earlyEnd { o["earlyEnd"] = .string(earlyEnd) }
             if let failure = s.failure { o["failure"] = .string(failure) }
@@ -69,6 +68,10 @@ public struct StateMessage: Sendable, Equatable {
             }
         } else {
             o["version"] = .integer(1)
+        }
+        if form != .state {
+            if s.isMirrored { o["mirror"] = .bool(true) }
+            if let v = s.video { o["video"] = .object(["shown": .bool(v.isShown), "fullScreen": .bool(v.isFullScreen)]) }
         }
         if form == .status, let p = process {
             o["pid"] = .integer(p.pid)
@@ -106,6 +109,7 @@ public struct StateMessage: Sendable, Equatable {
                             earlyEnd: o["earlyEnd"]?.string, failure: o["failure"]?.string)
         s.isRealTime = o["realTime"]?.bool ?? true
         s.isMirrored = o["mirror"]?.bool ?? false
+        if let v = o["video"]?.object { s.video = VideoState(isShown: v["shown"]?.bool ?? false, isFullScreen: v["fullScreen"]?.bool ?? false) }
         s.deviceLost = o["deviceLost"]?.string
         if form == .full, let r = o["rewound"]?.object { s.rewound = r["passes"]?.int.map(PlayerState.Rewound.passes) ?? .track }
         if let l = o["loop"]?.object, let a = finite("start", in: l), let b = finite("end", in: l) {

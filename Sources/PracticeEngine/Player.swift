@@ -63,6 +63,9 @@ public struct PlayerOptions: Sendable {
     public var loop: LoopRange?
     /// A video's picture mirrored from the start (`--mirror`, or the track's saved place).
     public var mirror = false
+    /// A video's window, for a session that has one to show (a file with a picture, and a
+    /// display): shown unless `--no-video`. Nil: no picture in this session.
+    public var video: VideoState?
     /// The sidecar that names markers for controllers' jumps, instead of the track's own (`--markers`).
     public var sidecar: String?
     /// Tags shown instead of the file's own (title, artist, album): a song document's.
@@ -155,6 +158,9 @@ public struct PlayerState: Sendable, Equatable {
     /// A video's picture shown mirrored (left and right swapped), as a mirror shows a dancer: a
     /// setting of the session that the video window follows, kept with the track's place.
     public var isMirrored = false
+    /// The video's window, for a session that has one (shown or hidden, full screen or not): a
+    /// view that the window follows. Nil: no picture in this session.
+    public var video: VideoState?
     /// After an end with `EndPolicy.rewind`, until the next command: what ended (the track, or
     /// the loop's passes), for views to say why the player went back.
     public var rewound: Rewound?
@@ -175,6 +181,15 @@ public struct PlayerState: Sendable, Equatable {
 }
 
 
+/// A video's window: shown or hidden (`v`), full screen or not (`f`).
+public struct VideoState: Sendable, Equatable {
+    public var isShown: Bool
+    public var isFullScreen: Bool
+    public init(isShown: Bool = true, isFullScreen: Bool = false) {
+        self.isShown = isShown; self.isFullScreen = isFullScreen
+    }
+}
+
 /// One change of the player, for views. Every state change is published once, in the order the
 /// commands were carried out, to every subscriber (`Player.events`); ticks only to subscribers
 /// that take them, and not at all when none does.
@@ -183,7 +198,7 @@ public struct PlayerEvent: Sendable, Equatable {
         /// The first event a subscriber gets: the state when it subscribed.
         case snapshot
         /// Commands, from any controller.
-        case played, paused, seeked, rateChanged, pitchChanged, loopChanged, mirrorChanged
+        case played, paused, seeked, rateChanged, pitchChanged, loopChanged, mirrorChanged, videoChanged
         /// Time went by while playing (every `PlayerOptions.tickInterval`).
         case tick
         /// A loop's next pass began (`state.loop.pass`).
@@ -282,6 +297,7 @@ public final class Player: Sendable {
         var loopOn = true
         var activeLoop: LoopRange? { loopOn ? loop : nil }
         var mirror = false
+        var video: VideoState?
         /// Passes of the loop heard before the latest generation started (a pause or a rate change
         /// restarts the stream without restarting the count).
         var passesBefore = 0
@@ -352,7 +368,7 @@ public final class Player: Sendable {
         }
         decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
                           isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
-        engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop, mirror: options.mirror))
+        engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop, mirror: options.mirror, video: options.video))
         isRealTime = audio.start()
         decoder.start()
         engine.withLock { c in
@@ -498,6 +514,24 @@ public final class Player: Sendable {
             guard !c.stopped, c.mirror != on else { return }
             c.mirror = on
             publish(&c, .mirrorChanged)
+        }
+    }
+
+    /// Shows or hides a video's window, or makes it full screen or not (nothing that is heard
+    /// changes); nil leaves that side as it is. Full screen shows it. False when this session has
+    /// no picture to show.
+    @discardableResult
+    public func setVideo(shown: Bool? = nil, fullScreen: Bool? = nil) -> Bool {
+        command { c in
+            guard !c.stopped, var video = c.video else { return false }
+            if let fullScreen { video.isFullScreen = fullScreen }
+            if let shown { video.isShown = shown }
+            if fullScreen == true { video.isShown = true }
+            if video != c.video {
+                c.video = video
+                publish(&c, .videoChanged)
+            }
+            return true
         }
     }
 
@@ -664,6 +698,7 @@ public final class Player: Sendable {
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
         s.isMirrored = c.mirror
+        s.video = c.video
         s.rewound = c.rewound
         if waiting {
             s.deviceLost = "waiting for audio device '\(deviceName)' to come back: it \(audio.audioOutput.describe(failure: failure))"

@@ -24,6 +24,9 @@ public protocol PlayerHandle: AnyObject, Sendable {
     func rewindLoop()
     /// A video's picture mirrored, or not.
     func setMirror(_ on: Bool)
+    /// A video's window shown or hidden, full screen or not (nil: as it is); false without one.
+    @discardableResult
+    func setVideo(shown: Bool?, fullScreen: Bool?) -> Bool
     /// Ends this handle: the player stops (a remote handle only lets go of it).
     func stop()
 }

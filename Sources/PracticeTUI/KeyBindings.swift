@@ -24,7 +24,7 @@ public enum Action: String, CaseIterable, Sendable {
     case previousCount = "previous-eight", nextCount = "next-eight", loopCount = "loop-eight", growLoop = "loop-grow", shrinkLoop = "loop-shrink"
     case note = "note"
     case remote = "remote"
-    case mirror = "mirror"
+    case mirror = "mirror", video = "video", fullScreen = "fullscreen"
     case help = "help", quit = "quit", detach = "detach"
 
     /// Marker N (1–9) for `jump-N`.
@@ -62,7 +62,7 @@ public struct KeyBindings: Sendable, Equatable {
         .character("y"): .lyricsView, .character("<"): .lyricsEarlier, .character(">"): .lyricsLater,
         .character("("): .previousCount, .character(")"): .nextCount, .character("e"): .loopCount,
         .character("E"): .growLoop, .character("z"): .shrinkLoop,
-        .character("n"): .note, .character("R"): .remote, .character("x"): .mirror, .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
+        .character("n"): .note, .character("R"): .remote, .character("x"): .mirror, .character("v"): .video, .character("f"): .fullScreen, .character("?"): .help, .character("q"): .quit, .character("Q"): .quit, .character("d"): .detach,
     ])
 
     /// The named keys `keys.conf` knows, for help texts.

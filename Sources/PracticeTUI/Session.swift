@@ -160,6 +160,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             case .rate(let r): player.setRate(r)
             case .pitch(let p): player.setPitch(p)
             case .mirror(let on): player.setMirror(on)
+            case .video(let shown, let fullScreen): player.setVideo(shown: shown, fullScreen: fullScreen)
             case .looping(let on): player.setLooping(on)
             case .loop(let loop, let keepingCount, let on):
                 do { try player.setLoop(loop, keepingCount: keepingCount, on: on) } catch {

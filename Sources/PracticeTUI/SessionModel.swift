@@ -18,6 +18,8 @@ public enum SessionAction: Equatable, Sendable {
     case pitch(Double)
     /// A video's picture mirrored, or not.
     case mirror(Bool)
+    /// A video's window shown or hidden, full screen or not (nil: as it is).
+    case video(shown: Bool?, fullScreen: Bool?)
     case loop(LoopRange?, keepingCount: Bool, on: Bool)
     case looping(Bool)
     case edit(SidecarEdit)
@@ -295,6 +297,12 @@ public struct SessionModel: Sendable {
         case .pitchUp: return [.pitch(s.pitch + 1)]
         case .pitchDown: return [.pitch(s.pitch - 1)]
         case .mirror: return [.mirror(!s.isMirrored)]
+        case .video, .fullScreen:
+            guard let v = s.video else {
+                message = "no picture to show (the file has none, or there is no display)"
+                return []
+            }
+            return [action == .video ? .video(shown: !v.isShown, fullScreen: nil) : .video(shown: nil, fullScreen: !v.isFullScreen)]
         case .addMarker:
             let time = Sidecar.milliseconds(s.position)
             mode = .prompt(.init(label: "Marker at \(Timecode.format(time, decimals: 3)), name", text: nextMarkerName(), isSuggestion: true), .markerName, time: time)

@@ -10,12 +10,18 @@ import PracticeSystem
 /// the `mpv` program (its sound off) driven over its JSON IPC socket, following the player, which
 /// stays the clock. It pauses, plays, seeks (exactly, to the frame) and takes the speed as the
 /// player does, holds on the loop's start during a count-in, and is sought again when it drifts
-/// from the heard position by more than a frame, and mirrored as the player's state says
-/// (`PlayerState.isMirrored`). mpv closed or killed: the sound goes on, and one line says so.
-public final class VideoWindow: SessionService, @unchecked Sendable {  // `process` and `follower` are written once, in init
+/// from the heard position by more than a frame; it is shown, hidden, full screen and mirrored as
+/// the player's state says (`PlayerState.video`, `isMirrored`), and draws the section, the
+/// eight-count and the count-in's words over the picture. mpv closed or killed: the sound goes
+/// on, one line says so, and the window is hidden in the player's state (`v` opens it again).
+public final class VideoWindow: SessionService, @unchecked Sendable {  // `follower` is written once, in init
     public struct Settings: Sendable {
         /// The mpv program.
         public var mpv = "/usr/bin/mpv"
+        /// The section, the eight-count and the count-in drawn over the picture (`--no-overlay`: not).
+        public var overlay = true
+        /// How long mpv may take to open the file and answer (a loaded machine is slow to).
+        public var patience: Duration = .seconds(30)
         public init() {}
     }
 
@@ -26,9 +32,10 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
     }
 
     private let player: Player
+    private let file: String
+    private let settings: Settings
     private let frame: Double
     private let socketPath: String
-    private let process: pid_t
     private let stopping = Locked(false)
     private let wake = WakePipe()
     /// What changed since the follower last looked: a jump (the picture must be sought).
@@ -37,46 +44,18 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
     private var subscription: Task<Void, Never>?
     private let say: @Sendable (String) -> Void
 
-    /// Opens the window on `file` (its video stream at `fps` frames a second) and follows
-    /// `player`; `say` hears the one line said when the window goes away. Throws when mpv cannot
-    /// start or does not answer within 5 s.
+    /// Follows `player` with a window on `file` (its video stream at `fps` frames a second),
+    /// opened whenever the player's state says it is shown; `say` hears the one line said when
+    /// the window goes away or cannot open.
     public init(player: Player, file: String, fps: Double, settings: Settings = Settings(),
-                say: @escaping @Sendable (String) -> Void) throws(PracticeError) {
+                say: @escaping @Sendable (String) -> Void) {
         self.player = player
+        self.file = file
+        self.settings = settings
         self.frame = 1 / max(fps, 1)
         self.say = say
         let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         socketPath = "\(base)/practice-video-\(getpid()).sock"
-        unlink(socketPath)
-        let title = player.state.title
-        guard let pid = Spawning.start(settings.mpv, [
-            "--no-config", "--aid=no", "--input-ipc-server=\(socketPath)", "--idle=yes", "--keep-open=always", "--pause",
-            "--osd-level=0", "--force-window=yes", "--hr-seek=yes", "--input-terminal=no", "--terminal=no",
-            "--title=\(title) — practice", "--vf=\(player.state.isMirrored ? "hflip" : "")", file,
-        ]) else { throw PracticeError(.unavailable, "\(settings.mpv): cannot start it to show the picture") }
-        process = pid
-        // Until its socket answers and the file is loaded (a seek before that is lost).
-        let deadline = ContinuousClock.now + .seconds(5)
-        var ready = false
-        while !ready, ContinuousClock.now < deadline {
-            if var client = try? ControlClient(path: socketPath) {
-                while !ready, ContinuousClock.now < deadline, client.send(#"{"command":["get_property","duration"],"request_id":1}"#) {
-                    while case .line(let line) = client.read(timeout: 0.2) {
-                        guard let o = try? JSONValue.parse(line).object, o["request_id"]?.int == 1 else { continue }
-                        ready = o["error"]?.string == "success"
-                        break
-                    }
-                    if !ready { usleep(20_000) }
-                }
-            }
-            if !ready { usleep(20_000) }
-        }
-        guard ready else {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            throw PracticeError(.unavailable, "mpv did not open its window within 5 s")
-        }
         let stream = player.events(keepingNewest: 64, ticks: { false })
         subscription = Task.detached { [jumped, wake] in
             for await event in stream {
@@ -98,104 +77,252 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `proce
     public var replacement: String? { nil }
     public var quitBy: String? { nil }
 
-    /// Waits up to a second for mpv to end, then ends it; its socket removed.
-    private func close() {
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(1)
-        while waitpid(process, &status, WNOHANG) == 0 {
-            if ContinuousClock.now > deadline {
-                kill(process, SIGKILL)
-                while waitpid(process, &status, 0) < 0 && errno == EINTR {}
-                break
-            }
-            usleep(10_000)
+    private var isStopping: Bool { stopping.withLock { $0 } }
+
+    // MARK: mpv
+
+    /// One mpv and the connection to it (the follower's alone).
+    private final class Mpv {
+        let pid: pid_t
+        let socketPath: String
+        var client: ControlClient
+        var request = 0
+        /// What mpv was last told.
+        var paused: Bool?
+        var speed: Double?
+        var mirror: Bool?
+        var fullScreen: Bool?
+        var overlay: String?
+        var lastCheck = ContinuousClock.now
+
+        init(pid: pid_t, socketPath: String, client: consuming ControlClient) {
+            self.pid = pid; self.socketPath = socketPath; self.client = client
         }
+
+        /// Sends one command; false once mpv has gone.
+        func send(_ command: JSONValue) -> Bool {
+            request += 1
+            return client.send(JSONValue.object(["command": command, "request_id": .integer(request)]).compact())
+        }
+
+        func send(_ command: [JSONValue]) -> Bool { send(.array(command)) }
+
+        /// The answer to the latest request (events in between passed over), within `timeout` s.
+        func answer(timeout: Double) -> [String: JSONValue]? {
+            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+            while ContinuousClock.now < deadline {
+                guard case .line(let line) = client.read(timeout: 0.1) else { continue }
+                guard let o = try? JSONValue.parse(line).object, o["request_id"]?.int == request else { continue }
+                return o
+            }
+            return nil
+        }
+
+        /// Passes over what mpv said; false once it has gone.
+        func drain() -> Bool {
+            while true {
+                switch client.read(timeout: 0) {
+                case .closed: return false
+                case .timeout: return true
+                case .line: continue
+                }
+            }
+        }
+
+        /// Asks mpv to quit (its window closes at once), waits up to a second, then ends it.
+        func close(asking: Bool) {
+            if asking { _ = send([.string("quit")]) }
+            var status: Int32 = 0
+            let deadline = ContinuousClock.now + .seconds(1)
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                if ContinuousClock.now > deadline {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    break
+                }
+                usleep(10_000)
+            }
+            unlink(socketPath)
+        }
+    }
+
+    /// What opening a window came to.
+    private enum Opened {
+        case window(Mpv)
+        case failed(String)
+        case stopped
+    }
+
+    /// Starts mpv on the file as the state `s` has it and waits until its socket answers with the
+    /// file loaded (a seek before that is lost).
+    private func open(_ s: PlayerState) -> Opened {
         unlink(socketPath)
+        var arguments = [
+            "--no-config", "--aid=no", "--input-ipc-server=\(socketPath)", "--idle=yes", "--keep-open=always", "--pause",
+            "--osd-level=0", "--force-window=yes", "--hr-seek=yes", "--input-terminal=no", "--terminal=no",
+            // Its keys would move the picture away from the sound: the keys are the screen's.
+            "--input-default-bindings=no",
+            "--title=\(s.title) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
+        ]
+        if s.video?.isFullScreen == true { arguments.append("--fullscreen") }
+        guard let pid = Spawning.start(settings.mpv, arguments + ["--", file]) else { return .failed("\(settings.mpv): cannot start it") }
+        func fail(_ why: String) -> Opened {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            unlink(socketPath)
+            return isStopping ? .stopped : .failed(why)
+        }
+        let deadline = ContinuousClock.now + settings.patience
+        while ContinuousClock.now < deadline {
+            if isStopping { return fail("") }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                unlink(socketPath)
+                return .failed("mpv ended before it showed the picture (exit status \((status >> 8) & 0xFF))")
+            }
+            if let client = try? ControlClient(path: socketPath) {
+                let mpv = Mpv(pid: pid, socketPath: socketPath, client: client)
+                mpv.mirror = s.isMirrored
+                mpv.fullScreen = s.video?.isFullScreen ?? false
+                while ContinuousClock.now < deadline, !isStopping {
+                    guard mpv.send([.string("get_property"), .string("duration")]) else { break }
+                    if mpv.answer(timeout: 0.5)?["error"]?.string == "success" { return .window(mpv) }
+                    usleep(20_000)
+                }
+            }
+            usleep(20_000)
+        }
+        return fail("mpv did not open the file within \(settings.patience.components.seconds) s")
     }
 
     // MARK: The follower (its own thread)
 
-    /// What mpv was last told.
-    private struct Told {
-        var paused: Bool?
-        var speed: Double?
-        var mirror: Bool?
-    }
-
     private func follow() {
-        guard var client = try? ControlClient(path: socketPath) else { close(); return }
-        defer {
-            // Asked to quit (its window closes at once), then made to.
-            _ = client.send(#"{"command":["quit"]}"#)
-            close()
-        }
-        var told = Told(mirror: player.state.isMirrored)
-        var lastCheck = ContinuousClock.now
-        var request = 0
-        /// Sends one command; false once mpv has gone.
-        func send(_ command: [JSONValue]) -> Bool {
-            request += 1
-            return client.send(JSONValue.object(["command": .array(command), "request_id": .integer(request)]).compact())
-        }
-        /// The picture's position, as mpv says (events in between passed over).
-        func timePos() -> Double? {
-            guard send([.string("get_property"), .string("time-pos")]) else { return nil }
-            let deadline = ContinuousClock.now + .milliseconds(500)
-            while ContinuousClock.now < deadline {
-                guard case .line(let line) = client.read(timeout: 0.1) else { continue }
-                guard let o = try? JSONValue.parse(line).object, o["request_id"]?.int == request else { continue }
-                return o["data"]?.double
-            }
-            return nil
-        }
-        while !stopping.withLock({ $0 }) {
+        var mpv: Mpv?
+        defer { mpv?.close(asking: true) }
+        var view = TrackView(player: player)
+        _ = view.refresh(force: true)
+        var lastLook = ContinuousClock.now
+        while !isStopping {
             var poller = pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)
             _ = poll(&poller, 1, 50)
             wake.drain()
-            if stopping.withLock({ $0 }) { break }
-            // What mpv said meanwhile is passed over; its end means the window is gone.
-            while true {
-                let read = client.read(timeout: 0)
-                if read == .closed {
-                    say("the video window closed; the sound plays on")
+            if isStopping { break }
+            let s = player.state
+            let wanted = s.video?.isShown ?? false
+            if !wanted {
+                mpv?.close(asking: true)
+                mpv = nil
+                continue
+            }
+            if mpv == nil {
+                switch open(s) {
+                case .window(let opened):
+                    // Followed from the state now (opening takes a while): to the frame heard.
+                    mpv = opened
+                    jumped.withLock { $0 = true }
+                    wake.ring()
+                    continue
+                case .failed(let why):
+                    player.setVideo(shown: false)
+                    say("no picture: \(why); the sound plays on")
+                    continue
+                case .stopped:
                     return
                 }
-                if read == .timeout { break }
             }
-            let s = player.state
-            // During a count-in the picture holds on the loop's start.
-            let holding = s.isPlaying ? s.loop?.countIn.flatMap { _ in s.loop?.start } : nil
-            let paused = !s.isPlaying || holding != nil
-            var ok = true
-            let mirrored = s.isMirrored
-            if told.mirror != mirrored {
-                ok = ok && send([.string("set_property"), .string("vf"), .string(mirrored ? "hflip" : "")])
-                told.mirror = mirrored
+            guard let window = mpv else { continue }
+            if ContinuousClock.now - lastLook > .milliseconds(500) {
+                lastLook = ContinuousClock.now
+                _ = view.refresh(force: false)
             }
-            if told.speed != s.rate {
-                ok = ok && send([.string("set_property"), .string("speed"), .double(s.rate)])
-                told.speed = s.rate
-            }
-            if told.paused != paused {
-                ok = ok && send([.string("set_property"), .string("pause"), .bool(paused)])
-                told.paused = paused
-                jumped.withLock { $0 = true }   // paused: to the exact frame heard; playing: from it
-            }
-            if jumped.withLock({ j in defer { j = false }; return j }) {
-                ok = ok && send([.string("seek"), .double(holding ?? s.position), .string("absolute+exact")])
-                lastCheck = ContinuousClock.now
-            } else if !paused, ContinuousClock.now - lastCheck > .milliseconds(500) {
-                // Drifted by more than a frame: sought again to the heard position.
-                lastCheck = ContinuousClock.now
-                if let shown = timePos() {
-                    let heard = player.state.position
-                    if abs(shown - heard) > frame { ok = ok && send([.string("seek"), .double(heard), .string("absolute+exact")]) }
-                }
-            }
-            if !ok {
-                say("the video window closed; the sound plays on")
-                return
+            if !(window.drain() && follow(window, s, view)) {
+                window.close(asking: false)
+                mpv = nil
+                player.setVideo(shown: false)
+                say("the video window closed; the sound plays on (v opens it again)")
             }
         }
+    }
+
+    /// Tells mpv what changed in `s`; false once mpv has gone.
+    private func follow(_ mpv: Mpv, _ s: PlayerState, _ view: TrackView) -> Bool {
+        // During a count-in the picture holds on the loop's start.
+        let holding = s.isPlaying ? s.loop?.countIn.flatMap { _ in s.loop?.start } : nil
+        let paused = !s.isPlaying || holding != nil
+        var ok = true
+        if mpv.mirror != s.isMirrored {
+            ok = ok && mpv.send([.string("set_property"), .string("vf"), .string(s.isMirrored ? "hflip" : "")])
+            mpv.mirror = s.isMirrored
+        }
+        let fullScreen = s.video?.isFullScreen ?? false
+        if mpv.fullScreen != fullScreen {
+            ok = ok && mpv.send([.string("set_property"), .string("fullscreen"), .bool(fullScreen)])
+            mpv.fullScreen = fullScreen
+        }
+        if mpv.speed != s.rate {
+            ok = ok && mpv.send([.string("set_property"), .string("speed"), .double(s.rate)])
+            mpv.speed = s.rate
+        }
+        if mpv.paused != paused {
+            ok = ok && mpv.send([.string("set_property"), .string("pause"), .bool(paused)])
+            mpv.paused = paused
+            jumped.withLock { $0 = true }   // paused: to the exact frame heard; playing: from it
+        }
+        if settings.overlay {
+            let text = Self.overlay(s, view.here(at: s.position))
+            if mpv.overlay != text {
+                ok = ok && mpv.send(.object(["name": .string("osd-overlay"), "id": .integer(1), "format": .string("ass-events"),
+                                             "data": .string(text), "res_x": .integer(0), "res_y": .integer(720)]))
+                mpv.overlay = text
+            }
+        }
+        if jumped.withLock({ j in defer { j = false }; return j }) {
+            ok = ok && mpv.send([.string("seek"), .double(holding ?? s.position), .string("absolute+exact")])
+            mpv.lastCheck = ContinuousClock.now
+        } else if !paused, ContinuousClock.now - mpv.lastCheck > .milliseconds(500) {
+            // Drifted by more than a frame: sought again to the heard position.
+            mpv.lastCheck = ContinuousClock.now
+            guard mpv.send([.string("get_property"), .string("time-pos")]) else { return false }
+            if let shown = mpv.answer(timeout: 0.5)?["data"]?.double {
+                let heard = player.state.position
+                if abs(shown - heard) > frame { ok = ok && mpv.send([.string("seek"), .double(heard), .string("absolute+exact")]) }
+            }
+        }
+        return ok
+    }
+
+    // MARK: The overlay
+
+    /// What is drawn over the picture, as ASS events on a 720-line canvas, readable across a
+    /// room: the section top left, the eight-count at the bottom ("Eight 3 · 5"), and during a
+    /// count-in its words large in the middle ("Five", "Six", …). Empty: nothing.
+    static func overlay(_ s: PlayerState, _ here: TrackView.Here) -> String {
+        let style = #"{\bord4\shad0\b1\1c&HFFFFFF&\3c&H000000&}"#
+        var events: [String] = []
+        if let section = here.section { events.append(#"{\an7\fs44}"# + style + assText(section)) }
+        if s.isPlaying, let c = s.loop?.countIn {
+            let words = Rehearsal.countWords(c.of)
+            if c.beat >= 1, c.beat <= words.count { events.append(#"{\an5\fs200}"# + style + words[c.beat - 1].capitalized) }
+        } else if let e = here.eight {
+            events.append(#"{\an2\fs84}"# + style + assText("\(e.name) \(e.group) · \(e.beat)"))
+        }
+        return events.joined(separator: "\n")
+    }
+
+    /// Text from a sidecar, drawn as it is: no control characters, and none of ASS's override
+    /// blocks (`{…}`) or escapes (`\N`) obeyed.
+    static func assText(_ text: String) -> String {
+        var out = ""
+        for u in text.unicodeScalars {
+            switch u.value {
+            case 0..<0x20, 0x7F..<0xA0: out.unicodeScalars.append(" ")
+            case 0x5C: out += "\\\u{2060}"   // a backslash that escapes nothing (mpv's own way)
+            case 0x7B: out += "\\{"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
     }
 }

@@ -100,8 +100,11 @@ extension Practice {
         @Option(help: ArgumentHelp("The address the phone remote listens on, ADDR or ADDR:PORT (default: this machine's LAN address, port 4797).", valueName: "addr"))
         var remoteBind: String?
 
-        @Flag(help: "A video's sound alone, without its picture (which plays in a window beside the screen, through mpv).")
+        @Flag(help: "A video's sound alone, its picture's window hidden (v shows it; it plays beside the screen, through mpv).")
         var noVideo = false
+
+        @Flag(help: "Nothing drawn over a video's picture (the section, the eight-count, the count-in's words).")
+        var noOverlay = false
 
         @Flag(help: "A video's picture mirrored, left and right swapped, as a mirror shows a dancer.")
         var mirror = false
@@ -152,6 +155,11 @@ extension Practice {
             options.sidecar = place.sidecar
             options.audioStream = place.audioStream
             options.mirror = mirror
+            // A file with a video stream: its picture in mpv's window beside the screen.
+            let video = VideoFrame.stream(of: file)
+            let noDisplay = video == nil ? nil : VideoWindow.noDisplay()
+            if let noDisplay, !noVideo { Terminal.write("practice: \(file.terminalSafe): \(noDisplay); playing the sound alone\n", to: STDERR_FILENO) }
+            if video != nil, noDisplay == nil { options.video = VideoState(isShown: !noVideo) }
             var run = PlayTerminal(file: file, options: options)
             run.control = control
             run.socketPath = socketPath
@@ -176,11 +184,7 @@ extension Practice {
                 phone?.onNotice(say)
                 screenSays.withLock { $0 = say }
             }
-            // A file with a video stream: its picture in mpv's window beside the screen.
-            let video = noVideo ? nil : VideoFrame.stream(of: file)
-            let noDisplay = video == nil ? nil : VideoWindow.noDisplay()
-            if let noDisplay { Terminal.write("practice: \(file.terminalSafe): \(noDisplay); playing the sound alone\n", to: STDERR_FILENO) }
-            run.services = { [noMpris, quiet, verbose] player, socket, quit in
+            run.services = { [noMpris, quiet, verbose, noOverlay] player, socket, quit in
                 // Once the player plays: the cover is looked for beside the file.
                 let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
                                                        cover: cover ?? Artwork.cover(forAudio: file))
@@ -190,15 +194,11 @@ extension Practice {
                     services.append(phone)
                 }
                 if let video, noDisplay == nil {
-                    let settings = VideoWindow.Settings()
-                    let say: @Sendable (String) -> Void = { line in
+                    var settings = VideoWindow.Settings()
+                    settings.overlay = !noOverlay
+                    services.append(VideoWindow(player: player, file: file, fps: video.fps, settings: settings) { line in
                         if let post = screenSays.withLock({ $0 }) { post(line) } else { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
-                    }
-                    do throws(PracticeError) {
-                        services.append(try VideoWindow(player: player, file: file, fps: video.fps, settings: settings, say: say))
-                    } catch {
-                        say("no picture: \(error.message); the sound plays on")
-                    }
+                    })
                 }
                 return services
             }
@@ -231,6 +231,7 @@ extension Practice.PlayOptions {
         if noRemote { args.append("--no-remote") }
         if let bind = serving ?? remoteBind { args += ["--remote-bind", bind] }
         if noVideo { args.append("--no-video") }
+        if noOverlay { args.append("--no-overlay") }
         if mirror { args.append("--mirror") }
         if paused { args.append("--paused") }
         return args

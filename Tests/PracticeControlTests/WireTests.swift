@@ -14,6 +14,7 @@ import PracticeDocuments
     /// Every kind of command, as ctl, attach, the hand-over and the screens send them.
     static let commands: [PlayerCommand] = [
         .play, .pause, .toggle, .quit, .next, .previous, .status, .attach, .remote, .rewind, .mirror(nil), .mirror(true), .mirror(false),
+        .video(nil), .video(true), .video(false), .fullScreen(nil), .fullScreen(true), .fullScreen(false),
         .mark("Turn \"2\" ✓"), .jumpTo(72.125), .jump("Verse 2"), .looping(false), .looping(true),
         .setLoop(LoopRange(start: 30.25, end: 45, passes: 3, name: "shine", rehearsal: rehearsal), keepingCount: true, on: false),
         .setLoop(nil, keepingCount: false, on: true),
@@ -38,6 +39,14 @@ import PracticeDocuments
         #expect(PlayerCommand.mirror(true).line == #"{"cmd":"mirror","on":true}"#)
         #expect(try PlayerCommand.typed("mirror", []) == .mirror(nil))
         #expect(try PlayerCommand.typed("mirror", ["off"]) == .mirror(false))
+        #expect(PlayerCommand.video(false).line == #"{"cmd":"video","on":false}"#)
+        #expect(PlayerCommand.fullScreen(nil).line == #"{"cmd":"fullscreen"}"#)
+        #expect(try PlayerCommand.typed("video", ["on"]) == .video(true))
+        #expect(try PlayerCommand.typed("fullscreen", []) == .fullScreen(nil))
+        #expect(throws: PracticeError(.usage, "'fullscreen' takes 'on', 'off' or nothing (got 'yes')")) { try PlayerCommand.typed("fullscreen", ["yes"]) }
+        #expect(throws: PracticeError(.dataError, #"control: "video" takes true or false in "on" (or nothing: the other way): {"cmd":"video","on":1}"#)) {
+            try PlayerCommand.parse(#"{"cmd":"video","on":1}"#)
+        }
         #expect(PlayerCommand.setLoop(LoopRange(start: 1, end: 2), keepingCount: false, on: true).line
             == #"{"cmd":"setloop","keepingCount":false,"loop":{"end":2,"rehearsal":{"countIn":0,"countInEvery":false,"gap":0,"preRoll":0},"start":1},"on":true}"#)
     }
@@ -56,6 +65,8 @@ import PracticeDocuments
         s.loop?.countIn = .init(beat: 3, of: 4)
         s.deviceLost = "waiting"
         s.isRealTime = false
+        s.isMirrored = true
+        s.video = VideoState(isShown: true, isFullScreen: false)
         return s
     }
 
@@ -94,7 +105,8 @@ import PracticeDocuments
         let sent = StateMessage(.status, Self.state(loopOn: true), process: .init(pid: 4242, path: "/music/bolero.flac", sidecar: "/crew/b.json", mpris: "practice.instance4242"))
         let line = sent.line
         #expect(line.contains(#""artist":"Ravel""#) && line.contains(#""event":"status""#) && line.contains(#""mpris":"practice.instance4242""#)
-            && line.contains(#""pid":4242"#) && line.contains(#""title":"Bolero""#) && line.contains(#""sidecar":"/crew/b.json""#))
+            && line.contains(#""pid":4242"#) && line.contains(#""title":"Bolero""#) && line.contains(#""sidecar":"/crew/b.json""#)
+            && line.contains(#""mirror":true"#) && line.contains(#""video":{"fullScreen":false,"shown":true}"#))
         let read = try #require(StateMessage(line: line))
         #expect(read.line == line)
         #expect(read.process == sent.process && read.state.title == "Bolero" && read.state.tags == ["artist": "Ravel"])

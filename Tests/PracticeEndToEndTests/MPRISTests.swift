@@ -722,7 +722,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
 
     /// `practice ctl` refuses what it cannot send, with the reason and EX_USAGE.
     @Test func ctlRefusesBadCommands() throws {
-        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, mirror, status, players, quit)"),
+        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, mirror, video, fullscreen, status, players, quit)"),
                                 (["ctl", "rate", "fast"], "'rate' takes a speed from 0.25 to 3.0 (got 'fast')"),
                                 (["ctl", "pause", "now"], "'pause' takes nothing (got 'now')")] {
             let r = try practice(args, in: dir, environment: env)

@@ -6,10 +6,14 @@
       a 320x240, 25 fps H.264 video (lossless) whose every frame shows its number in ten blocks
       across its top half (white: 1, most significant first) above a red left and a blue right
       half, with a 440 Hz tone as its sound
-  video-frames.py read PNG
+  video-frames.py read PNG [--text]
       takes a screenshot of the mpv window on $DISPLAY into PNG and prints
-      {"frame": N, "mirrored": true|false} (a mirrored picture's blocks read backwards), or
-      {"window": null} when there is none
+      {"frame": N, "mirrored": true|false, "width": W, "height": H} (a mirrored picture's blocks
+      read backwards), or {"window": null} when there is none; with --text, also what is written
+      over the picture in white (tesseract), at the top left ("top"), in the middle ("middle")
+      and at the bottom ("bottom"): the picture's own white is its blocks, so the text is read
+      where frames below 128 have none; and how many white pixels each of those places holds
+      ("topInk", "middleInk", "bottomInk")
 """
 import json, subprocess, sys
 
@@ -36,7 +40,7 @@ def window():
     return None
 
 
-def read(png):
+def read(png, text):
     wid = window()
     if wid is None:
         print(json.dumps({"window": None}))
@@ -57,10 +61,22 @@ def read(png):
     for k in range(10):
         n = n * 2 + (1 if px(k * w // 10 + w // 20, h // 4)[0] > 128 else 0)
     left, right = px(w // 8, 3 * h // 4), px(7 * w // 8, 3 * h // 4)
-    print(json.dumps({"frame": n, "mirrored": left[2] > 128 and right[0] > 128}))
+    shown = {"frame": n, "mirrored": left[2] > 128 and right[0] > 128, "width": w, "height": h}
+    if text:
+        # How much white each place holds (none: nothing written there, whatever tesseract makes of it).
+        for name, (x0, y0, x1, y1) in [("top", (0, 0, 0.3, 0.22)), ("middle", (0, 0.3, 1, 0.7)), ("bottom", (0, 0.76, 1, 1))]:
+            shown[name + "Ink"] = sum(1 for y in range(int(y0 * h), int(y1 * h)) for x in range(int(x0 * w), int(x1 * w))
+                                      if min(px(x, y)) > 217)
+        for name, gravity, crop in [("top", "northwest", "30%x22%+0+0"), ("middle", "center", "100%x40%+0+0"), ("bottom", "south", "100%x24%+0+0")]:
+            # White (the text's fill) black, everything else white: black text on white for tesseract.
+            subprocess.run(["convert", png, "-gravity", gravity, "-crop", crop, "+repage", "-fx", "(r>0.85&&g>0.85&&b>0.85)?0:1",
+                            "-bordercolor", "white", "-border", "20", png + ".txt.png"], check=True)
+            shown[name] = subprocess.run(["tesseract", png + ".txt.png", "-", "--psm", "7"], stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    print(json.dumps(shown))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         sys.exit(make(sys.argv[2], float(sys.argv[3])))
-    read(sys.argv[2])
+    read(sys.argv[2], "--text" in sys.argv[3:])

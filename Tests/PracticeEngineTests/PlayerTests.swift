@@ -37,6 +37,34 @@ import PracticeControl
         player.stop()
     }
 
+    /// The picture's settings are the player's: mirror and the video window (shown, full screen)
+    /// change the state and are published once each; a player without a picture has no window to
+    /// show, and `video` is refused as the command line would refuse it.
+    @Test func thePicturesSettingsArePublishedState() async throws {
+        var o = options(playing: false)
+        o.video = VideoState(isShown: false)
+        let player = try Player(path: try track(), options: o)
+        defer { player.stop() }
+        let events = player.events(keepingNewest: 16, ticks: { false })
+        #expect(player.setVideo(fullScreen: true))
+        #expect(player.state.video == VideoState(isShown: true, isFullScreen: true))
+        player.setVideo(shown: true)   // as it is: nothing published
+        player.setMirror(true)
+        try player.perform(.video(nil))
+        #expect(player.state.video == VideoState(isShown: false, isFullScreen: true) && player.state.isMirrored)
+        var kinds: [PlayerEvent.Kind] = []
+        for await e in events {
+            kinds.append(e.kind)
+            if kinds.count == 4 { break }
+        }
+        #expect(kinds == [.snapshot, .videoChanged, .mirrorChanged, .videoChanged])
+
+        let plain = try Player(path: try track(), options: options(playing: false))
+        defer { plain.stop() }
+        #expect(!plain.setVideo(shown: true) && plain.state.video == nil)
+        #expect(throws: PracticeError(.unavailable, "control: this player shows no picture (the file has none, or there is no display)")) { try plain.perform(.fullScreen(true)) }
+    }
+
     /// `jump` to a name the sidecar lacks is refused with the names it has, and changes nothing;
     /// where a jump lands is measured to the frame in `EngineTests.aJumpLandsOnTheMarkersFrameAndPlays`.
     @Test func aJumpToAnUnknownMarkerIsRefused() throws {

@@ -20,6 +20,21 @@ import PracticeEngine
         #expect(m.handle(.character("x"), player: s, now: 0) == [.mirror(false)])
     }
 
+    /// `v` hides and shows a video's window, `f` makes it full screen and back; without a
+    /// picture, the message line says why nothing happens.
+    @Test func vAndFShowTheWindowAndFillTheScreen() {
+        var m = SessionModel()
+        var s = Self.state(at: 1)
+        #expect(m.handle(.character("v"), player: s, now: 0) == [] && m.message == "no picture to show (the file has none, or there is no display)")
+        #expect(m.handle(.character("f"), player: s, now: 0) == [] && m.message == "no picture to show (the file has none, or there is no display)")
+        s.video = VideoState()
+        #expect(m.handle(.character("v"), player: s, now: 0) == [.video(shown: false, fullScreen: nil)])
+        #expect(m.handle(.character("f"), player: s, now: 0) == [.video(shown: nil, fullScreen: true)])
+        s.video = VideoState(isShown: false, isFullScreen: true)
+        #expect(m.handle(.character("v"), player: s, now: 0) == [.video(shown: true, fullScreen: nil)])
+        #expect(m.handle(.character("f"), player: s, now: 0) == [.video(shown: nil, fullScreen: false)])
+    }
+
     @Test func aThenBMakeTheLoopAndTheStartWaitsForItsEnd() {
         var m = SessionModel()
         #expect(m.handle(.character("a"), player: Self.state(at: 0.5), now: 0) == [])

@@ -197,7 +197,9 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
                 "Rate": .double(s.rate), "Metadata": metadata(s, nav), "CanGoNext": .boolean(nav.next != nil),
                 "CanGoPrevious": .boolean(nav.previous != nil),
             ],
-            Self.markersInterface: ["Section": .string(nav.section ?? ""), "Markers": markerTimes(sidecar), "Loops": loopTimes(sidecar)],
+            Self.markersInterface: ["Section": .string(nav.section ?? ""), "Markers": markerTimes(sidecar), "Loops": loopTimes(sidecar),
+                                    "Mirror": .boolean(s.isMirrored)],
+            Self.rootInterface: ["Fullscreen": .boolean(s.video?.isFullScreen ?? false), "CanSetFullscreen": .boolean(s.video != nil)],
         ]
     }
 
@@ -252,12 +254,18 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
     // MARK: The interfaces
 
     private func rootInterface() -> BusInterface {
-        BusInterface(Self.rootInterface, methods: [
+        let player = self.player
+        return BusInterface(Self.rootInterface, methods: [
             .init("Raise") { _ in [] },
             .init("Quit") { [host] _ in host.quit(); return [] },
         ], properties: [
             .init("CanQuit", "b", emitsChange: false) { .boolean(true) },
             .init("CanRaise", "b", emitsChange: false) { .boolean(false) },
+            // A video's window (the specification's optional pair): full screen, and whether there is one.
+            .init("Fullscreen", "b", get: { .boolean(player.state.video?.isFullScreen ?? false) }, set: { v throws(BusFailure) in
+                guard player.setVideo(fullScreen: v.bool ?? false) else { throw BusFailure("this player shows no picture (the file has none, or there is no display)") }
+            }),
+            .init("CanSetFullscreen", "b") { .boolean(player.state.video != nil) },
             .init("HasTrackList", "b", emitsChange: false) { .boolean(false) },
             .init("Identity", "s", emitsChange: false) { .string("practice") },
             .init("DesktopEntry", "s", emitsChange: false) { .string("practice") },
@@ -363,6 +371,8 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
             .init("Section", "s") { [self] in .string(navigation(player.state, markers.current()).section ?? "") },
             .init("Markers", "a{sv}") { [self] in markerTimes(markers.current()) },
             .init("Loops", "a{sv}") { [self] in loopTimes(markers.current()) },
+            // A video's picture mirrored, as `x` and `practice ctl mirror` do it.
+            .init("Mirror", "b", get: { .boolean(player.state.isMirrored) }, set: { v in player.setMirror(v.bool ?? false) }),
         ])
     }
 

@@ -54,6 +54,10 @@ enum RemotePage {
             <button id="passes" data-do="passes">Passes ∞</button>
             <button id="countin" data-do="countin">Count-in</button>
           </section>
+          <section id="picture" hidden>
+            <button id="video" data-do="video">Video</button>
+            <button id="mirror" data-do="mirror">Mirror</button>
+          </section>
           <section id="presets">
             <button data-rate="0.5">0.5</button><button data-rate="0.6">0.6</button><button data-rate="0.7">0.7</button>
             <button data-rate="0.75">0.75</button><button data-rate="0.8">0.8</button><button data-rate="0.9">0.9</button>
@@ -87,6 +91,7 @@ enum RemotePage {
         #pad{display:grid;grid-template-columns:repeat(2,1fr);gap:10px}
         #pad .wide{grid-column:1/-1;min-height:80px;font-size:28px;font-weight:800}
         #presets{display:grid;grid-template-columns:repeat(4,1fr);gap:8px}
+        #picture:not([hidden]){display:grid;grid-template-columns:repeat(2,1fr);gap:10px}
         #mark{display:grid;grid-template-columns:1fr auto;gap:8px}
         #markers{list-style:none;margin:0;padding:0;display:grid;gap:6px}
         #markers button{width:100%;text-align:left;display:flex;justify-content:space-between}
@@ -128,6 +133,8 @@ enum RemotePage {
             faster: () => send({ cmd: 'rate', value: Math.round(((state ? state.rate : 1) + 0.05) * 100) / 100 }),
             looping: () => { if (!state || !state.loop) { say('no loop: set one on the player', true); return; } send({ cmd: 'looping', on: !state.loop.on }); },
             passes: () => setLoop((l) => { const order = [undefined, 3, 5, 10]; const k = order.indexOf(l.times); l.times = order[(k + 1) % order.length]; if (!l.times) delete l.times; }, true),
+            video: () => send({ cmd: 'video' }),
+            mirror: () => send({ cmd: 'mirror' }),
             countin: () => setLoop((l) => { const r = l.rehearsal; if (r.countIn > 0) { r.countIn = 0; } else { r.countIn = 4; r.countInEvery = true; if (!r.bpm && tempo) r.bpm = tempo; } }),
           };
           document.addEventListener('click', (e) => {
@@ -163,6 +170,9 @@ enum RemotePage {
             $('looping').classList.toggle('on', !!(l && l.on));
             $('passes').textContent = 'Passes ' + (l && l.times ? l.times : '∞');
             $('countin').classList.toggle('on', !!(l && l.rehearsal && l.rehearsal.countIn > 0));
+            $('picture').hidden = !s.video;
+            $('video').classList.toggle('on', !!(s.video && s.video.shown));
+            $('mirror').classList.toggle('on', !!s.mirror);
             for (const b of document.querySelectorAll('#markers button')) b.classList.toggle('here', b.dataset.marker === v.section);
             if ('mediaSession' in navigator) {
               navigator.mediaSession.playbackState = s.playing ? 'playing' : 'paused';

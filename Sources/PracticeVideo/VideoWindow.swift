@@ -79,6 +79,8 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
 
     private var isStopping: Bool { stopping.withLock { $0 } }
 
+    static let setpriv = "/usr/bin/setpriv"
+
     // MARK: mpv
 
     /// One mpv and the connection to it (the follower's alone).
@@ -165,7 +167,13 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             "--title=\(s.title) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
         ]
         if s.video?.isFullScreen == true { arguments.append("--fullscreen") }
-        guard let pid = Spawning.start(settings.mpv, arguments + ["--", file]) else { return .failed("\(settings.mpv): cannot start it") }
+        guard access(settings.mpv, X_OK) == 0 else { return .failed("\(settings.mpv) is not installed (Debian's mpv package shows it)") }
+        // Through util-linux's setpriv, mpv gets SIGKILL when this thread ends, however this
+        // process ends (killed, it could close nothing): no window is left behind.
+        let started = access(Self.setpriv, X_OK) == 0
+            ? Spawning.start(Self.setpriv, ["--pdeathsig", "KILL", "--", settings.mpv] + arguments + ["--", file])
+            : Spawning.start(settings.mpv, arguments + ["--", file])
+        guard let pid = started else { return .failed("\(settings.mpv): cannot start it") }
         func fail(_ why: String) -> Opened {
             kill(pid, SIGKILL)
             var status: Int32 = 0

@@ -34,6 +34,9 @@ final class ControlledPlayer {
 
     deinit { if process.isRunning { process.terminate() } }
 
+    /// The player's process.
+    var pid: pid_t { process.processIdentifier }
+
     /// Writes one command line.
     func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))

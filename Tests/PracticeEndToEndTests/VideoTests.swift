@@ -173,6 +173,64 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         #expect(!printed.isEmpty)
     }
 
+    /// The other controllers reach the window as the screen's keys do: `practice ctl video off`
+    /// and `ctl mirror` on the player's socket, and MPRIS (a private session bus): the root
+    /// interface's `Fullscreen` (with `CanSetFullscreen`), and `Mirror` beside the markers.
+    @Test func ctlAndMPRISReachTheWindow() throws {
+        let bus = try SessionBus()
+        let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": dir.file("run"), "XDG_STATE_HOME": dir.file("state")]
+        let p = try ControlledPlayer(["tutorial.mp4", "--device", "null", "--control", "stdin", "--no-journal", "--fresh"], in: dir.path,
+                                     environment: env.merging(["DISPLAY": display.name]) { $1 })
+        p.send(#"{"cmd":"pause"}"#)
+        p.send(#"{"cmd":"seek","to":2}"#)
+        try waitShown("frame 50") { $0.frame == 50 && $0.width == 320 }
+        func busctl(_ args: String...) throws -> ProcessResult { try run("/usr/bin/busctl", ["--user"] + args, environment: env) }
+        let name = "org.mpris.MediaPlayer2.practice", path = "/org/mpris/MediaPlayer2"
+        try eventually("the player on the bus", within: 20) { try busctl("get-property", name, path, "org.mpris.MediaPlayer2", "CanSetFullscreen").stdout == "b true\n" }
+        #expect(try busctl("set-property", name, path, "org.mpris.MediaPlayer2", "Fullscreen", "b", "true").status == 0)
+        try waitShown("the whole screen, from MPRIS") { $0.frame == 50 && $0.width == 800 && $0.height == 600 }
+        #expect(try busctl("get-property", name, path, "org.mpris.MediaPlayer2", "Fullscreen").stdout == "b true\n")
+        #expect(try busctl("set-property", name, path, "practice.Markers", "Mirror", "b", "true").status == 0)
+        try waitShown("mirrored, from MPRIS") { $0.frame == Self.mirroredNumber(50) && $0.mirrored }
+        let ctl = try run(practiceBinary, ["ctl", "mirror", "off"], environment: env, currentDirectory: dir.path)
+        #expect(ctl.status == 0, "\(ctl)")
+        try waitShown("as it is, from ctl") { $0.frame == 50 && !$0.mirrored }
+        let hide = try run(practiceBinary, ["ctl", "video", "off"], environment: env, currentDirectory: dir.path)
+        #expect(hide.status == 0, "\(hide)")
+        try eventually("the window hidden, from ctl") { try shown() == nil && !mpvRuns() }
+        #expect(try busctl("get-property", name, path, "org.mpris.MediaPlayer2", "Fullscreen").stdout == "b true\n", "full screen kept for when it shows again")
+        let (status, _, stderr) = try p.quit()
+        #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
+    }
+
+    /// The phone remote's page offers the picture's buttons for a player with a picture: Mirror
+    /// and Video, lit as the player's state says; tapped in a phone's browser (headless
+    /// Chromium), the picture is mirrored and the window hidden.
+    @Test func thePhoneMirrorsAndHidesThePicture() throws {
+        let p = try ControlledPlayer(["tutorial.mp4", "--device", "null", "--control", "stdin", "--no-journal", "--fresh",
+                                      "--remote", "--remote-bind", "127.0.0.1:0"],
+                                     in: dir.path, environment: ["DISPLAY": display.name, "XDG_STATE_HOME": dir.file("state"), "XDG_RUNTIME_DIR": dir.file("run")])
+        let line = try p.stderrLine(containing: "the remote is at")
+        let pairing = try #require(line.firstMatch(of: /open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/[A-Z2-7]{26})\)/)?.1, "\(line)")
+        p.send(#"{"cmd":"pause"}"#)
+        p.send(#"{"cmd":"seek","to":2}"#)
+        try waitShown("frame 50") { $0.frame == 50 && !$0.mirrored }
+        let steps = [
+            "untilJS:!document.getElementById('picture').hidden && document.getElementById('video').classList.contains('on')",
+            "tap:[data-do=mirror]", "untilJS:document.getElementById('mirror').classList.contains('on')",
+            "tap:[data-do=video]", "untilJS:!document.getElementById('video').classList.contains('on')",
+        ]
+        let browser = try run("/usr/bin/python3", [RemoteTests.client, "browser", String(pairing)] + steps)
+        let results = browser.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(browser.status == 0 && results.count == steps.count + 1 && !results.contains { $0["timedOut"] != nil }, "\(browser)")
+        p.send(#"{"cmd":"status"}"#)
+        let status = try p.next("status")
+        #expect(status["mirror"] as? Bool == true && status["video"] as? [String: Bool] == ["shown": false, "fullScreen": false], "\(status)")
+        try eventually("the window hidden from the phone") { try shown() == nil && !mpvRuns() }
+        let (code, _, stderr) = try p.quit()
+        #expect(code == 0, "stderr: \(stderr)")
+    }
+
     /// A folder with a WAV of a second.
     func soundOnly() throws -> String {
         let path = dir.file("sound")
@@ -303,6 +361,15 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         try waitShown("the window again, at frame 50") { $0.frame == 50 }
         let (status, _, stderr) = try p.quit()
         #expect(status == 0, "stderr: \(stderr)")
+    }
+
+    /// A player killed outright (SIGKILL: it can close nothing) leaves no window behind.
+    @Test func aKilledPlayerLeavesNoWindow() throws {
+        let p = try player()
+        try waitShown("the window") { _ in true }
+        kill(p.pid, SIGKILL)
+        try eventually("mpv gone with the player", within: 10) { try !mpvRuns() }
+        #expect(try shown() == nil)
     }
 
     /// No display: the sound plays, one line says why there is no picture; `--no-video` says

@@ -33,7 +33,7 @@ def make(out, seconds):
 
 
 def window():
-    tree = subprocess.run(["xwininfo", "-root", "-tree"], stdout=subprocess.PIPE, text=True).stdout
+    tree = subprocess.run(["xwininfo", "-root", "-tree"], stdout=subprocess.PIPE, text=True, timeout=10).stdout
     for line in tree.splitlines():
         if '("mpv" "mpv")' in line:
             return line.split()[0]
@@ -45,8 +45,13 @@ def read(png, text):
     if wid is None:
         print(json.dumps({"window": None}))
         return
-    # (A window closing meanwhile: none.)
-    if subprocess.run(["import", "-window", wid, png], stderr=subprocess.DEVNULL).returncode != 0:
+    # A window closing meanwhile: none (import waits for ever on a window that went away
+    # between the two steps, so it is given 5 s).
+    try:
+        taken = subprocess.run(["import", "-window", wid, png], stderr=subprocess.DEVNULL, timeout=5).returncode == 0
+    except subprocess.TimeoutExpired:
+        taken = False
+    if not taken:
         print(json.dumps({"window": None}))
         return
     out = subprocess.run(["convert", png, "ppm:-"], stdout=subprocess.PIPE, check=True).stdout

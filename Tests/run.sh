@@ -11,7 +11,8 @@
 # real time and measure what is heard to the millisecond (beside a busy build they fail: a pass
 # 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then TerminalTests in
 # two processes (the two 30-second study drills, then MPRISTests; and the other screens), which
-# mostly wait and take a tenth of a core each; then RemoteTests (headless Chromium driving a player).
+# mostly wait and take a tenth of a core each; then RemoteTests (headless Chromium driving a player)
+# and VideoTimingTests (the video's picture against the sound).
 # The test bundle is run directly, not through `swift test`, which locks the build folder that
 # check-install builds the manual in. Each run's output is in .build/test-logs; a failed run's
 # is printed whole, and the exit status is 1 if any run failed.
@@ -21,7 +22,7 @@ make=${MAKE:-make}
 bundle=.build/debug/practicePackageTests.xctest
 logs=.build/test-logs
 shards=${SHARDS:-3}
-quiet=(RealTimeTests TerminalTests MPRISTests RemoteTests)
+quiet=(RealTimeTests TerminalTests MPRISTests RemoteTests VideoTimingTests)
 export PRACTICE_BINARY=$PWD/.build/release/practice SWIFT_BACKTRACE=interactive=no NO_COLOR=1
 [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
 
@@ -58,6 +59,8 @@ quiet() {
     # The phone remote in headless Chromium, whose taps it checks in a real-time player's events
     # (beside a busy build a tap's answer came late): after the screens, which it would load.
     run RemoteTests --filter '\.RemoteTests/'
+    # The dancer's video in step with the sound at the real-time sink, to a frame.
+    run VideoTimingTests --filter '\.VideoTimingTests/'
 }
 
 start=$SECONDS

@@ -96,6 +96,10 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         var fullScreen: Bool?
         var overlay: String?
         var lastCheck = ContinuousClock.now
+        /// The heard position last seen to move, and when.
+        var heard: (position: Double, at: ContinuousClock.Instant)?
+        /// The pass of a plain loop that the picture was sought into ahead of its wrap.
+        var soughtInto: Int?
 
         init(pid: pid_t, socketPath: String, client: consuming ControlClient) {
             self.pid = pid; self.socketPath = socketPath; self.client = client
@@ -212,9 +216,11 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         var view = TrackView(player: player)
         _ = view.refresh(force: true)
         var lastLook = ContinuousClock.now
+        var wait: Int32 = 50
         while !isStopping {
             var poller = pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&poller, 1, 50)
+            _ = poll(&poller, 1, wait)
+            wait = 50
             wake.drain()
             if isStopping { break }
             let s = player.state
@@ -245,7 +251,9 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
                 lastLook = ContinuousClock.now
                 _ = view.refresh(force: false)
             }
-            if !(window.drain() && follow(window, s, view)) {
+            if window.drain(), let next = follow(window, s, view) {
+                wait = next
+            } else {
                 window.close(asking: false)
                 mpv = nil
                 player.setVideo(shown: false)
@@ -254,12 +262,28 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         }
     }
 
-    /// Tells mpv what changed in `s`; false once mpv has gone.
-    private func follow(_ mpv: Mpv, _ s: PlayerState, _ view: TrackView) -> Bool {
+    /// How long mpv takes from a seek to showing its frame while playing (bench/video: a jump's
+    /// new frame shows 24 ms after the command, median): a correction of drift while playing
+    /// aims that far ahead, and a plain loop's wrap is sought that long before it is heard.
+    static let seekLead = 0.025
+
+    /// Tells mpv what changed in `s`; the milliseconds until it should be looked at again (less
+    /// than the usual 50 when a loop's wrap comes sooner), or nil once mpv has gone.
+    private func follow(_ mpv: Mpv, _ s: PlayerState, _ view: TrackView) -> Int32? {
+        let now = ContinuousClock.now
+        // The sound is heard moving (not yet started, waiting for the device, or in a gap between
+        // passes: the position holds, and so does the picture).
+        if mpv.heard?.position != s.position { mpv.heard = (s.position, now) }
+        let moving = mpv.heard.map { now - $0.at < .milliseconds(120) } ?? true
         // During a count-in the picture holds on the loop's start.
         let holding = s.isPlaying ? s.loop?.countIn.flatMap { _ in s.loop?.start } : nil
-        let paused = !s.isPlaying || holding != nil
+        let paused = !s.isPlaying || holding != nil || !moving
+        let lead = paused ? 0 : Self.seekLead * s.rate
         var ok = true
+        func seek(_ to: Double) {
+            ok = ok && mpv.send([.string("seek"), .double(to), .string("absolute+exact")])
+            mpv.lastCheck = now
+        }
         if mpv.mirror != s.isMirrored {
             ok = ok && mpv.send([.string("set_property"), .string("vf"), .string(s.isMirrored ? "hflip" : "")])
             mpv.mirror = s.isMirrored
@@ -286,19 +310,39 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
                 mpv.overlay = text
             }
         }
+        var wait: Int32 = 50
         if jumped.withLock({ j in defer { j = false }; return j }) {
-            ok = ok && mpv.send([.string("seek"), .double(holding ?? s.position), .string("absolute+exact")])
-            mpv.lastCheck = ContinuousClock.now
-        } else if !paused, ContinuousClock.now - mpv.lastCheck > .milliseconds(500) {
-            // Drifted by more than a frame: sought again to the heard position.
-            mpv.lastCheck = ContinuousClock.now
-            guard mpv.send([.string("get_property"), .string("time-pos")]) else { return false }
-            if let shown = mpv.answer(timeout: 0.5)?["data"]?.double {
-                let heard = player.state.position
-                if abs(shown - heard) > frame { ok = ok && mpv.send([.string("seek"), .double(heard), .string("absolute+exact")]) }
+            if let pass = mpv.soughtInto, s.loop?.pass == pass, !paused {
+                // The wrap the picture was sought ahead of: looked at soon, not sought again.
+                mpv.lastCheck = now - .milliseconds(100)
+            } else {
+                // A jump: the sound restarts there after the device's latency, about when
+                // mpv shows the frame, so no lead.
+                seek(holding ?? s.position)
+            }
+            mpv.soughtInto = nil
+        } else if !paused, let l = s.loop, l.isOn, l.rehearsal.isPlain, l.passes.map({ l.pass < $0 }) ?? true, mpv.soughtInto != l.pass + 1,
+                  s.position < l.end, s.rate > 0 {
+            // A plain loop: its wrap sought a moment before it is heard, so that A's frame shows
+            // with A's sound; until then, looked at again in time for it.
+            let toWrap = (l.end - s.position) / s.rate
+            if toWrap <= Self.seekLead + 0.005 {
+                seek(l.start + max(Self.seekLead - toWrap, 0) * s.rate)
+                mpv.soughtInto = l.pass + 1
+            } else {
+                wait = Int32(min(50, max(1, (toWrap - Self.seekLead) * 1000)))
             }
         }
-        return ok
+        if mpv.soughtInto == nil, !paused, now - mpv.lastCheck > .milliseconds(150) {
+            // Drifted by more than a frame: sought again to the heard position.
+            mpv.lastCheck = now
+            guard mpv.send([.string("get_property"), .string("time-pos")]) else { return nil }
+            if let shown = mpv.answer(timeout: 0.5)?["data"]?.double {
+                let heard = player.state.position
+                if abs(shown - heard) > frame { seek(heard + lead) }
+            }
+        }
+        return ok ? wait : nil
     }
 
     // MARK: The overlay

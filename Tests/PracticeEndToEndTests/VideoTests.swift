@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
-import Synchronization
 import Testing
 import PracticeTestSupport
 
@@ -11,17 +10,16 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
     let manager: Spawned
     let name: String
 
-    /// Displays made by this process so far: each gets a number of its own.
-    private static let made = Mutex(0)
-
     init() throws {
-        let number = 100 + Int(getpid() % 300) * 10 + Self.made.withLock { n in defer { n = (n + 1) % 10 }; return n }
+        // Xvfb takes a free display number and says which (-displayfd) once it answers there.
+        server = try Spawned("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+                             environment: ProcessInfo.processInfo.environment, captureStdout: true)
+        var digits: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(server.stdout!, &byte, 1) == 1, byte != UInt8(ascii: "\n") { digits.append(byte) }
+        let number = try #require(Int(String(decoding: digits, as: UTF8.self)), "Xvfb said no display number")
         name = ":\(number)"
-        server = try Spawned("/usr/bin/Xvfb", [name, "-screen", "0", "800x600x24", "-nolisten", "tcp"], environment: ProcessInfo.processInfo.environment)
         let environment = ProcessInfo.processInfo.environment.merging(["DISPLAY": name]) { $1 }
-        try eventually("Xvfb answers on \(name)", within: 30) {
-            try run("/usr/bin/xwininfo", ["-root"], environment: environment).status == 0
-        }
         manager = try Spawned("/usr/bin/openbox", ["--sm-disable"], environment: environment)
         try eventually("openbox manages \(name)", within: 30) {
             try run("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: environment).stdout.contains("window id")
@@ -34,48 +32,58 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
     }
 }
 
-/// The dancer's video: a video's picture in mpv's window follows the player, read back from
-/// screenshots of the window under Xvfb (the test video shows each frame's number as blocks, with
-/// a red left half and a blue right one: video-frames.py; what is drawn over it is read by
-/// tesseract).
-@Suite(.serialized) struct VideoTests {
-    static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("video-frames.py").path
-    let dir = ScratchDirectory("video")
-    let display: VirtualDisplay
+/// The test video's maker and reader.
+let videoFrames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("video-frames.py").path
 
-    init() throws {
-        display = try VirtualDisplay()
+/// What the window shows.
+struct WindowShot: Equatable {
+    var frame: Int
+    var mirrored: Bool
+    var width: Int
+    var height: Int
+    /// What is written over the picture (with `text`): top left, middle, bottom.
+    var top = "", middle = "", bottom = ""
+    /// White pixels in those places (with `text`).
+    var topInk = 0, bottomInk = 0
+}
+
+/// Where the picture is against the sound while playing: the frame shown, read from a
+/// screenshot taken between two `status` answers (positions heard at the real-time sink).
+struct SyncSample {
+    var frame: Int
+    var before: Double
+    var after: Double
+    /// Frame `frame` is shown from frame × 40 ms, for 40 ms: the one heard at some moment in
+    /// before…after, a frame either side.
+    var isInStep: Bool { Double(frame) / 25 >= before - 0.08 - 1e-9 && Double(frame) / 25 <= after + 0.04 + 1e-9 }
+}
+
+/// A suite on the test video under its own Xvfb: the players, the window's reads.
+protocol VideoSuite {
+    var dir: ScratchDirectory { get }
+    var display: VirtualDisplay { get }
+}
+
+extension VideoSuite {
+    /// Makes the test's runtime folder and its video (8 s, video-frames.py).
+    func prepare() throws {
         try FileManager.default.createDirectory(atPath: dir.file("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        if !FileManager.default.fileExists(atPath: dir.file("tutorial.mp4")) {
-            let made = try run("/usr/bin/python3", [Self.frames, "make", dir.file("tutorial.mp4"), "8"])
-            try #require(made.status == 0, "\(made)")
-        }
-    }
-
-    /// What the window shows.
-    struct Shown: Equatable {
-        var frame: Int
-        var mirrored: Bool
-        var width: Int
-        var height: Int
-        /// What is written over the picture (with `text`): top left, middle, bottom.
-        var top = "", middle = "", bottom = ""
-        /// White pixels in those places (with `text`).
-        var topInk = 0, bottomInk = 0
+        let made = try run("/usr/bin/python3", [videoFrames, "make", dir.file("tutorial.mp4"), "8"])
+        try #require(made.status == 0, "\(made)")
     }
 
     /// What the window shows now; nil without a window.
-    func shown(text: Bool = false) throws -> Shown? {
-        let r = try run("/usr/bin/python3", [Self.frames, "read", dir.file("shot.png")] + (text ? ["--text"] : []), environment: ["DISPLAY": display.name])
+    func shown(text: Bool = false) throws -> WindowShot? {
+        let r = try run("/usr/bin/python3", [videoFrames, "read", dir.file("shot.png")] + (text ? ["--text"] : []), environment: ["DISPLAY": display.name])
         guard let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], let frame = o["frame"] as? Int else { return nil }
-        return Shown(frame: frame, mirrored: o["mirrored"] as? Bool ?? false, width: o["width"] as? Int ?? 0, height: o["height"] as? Int ?? 0,
+        return WindowShot(frame: frame, mirrored: o["mirrored"] as? Bool ?? false, width: o["width"] as? Int ?? 0, height: o["height"] as? Int ?? 0,
                      top: o["top"] as? String ?? "", middle: o["middle"] as? String ?? "", bottom: o["bottom"] as? String ?? "",
                      topInk: o["topInk"] as? Int ?? 0, bottomInk: o["bottomInk"] as? Int ?? 0)
     }
 
     /// Waits (a loaded machine is slow to start mpv) until the window shows what `wanted` takes.
     @discardableResult
-    func waitShown(_ what: String, text: Bool = false, _ wanted: @escaping (Shown) -> Bool) throws -> Shown {
+    func waitShown(_ what: String, text: Bool = false, _ wanted: @escaping (WindowShot) -> Bool) throws -> WindowShot {
         try eventuallyValue(what, within: 40) { try shown(text: text).flatMap { wanted($0) ? $0 : nil } }
     }
 
@@ -89,7 +97,7 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
     }
 
     /// The player's `video` as its `status` answer has it (after the commands sent before).
-    static func video(_ p: ControlledPlayer) throws -> [String: Bool]? {
+    static func videoState(_ p: ControlledPlayer) throws -> [String: Bool]? {
         p.send(#"{"cmd":"status"}"#)
         return try p.next("status")["video"] as? [String: Bool]
     }
@@ -102,6 +110,31 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
     /// The frame number a mirrored picture's blocks read as.
     static func mirroredNumber(_ frame: Int) -> Int {
         Int(String(String(frame, radix: 2).leftPadding(to: 10).reversed()), radix: 2)!
+    }
+
+    /// A read of the window between two `status` answers.
+    func sample(_ p: ControlledPlayer) throws -> SyncSample {
+        func heard() throws -> Double {
+            p.send(#"{"cmd":"status"}"#)
+            return try #require(try p.next("status")["position"] as? Double)
+        }
+        let before = try heard()
+        let s = try #require(try shown(), "a window")
+        return SyncSample(frame: s.frame, before: before, after: try heard())
+    }
+}
+
+/// The dancer's video: a video's picture in mpv's window follows the player, read back from
+/// screenshots of the window under Xvfb (the test video shows each frame's number as blocks, with
+/// a red left half and a blue right one: video-frames.py; what is drawn over it is read by
+/// tesseract).
+@Suite(.serialized) struct VideoTests: VideoSuite {
+    let dir = ScratchDirectory("video")
+    let display: VirtualDisplay
+
+    init() throws {
+        display = try VirtualDisplay()
+        try prepare()
     }
 
     /// Paused and sought, the window shows the frame of the heard position (3.2 s: frame 80;
@@ -150,15 +183,15 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         let first = try waitShown("frame 50") { $0.frame == 50 }
         #expect(first.width == 320 && first.height == 240, "\(first)")
         p.send(#"{"cmd":"video"}"#)
-        #expect(try Self.video(p) == ["shown": false, "fullScreen": false])
+        #expect(try Self.videoState(p) == ["shown": false, "fullScreen": false])
         try eventually("the window hidden") { try shown() == nil && !mpvRuns() }
         // Moved while hidden: shown again at the frame heard.
         p.send(#"{"cmd":"seek","to":4}"#)
         p.send(#"{"cmd":"video","on":true}"#)
-        #expect(try Self.video(p) == ["shown": true, "fullScreen": false])
+        #expect(try Self.videoState(p) == ["shown": true, "fullScreen": false])
         try waitShown("frame 100, shown again") { $0.frame == 100 }
         p.send(#"{"cmd":"fullscreen"}"#)
-        #expect(try Self.video(p) == ["shown": true, "fullScreen": true])
+        #expect(try Self.videoState(p) == ["shown": true, "fullScreen": true])
         try waitShown("frame 100 on the whole screen") { $0.frame == 100 && $0.width == 800 && $0.height == 600 }
         p.send(#"{"cmd":"fullscreen","on":false}"#)
         try waitShown("frame 100 in its window again") { $0.frame == 100 && $0.width == 320 && $0.height == 240 }
@@ -262,6 +295,60 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         }
     }
 
+    /// mpv killed: the sound plays on (the player still answers and plays), one line says so,
+    /// the state says the window is hidden, and `{"cmd":"video"}` (`v`) opens it again.
+    @Test func killingTheWindowLeavesTheSound() throws {
+        let p = try player()
+        p.send(#"{"cmd":"pause"}"#)
+        try p.next("state") { $0["playing"] as? Bool == false }
+        try waitShown("the window") { _ in true }
+        let killed = try run("/usr/bin/pkill", ["-f", "input-ipc-server=\(dir.file("run"))/"])
+        #expect(killed.status == 0, "\(killed)")
+        #expect(try p.stderrLine(containing: "the video window closed") == "practice: the video window closed; the sound plays on (v opens it again)")
+        #expect(try Self.videoState(p) == ["shown": false, "fullScreen": false])
+        p.send(#"{"cmd":"seek","to":2}"#)
+        try p.next("state") { $0["position"] as? Double == 2 }
+        p.send(#"{"cmd":"video"}"#)
+        try waitShown("the window again, at frame 50") { $0.frame == 50 }
+        let (status, _, stderr) = try p.quit()
+        #expect(status == 0, "stderr: \(stderr)")
+    }
+
+    /// A player killed outright (SIGKILL: it can close nothing) leaves no window behind.
+    @Test func aKilledPlayerLeavesNoWindow() throws {
+        let p = try player()
+        try waitShown("the window") { _ in true }
+        kill(p.pid, SIGKILL)
+        try eventually("mpv gone with the player", within: 10) { try !mpvRuns() }
+        #expect(try shown() == nil)
+    }
+
+    /// No display: the sound plays, one line says why there is no picture; `--no-video` says
+    /// nothing and opens no window (the state says it is hidden) until asked.
+    @Test func withoutADisplayTheSoundPlaysAlone() throws {
+        let r = try run(practiceBinary, ["play", "tutorial.mp4", "--device", "null", "--no-tui", "--no-journal", "--from", "7"],
+                        environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""], currentDirectory: dir.path)
+        #expect(r.status == 0 && r.stderr == "practice: tutorial.mp4: no display to show the picture on (neither DISPLAY nor WAYLAND_DISPLAY is set); playing the sound alone\n", "\(r)")
+        let quiet = try player(["--no-video"])
+        #expect(try Self.videoState(quiet) == ["shown": false, "fullScreen": false])
+        #expect(try shown() == nil)
+        #expect(try !mpvRuns(), "an mpv runs for it")
+        let (status, _, stderr) = try quiet.quit()
+        #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
+    }
+}
+
+/// The picture against the sound as it plays at the real-time sink, to a frame: among the suites
+/// that run alone on the machine (Tests/run.sh), as a busy machine delays the window's follower.
+@Suite(.serialized) struct VideoTimingTests: VideoSuite {
+    let dir = ScratchDirectory("video-timing")
+    let display: VirtualDisplay
+
+    init() throws {
+        display = try VirtualDisplay()
+        try prepare()
+    }
+
     /// During a count-in the picture holds on A's frame and says the count ("Five" … "Eight"),
     /// while the sound counts at the real-time sink; then it plays on from A.
     @Test func aCountInHoldsOnAAndSaysTheCount() throws {
@@ -276,27 +363,6 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         try waitShown("the picture moving on from A") { $0.frame > 12 }
         let (status, _, stderr) = try p.quit()
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
-    }
-
-    /// Where the picture is against the sound while playing: the frame shown, read from a
-    /// screenshot taken between two `status` answers (positions heard at the real-time sink).
-    struct Sample {
-        var frame: Int
-        var before: Double
-        var after: Double
-        /// Frame `frame` is shown from frame × 40 ms, for 40 ms: the one heard at some moment in
-        /// before…after, a frame either side.
-        var isInStep: Bool { Double(frame) / 25 >= before - 0.08 - 1e-9 && Double(frame) / 25 <= after + 0.04 + 1e-9 }
-    }
-
-    func sample(_ p: ControlledPlayer) throws -> Sample {
-        func heard() throws -> Double {
-            p.send(#"{"cmd":"status"}"#)
-            return try #require(try p.next("status")["position"] as? Double)
-        }
-        let before = try heard()
-        let s = try #require(try shown(), "a window")
-        return Sample(frame: s.frame, before: before, after: try heard())
     }
 
     /// Playing at 0.5×, 0.8×, 1.0× and 1.5× (the sound at the real-time sink), each after a
@@ -327,7 +393,7 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         let rig = try PulseRig()
         let p = try player(["--loop", "1", "2", "--rate", "0.8"], rig: rig)
         try waitShown("the window") { _ in true }
-        var passes = Set<Int>(), checked = 0, outOfStep: [Sample] = []
+        var passes = Set<Int>(), checked = 0, outOfStep: [SyncSample] = []
         let deadline = Date().addingTimeInterval(40)
         while passes.count < 11 && Date() < deadline {
             p.send(#"{"cmd":"status"}"#)
@@ -341,48 +407,6 @@ final class VirtualDisplay: @unchecked Sendable {  // immutable after init
         #expect(passes.count >= 11, "passes seen: \(passes.sorted())")
         #expect(checked >= 20 && outOfStep.isEmpty, "\(checked) screenshots, out of step: \(outOfStep)")
         let (status, _, stderr) = try p.quit()
-        #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
-    }
-
-    /// mpv killed: the sound plays on (the player still answers and plays), one line says so,
-    /// the state says the window is hidden, and `{"cmd":"video"}` (`v`) opens it again.
-    @Test func killingTheWindowLeavesTheSound() throws {
-        let p = try player()
-        p.send(#"{"cmd":"pause"}"#)
-        try p.next("state") { $0["playing"] as? Bool == false }
-        try waitShown("the window") { _ in true }
-        let killed = try run("/usr/bin/pkill", ["-f", "input-ipc-server=\(dir.file("run"))/"])
-        #expect(killed.status == 0, "\(killed)")
-        #expect(try p.stderrLine(containing: "the video window closed") == "practice: the video window closed; the sound plays on (v opens it again)")
-        #expect(try Self.video(p) == ["shown": false, "fullScreen": false])
-        p.send(#"{"cmd":"seek","to":2}"#)
-        try p.next("state") { $0["position"] as? Double == 2 }
-        p.send(#"{"cmd":"video"}"#)
-        try waitShown("the window again, at frame 50") { $0.frame == 50 }
-        let (status, _, stderr) = try p.quit()
-        #expect(status == 0, "stderr: \(stderr)")
-    }
-
-    /// A player killed outright (SIGKILL: it can close nothing) leaves no window behind.
-    @Test func aKilledPlayerLeavesNoWindow() throws {
-        let p = try player()
-        try waitShown("the window") { _ in true }
-        kill(p.pid, SIGKILL)
-        try eventually("mpv gone with the player", within: 10) { try !mpvRuns() }
-        #expect(try shown() == nil)
-    }
-
-    /// No display: the sound plays, one line says why there is no picture; `--no-video` says
-    /// nothing and opens no window (the state says it is hidden) until asked.
-    @Test func withoutADisplayTheSoundPlaysAlone() throws {
-        let r = try run(practiceBinary, ["play", "tutorial.mp4", "--device", "null", "--no-tui", "--no-journal", "--from", "7"],
-                        environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""], currentDirectory: dir.path)
-        #expect(r.status == 0 && r.stderr == "practice: tutorial.mp4: no display to show the picture on (neither DISPLAY nor WAYLAND_DISPLAY is set); playing the sound alone\n", "\(r)")
-        let quiet = try player(["--no-video"])
-        #expect(try Self.video(quiet) == ["shown": false, "fullScreen": false])
-        #expect(try shown() == nil)
-        #expect(try !mpvRuns(), "an mpv runs for it")
-        let (status, _, stderr) = try quiet.quit()
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }
 }

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
+import PracticeAudio
 import PracticeDocuments
 import PracticeEngine
 
 /// The picture that goes with a track, as a file desktop widgets and notifications can show:
 /// the picture embedded in its tags, written once into `$XDG_CACHE_HOME/practice/covers/` (named
-/// by its SHA-256, so every track of an album shares one file), else the folder's cover image.
+/// by its SHA-256, so every track of an album shares one file), else a video's frame, else the
+/// folder's cover image.
 public enum Artwork {
     public static func cover(forAudio path: String) -> String? {
         if let picture = try? EmbeddedPicture.frontCover(of: path), let file = store(picture) { return file }
+        // A video with no picture in its tags: a frame a tenth of the way in, as the library's.
+        if LibraryIndex.videoExtensions.contains(Path.pathExtension(path).lowercased()), let jpeg = VideoFrame.jpeg(of: path),
+           let file = store(EmbeddedPicture(bytes: jpeg, mime: "image/jpeg")) {
+            return file
+        }
         return CoverArt.beside(path)
     }
 

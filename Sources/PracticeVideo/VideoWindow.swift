@@ -113,12 +113,20 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
 
         func send(_ command: [JSONValue]) -> Bool { send(.array(command)) }
 
-        /// The answer to the latest request (events in between passed over), within `timeout` s.
+        /// Why mpv could not load the file (its `end-file` event with an error), once it said so.
+        var loadError: String?
+
+        /// The answer to the latest request (events in between passed over, but for a failed
+        /// load: `loadError`), within `timeout` s.
         func answer(timeout: Double) -> [String: JSONValue]? {
             let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
             while ContinuousClock.now < deadline {
-                guard case .line(let line) = client.read(timeout: 0.1) else { continue }
-                guard let o = try? JSONValue.parse(line).object, o["request_id"]?.int == request else { continue }
+                guard case .line(let line) = client.read(timeout: 0.1), let o = try? JSONValue.parse(line).object else { continue }
+                if o["event"]?.string == "end-file", o["reason"]?.string == "error" {
+                    loadError = o["file_error"]?.string ?? "it could not load the file"
+                    return nil
+                }
+                guard o["request_id"]?.int == request else { continue }
                 return o
             }
             return nil
@@ -197,9 +205,28 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
                 let mpv = Mpv(pid: pid, socketPath: socketPath, client: client)
                 mpv.mirror = s.isMirrored
                 mpv.fullScreen = s.video?.isFullScreen ?? false
+                /// Whether mpv answers `property` (it has a value).
+                func has(_ property: String) -> Bool? {
+                    guard mpv.send([.string("get_property"), .string(property)]) else { return nil }
+                    return mpv.answer(timeout: 0.5)?["error"]?.string == "success"
+                }
+                func says(_ property: String) -> Bool {
+                    mpv.send([.string("get_property"), .string(property)]) && mpv.answer(timeout: 0.5)?["data"]?.bool == true
+                }
                 while ContinuousClock.now < deadline, !isStopping {
-                    guard mpv.send([.string("get_property"), .string("duration")]) else { break }
-                    if mpv.answer(timeout: 0.5)?["error"]?.string == "success" { return .window(mpv) }
+                    guard let loaded = has("duration") else { break }
+                    // Loaded, and a picture decoded (a corrupt stream loads, runs to its end and
+                    // shows none).
+                    if loaded {
+                        guard let shown = has("video-out-params") else { break }
+                        if shown { return .window(mpv) }
+                        if says("eof-reached") { return fail("mpv could decode none of the file's pictures") }
+                    }
+                    // A picture that cannot be decoded (a corrupt video stream): said at once. mpv
+                    // says so in an event, or (if that came before this connection) is idle: with
+                    // a file given and kept open at its end, it is idle only when it could not load it.
+                    if mpv.loadError == nil, says("idle-active") { mpv.loadError = "it could not load the file" }
+                    if let why = mpv.loadError { return fail("mpv cannot show it (\(why))") }
                     usleep(20_000)
                 }
             }

@@ -211,7 +211,8 @@ extension VideoSuite {
     /// interface's `Fullscreen` (with `CanSetFullscreen`), and `Mirror` beside the markers.
     @Test func ctlAndMPRISReachTheWindow() throws {
         let bus = try SessionBus()
-        let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": dir.file("run"), "XDG_STATE_HOME": dir.file("state")]
+        let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": dir.file("run"), "XDG_STATE_HOME": dir.file("state"),
+                   "XDG_CACHE_HOME": dir.file("cache")]
         let p = try ControlledPlayer(["tutorial.mp4", "--device", "null", "--control", "stdin", "--no-journal", "--fresh"], in: dir.path,
                                      environment: env.merging(["DISPLAY": display.name]) { $1 })
         p.send(#"{"cmd":"pause"}"#)
@@ -232,6 +233,11 @@ extension VideoSuite {
         #expect(hide.status == 0, "\(hide)")
         try eventually("the window hidden, from ctl") { try shown() == nil && !mpvRuns() }
         #expect(try busctl("get-property", name, path, "org.mpris.MediaPlayer2", "Fullscreen").stdout == "b true\n", "full screen kept for when it shows again")
+        // Its cover for the desktop: a frame of the picture (a JPEG in the cache), as the library's.
+        let metadata = try busctl("get-property", name, path, "org.mpris.MediaPlayer2.Player", "Metadata").stdout
+        let art = try #require(metadata.firstMatch(of: /"mpris:artUrl" s "file:\/\/([^"]+\.jpg)"/)?.1, "\(metadata)")
+        let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: String(art).removingPercentEncoding ?? String(art))))
+        #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]) && art.hasPrefix(dir.file("cache")), "\(art)")
         let (status, _, stderr) = try p.quit()
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }
@@ -310,6 +316,24 @@ extension VideoSuite {
         try p.next("state") { $0["position"] as? Double == 2 }
         p.send(#"{"cmd":"video"}"#)
         try waitShown("the window again, at frame 50") { $0.frame == 50 }
+        let (status, _, stderr) = try p.quit()
+        #expect(status == 0, "stderr: \(stderr)")
+    }
+
+    /// A corrupt video stream (every picture's packets garbled, the sound intact): the sound
+    /// plays, one line says why there is no picture, and the state says the window is hidden.
+    @Test func aCorruptPictureLeavesTheSound() throws {
+        let made = try run("/usr/bin/ffmpeg", ["-v", "quiet", "-y", "-i", dir.file("tutorial.mp4"), "-c", "copy", "-bsf:v", "noise=amount=1", dir.file("garbled.mp4")])
+        try #require(made.status == 0, "\(made)")
+        let p = try ControlledPlayer(["garbled.mp4", "--device", "null", "--control", "stdin", "--no-journal", "--fresh"], in: dir.path,
+                                     environment: ["DISPLAY": display.name, "XDG_STATE_HOME": dir.file("state"), "XDG_RUNTIME_DIR": dir.file("run")])
+        p.send(#"{"cmd":"pause"}"#)
+        let line = try p.stderrLine(containing: "no picture", within: 40)
+        #expect(line == "practice: no picture: mpv could decode none of the file's pictures; the sound plays on")
+        #expect(try Self.videoState(p) == ["shown": false, "fullScreen": false])
+        p.send(#"{"cmd":"seek","to":3}"#)
+        try p.next("state") { $0["position"] as? Double == 3 }
+        #expect(try !mpvRuns() && shown() == nil)
         let (status, _, stderr) = try p.quit()
         #expect(status == 0, "stderr: \(stderr)")
     }

@@ -15,8 +15,8 @@ extension Practice {
             abstract: "Send one command to a running player (one in the background, or another terminal's).",
             discussion: """
                 Commands: play, pause, toggle, next, previous (markers), seek WHERE, jump MARKER, \
-                rate SPEED, pitch SEMITONES, loop NAME | loop A B | loop off, mirror [on|off] (a video's \
-                picture), mark NAME (a marker at \
+                rate SPEED, pitch SEMITONES, loop NAME | loop A B | loop off, mirror [on|off], video [on|off] \
+                and fullscreen [on|off] (a video's picture: mirrored, its window shown, on the whole screen), mark NAME (a marker at \
                 the heard position, saved at once), status, players, quit.
 
                 WHERE and A, B are times (1:12.5), markers' names or lyric lines ('line 5'). \

@@ -176,7 +176,8 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             "--osd-level=0", "--force-window=yes", "--hr-seek=yes", "--input-terminal=no", "--terminal=no",
             // Its keys would move the picture away from the sound: the keys are the screen's.
             "--input-default-bindings=no",
-            "--title=\(s.title) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
+            // mpv expands ${…} in a title: a tag's dollar signs are kept as they are ($$).
+            "--title=\(s.title.terminalSafe.split(separator: "$", omittingEmptySubsequences: false).joined(separator: "$$")) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
         ]
         if s.video?.isFullScreen == true { arguments.append("--fullscreen") }
         guard access(settings.mpv, X_OK) == 0 else { return .failed("\(settings.mpv) is not installed (Debian's mpv package shows it)") }

@@ -54,8 +54,12 @@ struct SyncSample {
     var before: Double
     var after: Double
     /// Frame `frame` is shown from frame × 40 ms, for 40 ms: the one heard at some moment in
-    /// before…after, a frame either side.
-    var isInStep: Bool { Double(frame) / 25 >= before - 0.08 - 1e-9 && Double(frame) / 25 <= after + 0.04 + 1e-9 }
+    /// before…after, a frame either side; in a loop, either side of its wrap (A's frame a moment
+    /// before B is heard is a frame early, not a loop's length).
+    func isInStep(loop: (a: Double, b: Double)? = nil) -> Bool {
+        let shown = Double(frame) / 25, length = loop.map { $0.b - $0.a } ?? 0
+        return [shown, shown + length, shown - length].contains { $0 >= before - 0.08 - 1e-9 && $0 <= after + 0.04 + 1e-9 }
+    }
 }
 
 /// A suite on the test video under its own Xvfb: the players, the window's reads.
@@ -113,14 +117,58 @@ extension VideoSuite {
     }
 
     /// A read of the window between two `status` answers.
-    func sample(_ p: ControlledPlayer) throws -> SyncSample {
-        func heard() throws -> Double {
-            p.send(#"{"cmd":"status"}"#)
-            return try #require(try p.next("status")["position"] as? Double)
+    func sample(_ p: ControlledPlayer, _ watcher: FrameWatcher) throws -> SyncSample {
+        let before = try Self.heard(p)
+        let frame = try #require(try watcher.frame(), "a window")
+        return SyncSample(frame: frame, before: before, after: try Self.heard(p))
+    }
+
+    /// CLOCK_MONOTONIC in ns, the clock of `PulseRig`'s recordings.
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) * 1e9 + Double(t.tv_nsec)
+    }
+
+    /// The position the player says is heard (its `status` answer).
+    static func heard(_ p: ControlledPlayer) throws -> Double {
+        p.send(#"{"cmd":"status"}"#)
+        return try #require(try p.next("status")["position"] as? Double)
+    }
+}
+
+/// `video-frames.py watch`: the frame mpv's window shows, read with XGetImage in a few
+/// milliseconds (a screenshot takes a hundred), as often as asked.
+final class FrameWatcher {
+    private let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private var pending = ""
+
+    init(_ display: VirtualDisplay) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [videoFrames, "watch"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["DISPLAY": display.name]) { $1 }
+        (process.standardInput, process.standardOutput) = (input, output)
+        try process.run()
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    /// The frame shown now; nil without a window.
+    func frame() throws -> Int? {
+        input.fileHandleForWriting.write(Data("\n".utf8))
+        while !pending.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw ControlledPlayer.NoSuchEvent(lastPrinted: "video-frames.py watch ended") }
+            pending += String(decoding: chunk, as: UTF8.self)
         }
-        let before = try heard()
-        let s = try #require(try shown(), "a window")
-        return SyncSample(frame: s.frame, before: before, after: try heard())
+        let end = pending.firstIndex(of: "\n")!
+        let line = String(pending[..<end])
+        pending.removeSubrange(...end)
+        return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["frame"] as? Int
     }
 }
 
@@ -344,7 +392,7 @@ extension VideoSuite {
         try waitShown("the window") { _ in true }
         kill(p.pid, SIGKILL)
         try eventually("mpv gone with the player", within: 10) { try !mpvRuns() }
-        #expect(try shown() == nil)
+        try eventually("its window gone with it") { try shown() == nil }
     }
 
     /// No display: the sound plays, one line says why there is no picture; `--no-video` says
@@ -389,47 +437,80 @@ extension VideoSuite {
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }
 
-    /// Playing at 0.5×, 0.8×, 1.0× and 1.5× (the sound at the real-time sink), each after a
-    /// jump, the frame shown is the one heard, to a frame.
+    /// Playing at 0.5×, 0.8×, 1.0× and 1.5×, each after a jump, the frame shown is the one heard
+    /// at the real-time sink, to a frame: the window read (in a few ms) while the sound is
+    /// recorded from the sink's monitor, and the position heard at each read worked out from the
+    /// test video's click at 1 s as it was heard (its onset in the recording, on the same clock).
     @Test func thePictureKeepsUpWithTheSoundAtEachSpeed() throws {
         let rig = try PulseRig()
         let p = try player(rig: rig)
+        p.send(#"{"cmd":"pause"}"#)
         try waitShown("the window") { _ in true }
+        let watcher = try FrameWatcher(display)
+        try rig.startRecording()
+        var reads: [(rate: Double, frame: Int, at: Double)] = []
         for rate in [0.5, 0.8, 1.0, 1.5] {
             p.send(#"{"cmd":"rate","value":\#(rate)}"#)
-            p.send(#"{"cmd":"seek","to":1}"#)
+            p.send(#"{"cmd":"seek","to":0.5}"#)
             p.send(#"{"cmd":"play"}"#)
-            try eventually("playing on from 1 s at \(rate)×", within: 10) { try sample(p).before >= 1.3 }
-            for _ in 0..<4 {
-                let s = try sample(p)
-                #expect(s.isInStep, "at \(rate)×: frame \(s.frame) (\(Double(s.frame) / 25) s) shown between \(s.before) s and \(s.after) s heard")
+            // From just after the click at 1 s to just before the one at 2 s.
+            try eventually("the click at 1 s heard at \(rate)×", within: 10) { try Self.heard(p) >= 1.1 }
+            while try Self.heard(p) < 1.85 {
+                let t0 = Self.now()
+                let frame = try #require(try watcher.frame(), "a window at \(rate)×")
+                reads.append((rate, frame, (t0 + Self.now()) / 2))
+                usleep(20_000)
             }
+            p.send(#"{"cmd":"pause"}"#)
+            try p.next("state") { $0["playing"] as? Bool == false }
         }
+        let (captured, timeOfFrame) = rig.stopRecording()
+        // The clicks as heard: onsets after at least 0.1 s of quiet, on the monotonic clock.
+        let left = Signals.channel(captured, 0, of: 2)
+        var clicks: [Double] = [], quietSince = -100_000
+        for (k, v) in left.enumerated() where abs(v) > 0.1 {
+            if k - quietSince > 4_410 { clicks.append(timeOfFrame(k)) }
+            quietSince = k
+        }
+        #expect(clicks.count >= 4, "\(clicks.count) clicks heard")
+        var errors: [Double] = []
+        for read in reads {
+            // The click at 1 s heard last before the read: the position heard then is 1 s plus the time since, at the rate.
+            guard let click = clicks.last(where: { $0 <= read.at }) else { Issue.record("no click before a read at \(read.rate)×"); continue }
+            let heard = 1 + (read.at - click) / 1e9 * read.rate
+            errors.append(heard - (Double(read.frame) + 0.5) / 25)
+            #expect(abs(errors.last!) <= 0.1, "at \(read.rate)×: frame \(read.frame) shown with \(heard) s heard")
+        }
+        let sizes = errors.map(abs).sorted()
+        #expect(reads.count >= 16 && sizes[sizes.count / 2] <= 0.04,
+                "\(reads.count) reads; heard − the frame's middle, ms: \(errors.map { Int(($0 * 1000).rounded()) })")
         let (status, _, stderr) = try p.quit()
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }
 
-    /// A loop of 1–2 s at 0.8×, ten passes: the picture wraps with the sound. Every screenshot
-    /// shows the frame heard, to a frame, but for those taken within 0.3 s of a wrap (mpv's
-    /// seek back to A, its decoding included, is allowed that long); the player's passes are
-    /// counted as they go by.
+    /// A loop of 1–2 s at 0.8×, ten passes: the picture wraps with the sound. Every read of the
+    /// window shows the frame heard (between two `status` answers, a few ms apart), to a frame,
+    /// but for those within 0.1 s of the track after a wrap (125 ms: mpv's seek back to A may
+    /// land that late; sought only when the wrap is heard, it lands later); the player's passes
+    /// are counted as they go by.
     @Test func thePictureWrapsWithTheLoop() throws {
         let rig = try PulseRig()
         let p = try player(["--loop", "1", "2", "--rate", "0.8"], rig: rig)
         try waitShown("the window") { _ in true }
+        let watcher = try FrameWatcher(display)
         var passes = Set<Int>(), checked = 0, outOfStep: [SyncSample] = []
         let deadline = Date().addingTimeInterval(40)
         while passes.count < 11 && Date() < deadline {
             p.send(#"{"cmd":"status"}"#)
             let status = try p.next("status")
             if let pass = (status["loop"] as? [String: Any])?["pass"] as? Int { passes.insert(pass) }
-            let s = try sample(p)
-            guard s.after >= s.before, s.before >= 1.3 else { continue }   // a wrap in between, or just after one
+            let s = try sample(p, watcher)
+            guard s.after >= s.before, s.before >= 1.1 else { continue }   // a wrap in between, or just after one
             checked += 1
-            if !s.isInStep { outOfStep.append(s) }
+            if !s.isInStep(loop: (1, 2)) { outOfStep.append(s) }
         }
         #expect(passes.count >= 11, "passes seen: \(passes.sorted())")
-        #expect(checked >= 20 && outOfStep.isEmpty, "\(checked) screenshots, out of step: \(outOfStep)")
+        #expect(checked >= 20 && outOfStep.isEmpty, "\(checked) reads, out of step: \(outOfStep.prefix(20))")
         let (status, _, stderr) = try p.quit()
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }

@@ -16,7 +16,6 @@ Figures:
           and the mpv it drives (its picture only), against mpv alone (picture and sound)
 """
 import argparse
-import ctypes
 import importlib.util
 import json
 import os
@@ -33,27 +32,16 @@ _spec = importlib.util.spec_from_file_location('realtime', os.path.join(HERE, '.
 rt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rt)
 FRAMES_PY = os.path.join(ROOT, 'Tests', 'PracticeEndToEndTests', 'video-frames.py')
+# The test video's maker and its reader (XGetImage through ctypes), shared with the tests.
+_spec = importlib.util.spec_from_file_location('frames', FRAMES_PY)
+frames = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(frames)
 FPS = 25.0
 SONG = '/usr/share/games/wesnoth/1.16/data/core/music/knalgan_theme.ogg'
 
 
 # ------------------------------------------------------------------------------------------
-# The display: Xvfb and openbox; windows read with XGetImage (libX11 through ctypes).
-
-class XImage(ctypes.Structure):
-    pass
-
-
-_DESTROY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(XImage))
-XImage._fields_ = [
-    ('width', ctypes.c_int), ('height', ctypes.c_int), ('xoffset', ctypes.c_int), ('format', ctypes.c_int),
-    ('data', ctypes.POINTER(ctypes.c_ubyte)), ('byte_order', ctypes.c_int), ('bitmap_unit', ctypes.c_int),
-    ('bitmap_bit_order', ctypes.c_int), ('bitmap_pad', ctypes.c_int), ('depth', ctypes.c_int),
-    ('bytes_per_line', ctypes.c_int), ('bits_per_pixel', ctypes.c_int), ('red_mask', ctypes.c_ulong),
-    ('green_mask', ctypes.c_ulong), ('blue_mask', ctypes.c_ulong), ('obdata', ctypes.c_void_p),
-    ('create_image', ctypes.c_void_p), ('destroy_image', _DESTROY),
-]
-
+# The display: Xvfb and openbox; the window read with video-frames.py's Screen (XGetImage).
 
 class Display:
     def __init__(self):
@@ -65,19 +53,7 @@ class Display:
         rt.spawn(['openbox', '--sm-disable'], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._until(lambda: b'window id' in subprocess.run(['xprop', '-root', '_NET_SUPPORTING_WM_CHECK'], env=self.env,
                                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout, 'openbox')
-        self.x = ctypes.CDLL('libX11.so.6')
-        self.x.XOpenDisplay.restype = ctypes.c_void_p
-        self.x.XOpenDisplay.argtypes = [ctypes.c_char_p]
-        self.x.XGetImage.restype = ctypes.POINTER(XImage)
-        self.x.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
-                                     ctypes.c_ulong, ctypes.c_int]
-        self.x.XGetGeometry.argtypes = [ctypes.c_void_p, ctypes.c_ulong] + [ctypes.c_void_p] * 7
-        # A window not (or no longer) shown makes XGetImage fail: that read is None, not an exit.
-        self._on_error = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(lambda d, e: 0)
-        self.x.XSetErrorHandler(self._on_error)
-        self.dpy = self.x.XOpenDisplay(self.name.encode())
-        if not self.dpy:
-            raise RuntimeError('cannot open %s' % self.name)
+        self.screen = frames.Screen(self.name)
 
     @staticmethod
     def _until(test, what, timeout=20):
@@ -103,34 +79,9 @@ class Display:
         self._until(look, "mpv's window", timeout)
         return found
 
-    def size(self, wid):
-        """The window's width and height now (mpv sizes its window after showing it)."""
-        root, x, y = ctypes.c_ulong(), ctypes.c_int(), ctypes.c_int()
-        w, h, border, depth = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-        if not self.x.XGetGeometry(self.dpy, wid, ctypes.byref(root), ctypes.byref(x), ctypes.byref(y), ctypes.byref(w),
-                                   ctypes.byref(h), ctypes.byref(border), ctypes.byref(depth)):
-            return None
-        return w.value, h.value
-
     def frame(self, window):
-        """The frame number the test video shows in `window` (its blocks, a row a quarter down)."""
-        wid = window[0]
-        size = self.size(wid)
-        if size is None or size[0] < 10 or size[1] < 4:
-            return None
-        w, h = size
-        img = self.x.XGetImage(self.dpy, wid, 0, h // 4, w, 1, 0xFFFFFFFF, 2)   # ZPixmap
-        if not img:
-            return None
-        try:
-            data = img.contents.data
-            n = 0
-            for k in range(10):
-                x = k * w // 10 + w // 20
-                n = n * 2 + (1 if data[4 * x + 2] > 128 else 0)   # BGRX: red
-            return n
-        finally:
-            img.contents.destroy_image(img)
+        """The frame number the test video shows in `window` (read in a few ms), or None."""
+        return self.screen.frame(window[0])
 
 
 # ------------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ public struct PlayTerminal {
     /// The host's services for the player (the desktop's: MPRIS, notifications).
     public var services: (Player, ControlSocket?, @escaping @Sendable () -> Void) -> [any SessionService] = { _, _, _ in [] }
     /// The command line of the detached player that takes over from a screen left with `d`.
-    public var detachedArguments: () -> [String] = { [] }
+    /// The arguments of the player that takes over on `d`, given the state the screen left.
+    public var detachedArguments: (PlayerState) -> [String] = { _ in [] }
 
     public init(file: String, options: PlayerOptions) {
         self.file = file
@@ -105,7 +106,7 @@ public struct PlayTerminal {
             if view.detachRequested && controllers.signal == nil {
                 // `d`: a detached player takes over where this one stopped (the saved place:
                 // position, speed, pitch, the loop), paused until it has the rest.
-                let pid = try Background.start(detachedArguments())
+                let pid = try Background.start(detachedArguments(last))
                 PlaySession.handOver(last, to: pid)
                 return .done
             }

@@ -106,6 +106,9 @@ extension Practice {
         @Flag(help: "Nothing drawn over a video's picture (the section, the eight-count, the count-in's words).")
         var noOverlay = false
 
+        @Flag(name: .customLong("fullscreen"), help: "A video's window on the whole screen from the start (f switches).")
+        var fullScreen = false
+
         @Flag(help: "A video's picture mirrored, left and right swapped, as a mirror shows a dancer.")
         var mirror = false
 
@@ -159,7 +162,7 @@ extension Practice {
             let video = VideoFrame.stream(of: file)
             let noDisplay = video == nil ? nil : VideoWindow.noDisplay()
             if let noDisplay, !noVideo { Terminal.write("practice: \(file.terminalSafe): \(noDisplay); playing the sound alone\n", to: STDERR_FILENO) }
-            if video != nil, noDisplay == nil { options.video = VideoState(isShown: !noVideo) }
+            if video != nil, noDisplay == nil { options.video = VideoState(isShown: !noVideo, isFullScreen: fullScreen) }
             var run = PlayTerminal(file: file, options: options)
             run.control = control
             run.socketPath = socketPath
@@ -204,7 +207,7 @@ extension Practice {
             }
             // The player that takes over serves the remote if this one did, on its address: the
             // pages reconnect to it.
-            run.detachedArguments = { detachedArguments(file, paused: true, remoteAt: phone?.serving) }
+            run.detachedArguments = { last in detachedArguments(file, paused: true, remoteAt: phone?.serving, video: last.video) }
             switch try await run.run() {
             case .done: return
             case .signal(let signal): Glibc.exit(128 + signal)
@@ -216,7 +219,7 @@ extension Practice {
 
 extension Practice.PlayOptions {
     /// The command line of the detached player that takes over from a screen left with `d`.
-    func detachedArguments(_ file: String, paused: Bool, remoteAt serving: String? = nil) -> [String] {
+    func detachedArguments(_ file: String, paused: Bool, remoteAt serving: String? = nil, video: VideoState? = nil) -> [String] {
         var args = ["play", file, "--device", device]
         if let sidecar = place.sidecar { args += ["--markers", sidecar] }
         if let lyrics = place.lyrics { args += ["--lyrics", lyrics] }
@@ -230,7 +233,9 @@ extension Practice.PlayOptions {
         if remote || serving != nil { args.append("--remote") }
         if noRemote { args.append("--no-remote") }
         if let bind = serving ?? remoteBind { args += ["--remote-bind", bind] }
-        if noVideo { args.append("--no-video") }
+        // A video's window as the screen left it: hidden, or on the whole screen.
+        if video.map({ !$0.isShown }) ?? noVideo { args.append("--no-video") }
+        if video?.isFullScreen ?? fullScreen { args.append("--fullscreen") }
         if noOverlay { args.append("--no-overlay") }
         if mirror { args.append("--mirror") }
         if paused { args.append("--paused") }

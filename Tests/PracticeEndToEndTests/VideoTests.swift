@@ -318,6 +318,42 @@ final class FrameWatcher {
         #expect(code == 0, "stderr: \(stderr)")
     }
 
+    /// On the practice screen (a real terminal, tmux): `x` mirrors the picture, `v` hides the
+    /// window, `d` hands over to a background player, which keeps it hidden and mirrored;
+    /// `practice ctl video on` shows it again, mirrored, on the whole screen with `ctl fullscreen`.
+    @Test func theScreensKeysAndTheHandOver() throws {
+        let rig = try PulseRig()
+        let name = "practice-video-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try #require(try Tmux.newSession(name, width: 100, height: 30) == 0)
+        defer { _ = try? Tmux.run(["kill-session", "-t", name]) }
+        let env = ["DISPLAY": display.name, "XDG_RUNTIME_DIR": dir.file("run"), "XDG_STATE_HOME": dir.file("state"),
+                   "PULSE_SERVER": rig.server, "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/practice-tests-bus"]
+        let exports = env.map { "export \($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        try Tmux.run(["send-keys", "-t", name, "cd \(dir.path); \(exports); clear; \(practiceBinary) tutorial.mp4 --device pulse --no-journal --fresh; echo EXIT=$?", "Enter"])
+        _ = try Tmux.waitFor("▶ Playing", in: name, seconds: 30)
+        try waitShown("the window") { !$0.mirrored }
+        try Tmux.run(["send-keys", "-t", name, "x"])
+        try waitShown("the picture mirrored by x") { $0.mirrored }
+        try Tmux.run(["send-keys", "-t", name, "v"])
+        try eventually("the window hidden by v", within: 20) { try shown() == nil && !mpvRuns() }
+        try Tmux.run(["send-keys", "-t", name, "d"])
+        let screen = try Tmux.waitFor("EXIT=", in: name, seconds: 30)
+        #expect(screen.contains("playing 'tutorial.mp4' in the background") && screen.contains("EXIT=0"), "\(screen)")
+        func ctl(_ args: String...) throws -> ProcessResult {
+            try run(practiceBinary, ["ctl"] + args, environment: rig.environment.merging(env) { $1 }, currentDirectory: dir.path)
+        }
+        let status = try ctl("status", "--json")
+        let object = try #require((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any], "\(status)")
+        #expect(object["video"] as? [String: Bool] == ["shown": false, "fullScreen": false] && object["mirror"] as? Bool == true, "\(object)")
+        #expect(try shown() == nil && !mpvRuns(), "the background player keeps the window hidden")
+        #expect(try ctl("video", "on").status == 0)
+        try waitShown("the window shown again, mirrored") { $0.mirrored && $0.width == 320 }
+        #expect(try ctl("fullscreen").status == 0)
+        try waitShown("on the whole screen") { $0.mirrored && $0.width == 800 && $0.height == 600 }
+        #expect(try ctl("quit").status == 0)
+        try eventually("the window closed with the background player", within: 20) { try shown() == nil && !mpvRuns() }
+    }
+
     /// A folder with a WAV of a second.
     func soundOnly() throws -> String {
         let path = dir.file("sound")

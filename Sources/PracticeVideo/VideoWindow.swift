@@ -100,6 +100,8 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         var heard: (position: Double, at: ContinuousClock.Instant)?
         /// The pass of a plain loop that the picture was sought into ahead of its wrap.
         var soughtInto: Int?
+        /// The speed's nudge (1: the player's speed) while the picture catches up with the sound.
+        var nudge = 1.0
 
         init(pid: pid_t, socketPath: String, client: consuming ControlClient) {
             self.pid = pid; self.socketPath = socketPath; self.client = client
@@ -321,9 +323,11 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             ok = ok && mpv.send([.string("set_property"), .string("fullscreen"), .bool(fullScreen)])
             mpv.fullScreen = fullScreen
         }
-        if mpv.speed != s.rate {
-            ok = ok && mpv.send([.string("set_property"), .string("speed"), .double(s.rate)])
-            mpv.speed = s.rate
+        // The player's speed, nudged by up to 10 % while the picture catches up with the sound.
+        let speed = (s.rate * mpv.nudge * 10_000).rounded() / 10_000
+        if mpv.speed != speed {
+            ok = ok && mpv.send([.string("set_property"), .string("speed"), .double(speed)])
+            mpv.speed = speed
         }
         if mpv.paused != paused {
             ok = ok && mpv.send([.string("set_property"), .string("pause"), .bool(paused)])
@@ -361,13 +365,25 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
                 wait = Int32(min(50, max(1, (toWrap - Self.seekLead) * 1000)))
             }
         }
+        if paused || mpv.soughtInto != nil { mpv.nudge = 1 }
         if mpv.soughtInto == nil, !paused, now - mpv.lastCheck > .milliseconds(150) {
-            // Drifted by more than a frame: sought again to the heard position.
+            // Drift: the picture's position against the heard one. Far off, sought
+            // again; off by more than three quarters of a frame, its speed nudged to catch up
+            // within about half a second (a seek decodes from the last keyframe: a real video's
+            // may be seconds back, and each would cost that and a stutter); back within a
+            // quarter, at the player's speed again.
             mpv.lastCheck = now
             guard mpv.send([.string("get_property"), .string("time-pos")]) else { return nil }
             if let shown = mpv.answer(timeout: 0.5)?["data"]?.double {
-                let heard = player.state.position
-                if abs(shown - heard) > frame { seek(heard + lead) }
+                let off = shown - player.state.position
+                if abs(off) > 0.3 {
+                    seek(player.state.position + lead)
+                    mpv.nudge = 1
+                } else if abs(off) > frame * 0.75 {
+                    mpv.nudge = min(max(1 - off / 0.5, 0.9), 1.1)
+                } else if abs(off) < frame * 0.25 {
+                    mpv.nudge = 1
+                }
             }
         }
         return ok ? wait : nil

@@ -37,8 +37,12 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
 
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/practice" } ?? "/tmp/practice-\(getuid())"
-        return base + "/control.sock"
+        runtimeFolder(environment: environment) + "/control.sock"
+    }
+
+    /// The user's folder for the players' sockets: `$XDG_RUNTIME_DIR/practice` (`/tmp/practice-UID` without it).
+    public static func runtimeFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/practice" } ?? "/tmp/practice-\(getuid())"
     }
 
     /// Listens on `path` (its folder is made, private to the user). A socket left by a player

@@ -9,7 +9,7 @@ import PracticeEngine
 public enum Players {
     /// `$XDG_RUNTIME_DIR/practice/players` (`/tmp/practice-UID/players` without it).
     public static func folder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        Path.directory(ControlSocket.defaultPath(environment: environment)) + "/players"
+        ControlSocket.runtimeFolder(environment: environment) + "/players"
     }
 
     /// This process's socket.

@@ -54,8 +54,10 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         self.settings = settings
         self.frame = 1 / max(fps, 1)
         self.say = say
-        let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        socketPath = "\(base)/practice-video-\(getpid()).sock"
+        // Beside the players' sockets, in the user's own folder (not a shared /tmp).
+        let folder = ControlSocket.runtimeFolder()
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        socketPath = "\(folder)/video-\(getpid()).sock"
         let stream = player.events(keepingNewest: 64, ticks: { false })
         subscription = Task.detached { [jumped, wake] in
             for await event in stream {
@@ -148,18 +150,23 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         /// Asks mpv to quit (its window closes at once), waits up to a second, then ends it.
         func close(asking: Bool) {
             if asking { _ = send([.string("quit")]) }
-            var status: Int32 = 0
-            let deadline = ContinuousClock.now + .seconds(1)
-            while waitpid(pid, &status, WNOHANG) == 0 {
-                if ContinuousClock.now > deadline {
-                    kill(pid, SIGKILL)
-                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                    break
-                }
-                usleep(10_000)
-            }
-            unlink(socketPath)
+            VideoWindow.end(pid, socket: socketPath, within: .seconds(1))
         }
+    }
+
+    /// Waits up to `within` for mpv (`pid`) to end, ends it (SIGKILL), reaps it and removes its socket.
+    static func end(_ pid: pid_t, socket: String, within: Duration) {
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + within
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if ContinuousClock.now >= deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                break
+            }
+            usleep(10_000)
+        }
+        unlink(socket)
     }
 
     /// What opening a window came to.
@@ -190,10 +197,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             : Spawning.start(settings.mpv, arguments + ["--", file])
         guard let pid = started else { return .failed("\(settings.mpv): cannot start it") }
         func fail(_ why: String) -> Opened {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            unlink(socketPath)
+            Self.end(pid, socket: socketPath, within: .zero)
             return isStopping ? .stopped : .failed(why)
         }
         let deadline = ContinuousClock.now + settings.patience

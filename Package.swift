@@ -93,8 +93,14 @@ let package = Package(
         .target(name: "PracticeVideo", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl"]),
         // The practice and library screens: views of the player's state and the index, keys turned into commands.
         .target(name: "PracticeTUI", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary"]),
-        .executableTarget(name: "practice", dependencies: [
+        // What each command does once its arguments are parsed; `play` wires the player with every
+        // controller and view (screen, socket, desktop, phone remote, video window).
+        .target(name: "PracticeCommands", dependencies: [
             "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
+            "PracticeDesktop", "PracticeSystem", "PracticeRemote", "PracticeVideo",
+        ]),
+        .executableTarget(name: "practice", dependencies: [
+            "PracticeCommands", "PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeSongs", "PracticeAudio", "PracticeLibrary", "PracticeJournal",
             "PracticeDesktop", "PracticeSystem", "PracticeRemote", "PracticeVideo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop", "third-party.txt"]),   // installed by `make install`
@@ -136,11 +142,11 @@ if Context.environment["PRACTICE_FUZZ"] == "1" {
 }
 
 // `make check-threads` only (PRACTICE_THREADS=1, its own build folder, -sanitize=thread): the four
-// test modules whose suites it runs and what they need, not the command line, the songs, the
+// test modules whose suites it runs and what they need, not the command line and its commands, the songs, the
 // fuzz targets and the end-to-end tests, which it would build under the sanitizer for nothing.
 if Context.environment["PRACTICE_THREADS"] == "1" {
     let kept: Set<String> = ["PracticeAudioTests", "PracticeEngineTests", "PracticeControlTests", "PracticeTUITests"]
-    let unused: Set<String> = ["practice", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets", "PracticeRemote", "PracticeVideo"]
+    let unused: Set<String> = ["practice", "PracticeCommands", "beat-corpus", "PracticeSongs", "PracticeFuzzTargets", "PracticeRemote", "PracticeVideo"]
     package.targets.removeAll { $0.type == .test ? !kept.contains($0.name) : unused.contains($0.name) }
     package.products.removeAll()
 }

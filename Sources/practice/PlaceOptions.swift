@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeDocuments
 import PracticeEngine
-import PracticeAudio
-import PracticeControl
-import PracticeSongs
 
 /// Where to play or render: `--from`, `--to`, `--loop`, `--times`, with marker and loop names
 /// taken from the track's sidecar (or `--markers PATH`). Shared by `play` and `render`.
@@ -91,13 +85,12 @@ struct PlaceOptions: ParsableArguments {
         }
     }
 
-    /// Turns names into times for `path`; prints the sidecar's warnings and notices (such as its
-    /// markers moved to match this copy of the song).
-    func resolve(for path: String) throws -> (from: Double?, to: Double?, loop: LoopRange?) {
+    /// What was asked, for `Places.resolve` to turn names into times.
+    var request: PlaceRequest {
         var asked = PlaceRequest()
         (asked.from, asked.to, asked.loop, asked.times, asked.gap) = (from, to, loop, times, gap)
         (asked.countIn, asked.countInEvery, asked.countInSound, asked.bpm, asked.preRoll, asked.trainer) = (countIn, countInEvery, countInSound, bpm, preRoll, trainer)
         (asked.sidecar, asked.lyrics, asked.audioStream, asked.noAlign) = (sidecar, lyrics, audioStream, noAlign)
-        return try Places.resolve(asked, for: path)
+        return asked
     }
 }

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeTUI
-import PracticeDocuments
 import PracticeEngine
 
 extension Practice.Markers {

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
 import Glibc
 import PracticeControl
 import PracticeDocuments
-import PracticeEngine
-import PracticeTUI
-import PracticeDesktop
 import PracticeRemote
+import PracticeTUI
 
 extension Practice {
     struct Attach: ParsableCommand {

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeDocuments
+import PracticeCommands
 import PracticeEngine
-import PracticeTUI
 
 extension Practice {
     struct Beats: ParsableCommand {
@@ -47,21 +44,9 @@ extension Practice {
         var markers: String?
 
         func run() throws {
-            if let meter, !BeatGrid.meters.contains(meter) {
-                throw PracticeError(.usage, "--meter \(meter): a count is 8 (eights), 4 or 3 (bars)")
-            }
-            if let bpm, !BeatGrid.tempoRange.contains(bpm) { throw PracticeError(.usage, "--bpm \(shortNumber(bpm)): a tempo is 20 to 400 beats a minute") }
-            let oneTime = try one.map { text throws(PracticeError) -> Double in
-                guard let t = Timecode.parse(text), t >= 0 else { throw PracticeError(.usage, "--one '\(text.terminalSafe)': not a time (12.34, 0:12.34)") }
-                return t
-            }
-            let track = try Track.describe(file)
             var request = BeatRequest()
-            (request.one, request.bpm, request.meter, request.other, request.again) = (oneTime, bpm, meter, other, again)
-            let (grid, savedIn) = try BeatAnalysis.settle(track, sidecar: markers, request)
-            if let savedIn { Terminal.write("practice: kept in \(savedIn)\n", to: STDERR_FILENO) }
-            if json { return Console.printJSON(grid.document) }
-            for line in grid.describe(title: track.displayTitle) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
+            (request.bpm, request.meter, request.other, request.again) = (bpm, meter, other, again)
+            try TrackCommands.beats(file, sidecar: markers, one: one, request, json: json)
         }
     }
 }

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
+import PracticeCommands
 import PracticeControl
 import PracticeDocuments
-import PracticeEngine
-import PracticeTUI
-import PracticeDesktop
 
 extension Practice {
     struct Ctl: ParsableCommand {
@@ -43,24 +39,10 @@ extension Practice {
         func run() throws {
             guard let name = command.first else { throw ValidationError("give a command (play, pause, next, jump MARKER, rate 0.8, status, quit…)") }
             let args = Array(command.dropFirst())
-            if name == "players" {
-                try expect(args, count: 0)
-                for p in Players.running() {
-                    if json { Terminal.write(p.status.line + "\n", to: STDOUT_FILENO); continue }
-                    Terminal.write("\(p.pid)\t\(StatusLine.summary(p.status))\n", to: STDOUT_FILENO)
-                }
-                return
-            }
+            if name == "players" { try expect(args, count: 0); return TrackCommands.players(json: json) }
             let command: PlayerCommand
             do { command = try PlayerCommand.typed(name, args) } catch { throw ValidationError(error.message) }
-            let target = try Players.pick(player)
-            if command == .status {
-                let answer = try Players.ask(target.socket, command.line, until: .status)
-                guard let status = StateMessage(line: answer) else { throw PracticeError(.software, "\(target.socket): the player's answer is not a status") }
-                Terminal.write((json ? status.line : StatusLine.summary(status)) + "\n", to: STDOUT_FILENO)
-                return
-            }
-            try Players.send(command, to: target)
+            try TrackCommands.send(command, to: player, json: json)
         }
 
         private func expect(_ args: [String], count: Int, usage: String = "") throws {

@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
-import PracticeAudio
-import PracticeControl
-import PracticeSongs
 
 extension InterchangeFormat: ExpressibleByArgument {
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeDocuments
-import PracticeJournal
-import PracticeTUI
+import PracticeCommands
 
 extension Practice {
     struct JournalCommand: ParsableCommand {
@@ -40,26 +36,7 @@ extension Practice {
             @Flag(help: "With --html, replace FILE even if it is not a report practice wrote.")
             var force = false
 
-            func run() throws {
-                guard let (from, to) = DaySpan.parse(days) else {
-                    throw PracticeError(.usage, "'\(days.terminalSafe)' is not a span of days (today, week, month, year, 2026-11-24 or 2026-11-01..2026-11-24)")
-                }
-                let journal = try Journal()
-                if let warning = journal.warning { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
-                if csv {
-                    Terminal.write(JournalText.csv(try journal.sessions(from: from, to: to)), to: STDOUT_FILENO)
-                    return
-                }
-                let report = try JournalReport.make(journal, from: from, to: to)
-                if let html {
-                    let size = try ReportPage.write(report, sessions: try journal.sessions(from: from, to: to),
-                                                    title: JournalText.title(days, from: from, to: to), to: html, force: force)
-                    Terminal.write("practice: wrote \(html) (\(ProgressBar.size(Int64(size))))\n", to: STDERR_FILENO)
-                    return
-                }
-                if json { Console.printJSON(JournalText.json(report)); return }
-                Terminal.write(JournalText.render(report, title: JournalText.title(days, from: from, to: to)).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
-            }
+            func run() throws { try JournalCommands.show(days, json: json, csv: csv, html: html, force: force) }
         }
 
         struct Note: ParsableCommand {
@@ -75,16 +52,7 @@ extension Practice {
             @Argument(help: "The note.")
             var words: [String]
 
-            func run() throws {
-                guard let (day, last) = DaySpan.parse(date), day == last else {
-                    throw PracticeError(.usage, "'\(date.terminalSafe)' is not a day (2026-11-24, today or yesterday)")
-                }
-                let text = words.joined(separator: " ")
-                guard !text.allSatisfy(\.isBlank) else { throw PracticeError(.usage, "the note is empty") }
-                let journal = try Journal()
-                try journal.addNote(text, on: day)
-                Terminal.write("practice: noted for \(day.short) \(day.year)\n", to: STDERR_FILENO)
-            }
+            func run() throws { try JournalCommands.note(words, on: date) }
         }
     }
 }

@@ -1,14 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
 import Glibc
-import Synchronization
-import Dispatch
-import PracticeAudio
-import PracticeDocuments
-import PracticeControl
-import PracticeJournal
-import PracticeLibrary
+import PracticeCommands
 import PracticeTUI
 
 extension Practice {
@@ -33,7 +26,6 @@ extension Practice {
             @Argument(help: "Music folders to add to the library (remembered).", completion: .directory)
             var folders: [String] = []
 
-            func resolve(config: Config) throws(PracticeError) -> [String] { try LibraryIndex.folders(named: folders, config: config) }
         }
 
         struct Browse: AsyncParsableCommand {
@@ -44,9 +36,7 @@ extension Practice {
 
             func run() async throws {
                 let signal = try await LibraryTerminal.browse(folders: folders.folders, device: device) { path, from, loop in
-                    var arguments = [path] + (device.map { ["--device", $0] } ?? [])
-                    if let loop { arguments += ["--loop=\(loop)"] } else if let from { arguments += ["--from=\(from)"] }
-                    try await Practice.Play.parse(arguments).run()
+                    try await Practice.Play.parse(LibraryCommands.playArguments(path, from: from, loop: loop, device: device)).run()
                 }
                 if let signal { Glibc.exit(128 + signal) }
             }
@@ -68,13 +58,7 @@ extension Practice {
             @Flag(name: .shortAndLong, help: "No progress bar and no warnings.")
             var quiet = false
 
-            func run() throws {
-                let config = try Config.load()
-                let paths = try folders.resolve(config: config)
-                let index = try LibraryIndex()
-                let report = try LibraryTerminal.scan(index, paths, quiet: quiet)
-                Terminal.write(report.summary + "\n", to: STDOUT_FILENO)
-            }
+            func run() throws { try LibraryCommands.scan(folders.folders, quiet: quiet) }
         }
 
         struct List: ParsableCommand {
@@ -90,12 +74,7 @@ extension Practice {
             @Flag(help: "Use the index as it is, without looking for changes in the folders first.")
             var noScan = false
 
-            func run() throws {
-                let index = try noScan ? LibraryIndex() : LibraryTerminal.current()
-                let tracks = try index.tracks()
-                if json { return Console.printJSON(.object(["version": .integer(1), "tracks": .array(tracks.map(\.json))])) }
-                Terminal.write(LibraryTrack.table(tracks).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
-            }
+            func run() throws { try LibraryCommands.list(json: json, noScan: noScan) }
         }
 
         struct Search: ParsableCommand {
@@ -121,23 +100,7 @@ extension Practice {
             var verbose = false
 
             func run() throws {
-                let index = try noScan ? LibraryIndex() : LibraryTerminal.current()
-                let text = words.joined(separator: " ")
-                let started = DispatchTime.now().uptimeNanoseconds
-                let hits = try index.search(text)
-                if verbose {
-                    let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-                    Terminal.write("practice: searched \(try index.count()) tracks in \(cFormat("%.1f", ms)) ms\n", to: STDERR_FILENO)
-                }
-                if json {
-                    Console.printJSON(.object(["version": .integer(1), "hits": .array(hits.map(\.json))]))
-                } else if !hits.isEmpty {
-                    Terminal.write(LibraryHit.table(hits).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
-                }
-                if hits.isEmpty {
-                    if !json { Terminal.write("practice: nothing in the library matches '\(text.terminalSafe)'\n", to: STDERR_FILENO) }
-                    throw ExitCode(1)
-                }
+                if try !LibraryCommands.search(words, json: json, noScan: noScan, verbose: verbose) { throw ExitCode(1) }
             }
         }
     }
@@ -163,16 +126,8 @@ extension Practice {
         var device: String?
 
         func run() async throws {
-            let index = try noScan ? LibraryIndex() : LibraryTerminal.current()
-            guard let pick = try index.pick(practised: LibraryIndex.practised()) else {
-                throw PracticeError(.noInput, "the library is empty: add a folder with 'practice library scan FOLDER'")
-            }
-            if json { Console.printJSON(pick.json) } else { Terminal.write(pick.text + "\n", to: STDOUT_FILENO) }
-            guard play else { return }
-            var arguments = [pick.track.path] + (device.map { ["--device", $0] } ?? [])
-            if let loop = pick.loop { arguments += ["--loop=\(loop)"] }   // a name may start with "-"
-            let command = try Practice.Play.parse(arguments)
-            try await command.run()
+            let arguments = try LibraryCommands.pick(json: json, noScan: noScan, device: device)
+            if play { try await Practice.Play.parse(arguments).run() }
         }
     }
 }

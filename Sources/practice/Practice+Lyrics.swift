@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeTUI
-import PracticeDocuments
-import PracticeEngine
-import PracticeAudio
-import PracticeControl
-import PracticeSongs
+import PracticeCommands
 
 extension Practice {
     /// `practice lyrics` (named so as not to hide PracticeCore's `Lyrics`).
@@ -55,26 +48,6 @@ extension Practice {
             if json, follow { throw ValidationError("'--json' does not go with '--follow'") }
         }
 
-        func run() throws {
-            let track = try Track.describe(file)
-            guard let (lyrics, path, warnings) = try LyricsFile.forTrack(track, explicit: self.lyrics, sidecar: sidecar) else {
-                throw PracticeError(.noInput, LyricsFile.notFound(forAudio: file))
-            }
-            Console.warn(warnings)
-            if follow { return try LyricsFollower.follow(lyrics, path: path, track: track, socket: control ?? ControlSocket.defaultPath(), warn: { Console.warn([$0]) }) }
-            if json {
-                Console.printJSON(lyrics.document)
-                return
-            }
-            guard lyrics.isSynced else {
-                Console.note(["\(path) has no time stamps (unsynced lyrics)"])
-                for line in lyrics.plain { Console.say(line) }
-                return
-            }
-            // The markers table's alignment without its header: each line's number (what
-            // `--loop "line 5"` takes) and time right-aligned, two spaces apart, then the text.
-            let rows = lyrics.lines.enumerated().map { ["\($0.offset + 1)", Lyrics.stamp($0.element.time), $0.element.text] }
-            for line in Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst() { Console.say(line) }
-        }
+        func run() throws { try TrackCommands.lyrics(file, lyrics: lyrics, sidecar: sidecar, json: json, follow: follow, control: control) }
     }
 }

@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeTUI
 import PracticeDocuments
 import PracticeEngine
-import PracticeAudio
-import PracticeControl
-import PracticeSongs
 
 /// The audio file and, optionally, a sidecar to use instead of the track's own.
 struct SidecarOptions: ParsableArguments {

@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeTUI
-import Synchronization
-import PracticeDocuments
-import PracticeEngine
-import PracticeAudio
-import PracticeControl
+import PracticeCommands
 import PracticeSongs
 
 extension Practice {
@@ -55,25 +48,7 @@ extension Practice {
         }
 
         func run() async throws {
-            let location = SongLocation(source: source)!
-            let progress = DownloadProgress(shown: Terminal.isTTY(STDERR_FILENO))
-            let (fetcher, refresh, source) = (Fetcher(timeout: timeout), refresh, source)
-            let fetch = Task {
-                try await SongCache.open(location, name: source, refresh: refresh, fetcher: fetcher, progress: progress.show)
-            }
-            // A signal cancels the fetch, which removes what it wrote; then we exit 128 + N. The
-            // handlers stay for the whole run (a released source would call a freed handler).
-            let signals = SignalHandlers { _ in fetch.cancel() }
-            defer { withExtendedLifetime(signals) {} }
-            let result = await fetch.result
-            progress.finish()
-            if let signal = signals.received { Glibc.exit(128 + signal) }
-            let song = try result.get()
-            Console.warn(song.warnings)
-            if song.fromCache {
-                Terminal.write("practice: playing the cached copy of \(source) (--refresh fetches it again)\n", to: STDERR_FILENO)
-            }
-            try await options.play(song.audio, tags: song.document.tags, cover: song.cover)
+            try await TrackCommands.open(SongLocation(source: source)!, name: source, timeout: timeout, refresh: refresh, play: options.command(source))
         }
     }
 }

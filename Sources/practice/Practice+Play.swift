@@ -1,21 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Dispatch
-import Glibc
-import PracticeTUI
-import Synchronization
+import PracticeCommands
 import PracticeDocuments
-import PracticeEngine
-import PracticeJournal
-import PracticeControl
-import PracticeSongs
-import PracticeAudio
-import PracticeLibrary
-import PracticeSystem
-import PracticeDesktop
 import PracticeRemote
-import PracticeVideo
+import PracticeTUI
 
 extension Practice {
     struct Play: AsyncParsableCommand {
@@ -131,114 +119,18 @@ extension Practice {
             try place.checkRate(against: sound)
         }
 
-        /// The socket to listen on, if `--control` asks for one.
-        var socketPath: String? {
-            guard let control, control != "stdin" else { return nil }
-            return control == "socket" ? ControlSocket.defaultPath() : control
-        }
+        /// Plays `file` as `play` does.
+        func play(_ file: String) async throws { try await command(file).run() }
 
-        /// Plays `file` as `play` does; `tags` (title, artist, album) are shown instead of the file's own.
-        func play(_ file: String, tags: [String: String] = [:], cover: String? = nil) async throws {
-            // Read (and refused if wrong) here; its warnings are the detached player's to say.
-            let config = try Config.load(warn: !background || detached)
-            if remoteBind == nil, let bind = config.remoteBind {
-                do throws(PracticeError) { _ = try WebRemote.bindAddress(bind, named: "[remote] bind") } catch {
-                    throw PracticeError(.config, "\(Config.path.terminalSafe): \(error.message)")
-                }
-            }
-            if background && !detached { try Background.start(); return }
-            // An MP4's decoder (FFmpeg's libraries) loads while the rest is set up.
-            SoundFile.prepare(file)
-            var options = PlayerOptions()
-            options.tags = tags
-            options.device = device
-            options.reconnect = reconnect
-            options.settings = sound.settings
-            (options.from, options.to, options.loop) = try place.resolve(for: file)
-            options.sidecar = place.sidecar
-            options.audioStream = place.audioStream
-            options.mirror = mirror
-            // A file with a video stream: its picture in mpv's window beside the screen.
-            let video = VideoFrame.stream(of: file)
-            let noDisplay = video == nil ? nil : VideoWindow.noDisplay()
-            if let noDisplay, !noVideo { Terminal.write("practice: \(file.terminalSafe): \(noDisplay); playing the sound alone\n", to: STDERR_FILENO) }
-            if video != nil, noDisplay == nil { options.video = VideoState(isShown: !noVideo, isFullScreen: fullScreen) }
-            var run = PlayTerminal(file: file, options: options)
-            run.control = control
-            run.socketPath = socketPath
-            (run.noTui, run.verbose, run.detached, run.paused) = (noTui, verbose, detached, paused)
-            run.given.fresh = fresh
-            run.given.rate = sound.rate != nil
-            run.given.pitch = sound.pitch != nil
-            run.given.place = place.from != nil || place.to != nil || !place.loop.isEmpty
-            run.given.loop = options.loop != nil || !place.loop.isEmpty
-            run.given.mirror = mirror
-            run.journal = !noJournal && config.journal
-            // Without a loop, --bpm is still the tempo that count-ins set up on the screen use.
-            run.rehearsal = Rehearsal(bpm: place.bpm, voice: place.countInSound == "voice")
-            run.lyrics = place.lyrics
-            // The phone remote: started with the session (`--remote`, config.toml), or by `R` on the screen.
-            let remoteOn = !noRemote && (remote || config.remote)
-            let phone = noRemote ? nil : RemoteService(bind: remoteBind ?? config.remoteBind, announce: !run.showsScreen)
-            // What the services say goes to the screen's message line, once there is one.
-            let screenSays = Locked<(@Sendable (String) -> Void)?>(nil)
-            if let phone { run.remotePanel = { @Sendable in phone.panel() } }
-            run.remoteNotices = { say in
-                phone?.onNotice(say)
-                screenSays.withLock { $0 = say }
-            }
-            run.services = { [noMpris, quiet, verbose, noOverlay] player, socket, quit in
-                // Once the player plays: the cover is looked for beside the file.
-                let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
-                                                       cover: cover ?? Artwork.cover(forAudio: file))
-                var services: [any SessionService] = [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
-                if let phone {
-                    phone.attach(player, start: remoteOn, socket: socket)
-                    services.append(phone)
-                }
-                if let video, noDisplay == nil {
-                    var settings = VideoWindow.Settings()
-                    settings.overlay = !noOverlay
-                    services.append(VideoWindow(player: player, file: file, fps: video.fps, settings: settings) { line in
-                        if let post = screenSays.withLock({ $0 }) { post(line) } else { Terminal.write("practice: \(line.terminalSafe)\n", to: STDERR_FILENO) }
-                    })
-                }
-                return services
-            }
-            // The player that takes over serves the remote if this one did, on its address: the
-            // pages reconnect to it.
-            run.detachedArguments = { last in detachedArguments(file, paused: true, remoteAt: phone?.serving, video: last.video) }
-            switch try await run.run() {
-            case .done: return
-            case .signal(let signal): Glibc.exit(128 + signal)
-            case .replaced(let uri): DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
-            }
+        /// What `play` does with these options.
+        func command(_ file: String) -> PlayCommand {
+            var run = PlayCommand(file: file)
+            (run.place, run.settings, run.rateGiven, run.pitchGiven) = (place.request, sound.settings, sound.rate != nil, sound.pitch != nil)
+            (run.device, run.control, run.noTui, run.reconnect, run.verbose, run.fresh) = (device, control, noTui, reconnect, verbose, fresh)
+            (run.background, run.quiet, run.noMpris, run.noJournal) = (background, quiet, noMpris, noJournal)
+            (run.remote, run.noRemote, run.remoteBind) = (remote, noRemote, remoteBind)
+            (run.noVideo, run.noOverlay, run.fullScreen, run.mirror, run.detached, run.paused) = (noVideo, noOverlay, fullScreen, mirror, detached, paused)
+            return run
         }
-    }
-}
-
-extension Practice.PlayOptions {
-    /// The command line of the detached player that takes over from a screen left with `d`.
-    func detachedArguments(_ file: String, paused: Bool, remoteAt serving: String? = nil, video: VideoState? = nil) -> [String] {
-        var args = ["play", file, "--device", device]
-        if let sidecar = place.sidecar { args += ["--markers", sidecar] }
-        if let lyrics = place.lyrics { args += ["--lyrics", lyrics] }
-        // The soundtrack chosen (a tutorial's second): the detached player plays the same.
-        if let stream = place.audioStream { args += ["--audio-stream", "\(stream)"] }
-        if sound.profile != "music" { args += ["--profile", sound.profile] }
-        if quiet { args.append("--quiet") }
-        if noMpris { args.append("--no-mpris") }
-        if noJournal { args.append("--no-journal") }
-        if reconnect { args.append("--reconnect") }
-        if remote || serving != nil { args.append("--remote") }
-        if noRemote { args.append("--no-remote") }
-        if let bind = serving ?? remoteBind { args += ["--remote-bind", bind] }
-        // A video's window as the screen left it: hidden, or on the whole screen.
-        if video.map({ !$0.isShown }) ?? noVideo { args.append("--no-video") }
-        if video?.isFullScreen ?? fullScreen { args.append("--fullscreen") }
-        if noOverlay { args.append("--no-overlay") }
-        if mirror { args.append("--mirror") }
-        if paused { args.append("--paused") }
-        return args
     }
 }

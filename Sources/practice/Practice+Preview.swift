@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeDocuments
-import PracticeControl
-import PracticeEngine
-import PracticeTUI
+import PracticeCommands
 
 extension Practice {
     struct Preview: AsyncParsableCommand {
@@ -27,22 +22,6 @@ extension Practice {
         @Flag(help: "Only say where the preview starts and ends, and why, without playing it.")
         var `where` = false
 
-        func run() async throws {
-            let track = try Track.describe(file)
-            let sidecar = (try? SidecarStore.load(for: track))?.sidecar ?? Sidecar()
-            let spot = try PreviewSpot.find(in: track, sidecar: sidecar)
-            let span = "\(Timecode.format(spot.start, decimals: 1))–\(Timecode.format(spot.end, decimals: 1))"
-            if `where` {
-                Terminal.write("\(span) \(spot.reason.terminalSafe)\n", to: STDOUT_FILENO)
-                return
-            }
-            Terminal.write("practice: previewing \(track.displayTitle.terminalSafe), \(span) (\(spot.reason.terminalSafe))\n", to: STDERR_FILENO)
-            let player = try Player(path: file, options: spot.playerOptions(device: device))
-            let signals = SignalHandlers { _ in player.stop() }
-            await player.waitUntilFinished()
-            player.stop()
-            if let signal = signals.received { Glibc.exit(128 + signal) }
-            if let failure = player.state.failure { throw PracticeError(.ioError, failure) }
-        }
+        func run() async throws { try await TrackCommands.preview(file, device: device, where: `where`) }
     }
 }

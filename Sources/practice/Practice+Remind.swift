@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import PracticeAudio
-import PracticeControl
-import PracticeDocuments
-import PracticeJournal
-import PracticeLibrary
-import PracticeTUI
+import PracticeCommands
 import PracticeDesktop
 
 extension Practice {
@@ -67,15 +60,7 @@ extension Practice {
                       practice remind check     # what the timer runs each day
                     """)
 
-            func run() throws {
-                let journal = try Journal()
-                if try journal.practiceDays().first == Day.today { return }
-                var body = "Nothing practised yet today."
-                if let index = try? LibraryIndex(), let pick = try? index.pick(practised: LibraryIndex.practised()) {
-                    body += " Today's pick: \(pick.track.displayArtist) — \(pick.track.displayTitle) (\(pick.reason))."
-                }
-                try DesktopNotification.send(summary: "Time to practise", body: body.terminalSafe)
-            }
+            func run() throws { try TrackCommands.remindIfIdle() }
         }
     }
 }

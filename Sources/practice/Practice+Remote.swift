@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import Glibc
-import PracticeControl
+import PracticeCommands
 import PracticeDocuments
 import PracticeRemote
 
@@ -38,14 +37,7 @@ extension Practice {
             var player: String?
             @Flag(help: "Print one JSON object: {\"event\":\"remote\",\"origin\":…,\"pairing\":…}.") var json = false
 
-            func run() throws {
-                let target = try Players.pick(player)
-                let answer = try Players.ask(target.socket, PlayerCommand.remote.line) { RemoteInvitation(line: $0) != nil }
-                guard let invitation = RemoteInvitation(line: answer) else { throw PracticeError(.software, "\(target.socket): the player's answer is not the remote's") }
-                Terminal.write(json ? invitation.line + "\n"
-                               : RemoteService.pairingText(invitation.pairing.terminalSafe, origin: invitation.origin.terminalSafe, prefix: ""),
-                               to: STDOUT_FILENO)
-            }
+            func run() throws { try TrackCommands.pairRemote(of: player, json: json) }
         }
 
         struct Devices: ParsableCommand {

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import ArgumentParser
-import FoundationEssentials
 import Glibc
-import PracticeTUI
+import PracticeAudio
 import PracticeDocuments
 import PracticeEngine
-import PracticeAudio
-import PracticeControl
-import PracticeSongs
+import PracticeTUI
 
 extension Practice {
     struct Render: ParsableCommand {
@@ -66,7 +63,7 @@ extension Practice {
             var job = RenderJob(input: file, output: output)
             job.audioStream = place.audioStream
             job.settings = sound.settings
-            (job.from, job.to, job.loop) = try place.resolve(for: file)
+            (job.from, job.to, job.loop) = try Places.resolve(place.request, for: file)
             // A trainer without --times: every speed up to its top one.
             if let trainer = job.loop?.rehearsal.trainer, place.times == nil { job.loop?.passes = trainer.passesToTop }
             job.force = force

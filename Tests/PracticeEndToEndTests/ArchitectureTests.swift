@@ -49,6 +49,22 @@ import Testing
         #expect(seen == Set(Self.owners.keys), "never imported: \(Set(Self.owners.keys).subtracting(seen))")
     }
 
+    /// The executable parses arguments and hands over to PracticeCommands: it builds no player,
+    /// index or journal of its own, and stays small (under 1,500 lines).
+    @Test func theExecutableOnlyParsesArguments() throws {
+        let folder = Self.root + "/Sources/practice"
+        var lines = 0, built: [String] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            lines += text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            for made in ["Player(", "PlaySession(", "LibraryIndex(", "Journal(", "RemoteService(", "VideoWindow("] where text.contains(made) {
+                built.append("\(file): \(made)")
+            }
+        }
+        #expect(lines > 500 && lines < 1_500, "Sources/practice: \(lines) lines")
+        #expect(built.isEmpty, "\(built)")
+    }
+
     @Test func theSystemModuleStandsOnGlibcAlone() throws {
         let lines = try Self.imports().filter { $0.module == "PracticeSystem" }.map(\.line)
         #expect(!lines.isEmpty)

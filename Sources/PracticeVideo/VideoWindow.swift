@@ -97,7 +97,11 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         var mirror: Bool?
         var fullScreen: Bool?
         var overlay: String?
-        var lastCheck = ContinuousClock.now
+        /// When the picture's place is read next (`time-pos`), for drift.
+        var nextCheck = ContinuousClock.now
+        /// The picture against the sound (s of the track, + ahead), averaged over the reads since
+        /// the last seek, and how many reads that is.
+        var phase: (off: Double, reads: Int)?
         /// The heard position last seen to move, and when.
         var heard: (position: Double, at: ContinuousClock.Instant)?
         /// The pass of a plain loop that the picture was sought into ahead of its wrap.
@@ -297,8 +301,8 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
     }
 
     /// How long mpv takes from a seek to showing its frame while playing (bench/video: a jump's
-    /// new frame shows 24 ms after the command, median): a correction of drift while playing
-    /// aims that far ahead, and a plain loop's wrap is sought that long before it is heard.
+    /// new frame shows 24 ms after the command, median): a seek for drift while playing aims
+    /// that far ahead.
     static let seekLead = 0.025
 
     /// Tells mpv what changed in `s`; the milliseconds until it should be looked at again (less
@@ -316,7 +320,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         var ok = true
         func seek(_ to: Double) {
             ok = ok && mpv.send([.string("seek"), .double(to), .string("absolute+exact")])
-            mpv.lastCheck = now
+            (mpv.nextCheck, mpv.phase) = (now + .milliseconds(100), nil)
         }
         if mpv.mirror != s.isMirrored {
             ok = ok && mpv.send([.string("set_property"), .string("vf"), .string(s.isMirrored ? "hflip" : "")])
@@ -350,7 +354,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         if jumped.withLock({ j in defer { j = false }; return j }) {
             if let pass = mpv.soughtInto, s.loop?.pass == pass, !paused {
                 // The wrap the picture was sought ahead of: looked at soon, not sought again.
-                mpv.lastCheck = now - .milliseconds(100)
+                mpv.nextCheck = now + .milliseconds(50)
             } else {
                 // A jump: the sound restarts there after the device's latency, about when
                 // mpv shows the frame, so no lead.
@@ -359,34 +363,53 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             mpv.soughtInto = nil
         } else if !paused, let l = s.loop, l.isOn, l.rehearsal.isPlain, l.passes.map({ l.pass < $0 }) ?? true, mpv.soughtInto != l.pass + 1,
                   s.position < l.end, s.rate > 0 {
-            // A plain loop: its wrap sought a moment before it is heard, so that A's frame shows
-            // with A's sound; until then, looked at again in time for it.
-            let toWrap = (l.end - s.position) / s.rate
-            if toWrap <= Self.seekLead + 0.005 {
-                seek(l.start + max(Self.seekLead - toWrap, 0) * s.rate)
+            // A plain loop: its wrap sought ahead, on mpv's frame clock. mpv without its sound
+            // acts on a seek at its next frame (its time-pos moving on, which happens where the
+            // heard position is k·frame − frame/2 − the averaged offset), and carries on from
+            // there at its speed: so the seek is sent just after the tick before the first one
+            // due from a quarter of a frame before B, for where the sound will be at that tick.
+            // Until then, looked at again in time for it.
+            let f = frame, r = s.rate
+            let offset = mpv.phase.map { $0.reads >= 4 ? $0.off : 0 } ?? 0
+            func tick(atOrAfter v: Double) -> Double { ((v + f / 2 + offset) / f).rounded(.up) * f - f / 2 - offset }
+            var due = tick(atOrAfter: l.end - f / 4)
+            // Too late for that one (the follower woke late): the next.
+            if s.position > due - 0.006 * r { due = tick(atOrAfter: s.position + 0.006 * r) }
+            let sendFrom = due - f + 0.004 * r
+            if s.position >= sendFrom {
+                // Three quarters of a frame back (bench/video: from −1 to −½ frame, the same).
+                seek(l.start + (due - l.end) - 0.75 * f)
                 mpv.soughtInto = l.pass + 1
             } else {
-                wait = Int32(min(50, max(1, (toWrap - Self.seekLead) * 1000)))
+                wait = Int32(min(50, max(1, (sendFrom - s.position) / r * 1000)))
             }
         }
-        if paused || mpv.soughtInto != nil { mpv.nudge = 1 }
-        if mpv.soughtInto == nil, !paused, now - mpv.lastCheck > .milliseconds(150) {
-            // Drift: the picture's position against the heard one. Far off, sought
-            // again; off by more than three quarters of a frame, its speed nudged to catch up
-            // within about half a second (a seek decodes from the last keyframe: a real video's
-            // may be seconds back, and each would cost that and a stutter); back within a
-            // quarter, at the player's speed again.
-            mpv.lastCheck = now
+        if paused || mpv.soughtInto != nil { (mpv.nudge, mpv.phase) = (1, nil) }
+        if mpv.soughtInto == nil, !paused, now >= mpv.nextCheck {
+            // Drift: the picture's place against the heard one. mpv's `time-pos` is the start of
+            // the frame shown (it moves a frame at a time), so one read places the picture within
+            // a frame: its middle against the heard position, averaged over reads at irregular
+            // moments (reads in step with the frames, as every 150 ms is at 0.8×, see the same
+            // part of each and measured a steady picture up to a frame off). Far off, sought
+            // again; off on average by more than a quarter of a frame, its speed nudged (up to
+            // 10 %) to catch up (a seek decodes from the last keyframe: a real video's may be
+            // seconds back, and each would cost that and a stutter); back within a tenth, at the
+            // player's speed again.
+            mpv.nextCheck = now + .milliseconds(Int.random(in: 35...75))
             guard mpv.send([.string("get_property"), .string("time-pos")]) else { return nil }
             if let shown = mpv.answer(timeout: 0.5)?["data"]?.double {
-                let off = shown - player.state.position
+                let off = shown - frame / 2 - player.state.position
                 if abs(off) > 0.3 {
                     seek(player.state.position + lead)
                     mpv.nudge = 1
-                } else if abs(off) > frame * 0.75 {
-                    mpv.nudge = min(max(1 - off / 0.5, 0.9), 1.1)
-                } else if abs(off) < frame * 0.25 {
-                    mpv.nudge = 1
+                } else {
+                    let phase = mpv.phase.map { (off: $0.off + (off - $0.off) * 0.25, reads: $0.reads + 1) } ?? (off: off, reads: 1)
+                    mpv.phase = phase
+                    if phase.reads >= 4, abs(phase.off) > frame * 0.25 {
+                        mpv.nudge = min(max(1 - phase.off / 0.25, 0.9), 1.1)
+                    } else if abs(phase.off) < frame * 0.1 {
+                        mpv.nudge = 1
+                    }
                 }
             }
         }

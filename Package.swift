@@ -21,6 +21,7 @@ let package = Package(
         // C libraries from Debian's -dev packages; each is a module map plus shim.h.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"])]),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
@@ -49,7 +50,7 @@ let package = Package(
         .target(name: "PracticeSystem"),
         // Decoding (libsndfile, FFmpeg), stretching (SoundTouch), resampling (soxr), output (ALSA) and
         // the real-time thread; spoken count-in words (espeak-ng): audio's C libraries only.
-        .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
+        .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CRubberBand", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors, times and the
         // configuration file (toml++): no audio, no network.
         .target(name: "PracticeDocuments", dependencies: ["PracticeSystem", "CToml", "CNettle"]),

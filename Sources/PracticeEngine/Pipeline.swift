@@ -4,13 +4,21 @@ import Glibc
 import PracticeAudio
 import PracticeDocuments
 
-/// Tempo, pitch and stretcher profile: what the listener asked for.
+/// Which stretcher changes the tempo: SoundTouch (`fast`: WSOLA, under 1 % of a core) or
+/// Rubber Band's R3 engine (`high`: a phase vocoder, cleaner on sustained tones, more CPU).
+public enum StretchQuality: String, Sendable, Equatable, CaseIterable {
+    case fast, high
+}
+
+/// Tempo, pitch, stretcher and its profile: what the listener asked for.
 public struct PlaybackSettings: Sendable, Equatable {
     /// Playback speed (0.25…3.0), pitch unchanged.
     public var rate: Double
     /// Pitch shift in semitones (−12…+12), tempo unchanged.
     public var pitch: Double
+    /// SoundTouch's settings (with `quality` fast).
     public var profile: TimeStretcher.Profile
+    public var quality = StretchQuality.fast
 
     public static let rateRange = 0.25...3.0
     public static let pitchRange = -12.0...12.0
@@ -59,6 +67,8 @@ final class Pipeline {
     let info: SoundFile.Info
     let outputRate: Int
     private var stretcher: TimeStretcher
+    /// Rubber Band's stretcher, which does the stretching instead with `quality` high.
+    private var finer: RubberBandStretcher?
     private var resampler: Resampler
     private(set) var settings: PlaybackSettings
     private var bypassStretch = true
@@ -113,6 +123,7 @@ final class Pipeline {
         seamFrames = max(1, info.sampleRate / 100)
         seamTail = [Float](repeating: 0, count: seamFrames * info.channels)
         stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: settings.profile)
+        if settings.quality == .high { finer = try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate) }
         resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
     }
 
@@ -127,7 +138,8 @@ final class Pipeline {
     /// (music: 36.5 ms × (1 − tempo) measured below 1.0×; 27 above, model 25; percussive: 24–28
     /// below 1.0×, model 24; 15.2 above, model 15).
     var stretchLead: Double {
-        guard !bypassStretch else { return 0 }
+        // Rubber Band's output is lined up with its input (its start delay dropped).
+        guard !bypassStretch, finer == nil else { return 0 }
         let tempo = settings.rate / settings.pitchRatio
         let ms = Double(stretcher.sequenceMs) / 2 + (tempo < 1 ? Double(stretcher.seekWindowMs) / 2 + 1.5 : 0)
         return (1 - tempo) * ms / 1000 * Double(info.sampleRate)
@@ -143,6 +155,9 @@ final class Pipeline {
         if new.profile != settings.profile {
             stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: new.profile)
         }
+        if new.quality != settings.quality {
+            finer = new.quality == .high ? try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate) : nil
+        }
         let p = new.pitchRatio
         let tempo = new.rate / p
         bypassStretch = tempo == 1
@@ -155,6 +170,10 @@ final class Pipeline {
         }
         stretcher.clear()
         stretcher.setTempo(tempo)
+        if let finer {
+            finer.clear()
+            finer.setTempo(tempo)
+        }
         settings = new
         try file.seek(toFrame: frame)
         sourceFrame = frame
@@ -189,7 +208,7 @@ final class Pipeline {
             if bypassStretch {
                 input.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(decoded * ch)) }
             } else {
-                try input.withUnsafeBufferPointer { try stretcher.put($0.baseAddress!, frames: decoded) }
+                try input.withUnsafeBufferPointer { try stretch($0.baseAddress!, frames: decoded) }
                 stretchedIn += decoded
                 if inputDone && !stretchFlushed {
                     try finishStretching()
@@ -199,7 +218,7 @@ final class Pipeline {
                 }
                 while true {
                     let got = receiveChunk.withUnsafeMutableBufferPointer {
-                        stretcher.receive(into: $0.baseAddress!, maxFrames: $0.count / ch)
+                        finer?.receive(into: $0.baseAddress!, maxFrames: $0.count / ch) ?? stretcher.receive(into: $0.baseAddress!, maxFrames: $0.count / ch)
                     }
                     if got == 0 { break }
                     let keep = owed.map { min(got, max($0 - stretchedOut, 0)) } ?? got
@@ -210,6 +229,7 @@ final class Pipeline {
                 if runOut, let owed, stretchedOut >= owed {
                     runOut = false
                     stretcher.clear()   // what the run-out pushed beyond the range
+                    finer?.clear()
                 }
             }
             // 3. Resample.
@@ -283,13 +303,18 @@ final class Pipeline {
     /// a rehearsal, a click at a `--to`. Where the file goes on, the audio after the range pushes
     /// them out instead (and is then dropped); at the file's end, the silence is all there is.
     private func finishStretching() throws {
-        owed = Int((Double(stretchedIn) / stretcher.tempo).rounded())
+        owed = Int((Double(stretchedIn) / (finer?.tempo ?? stretcher.tempo)).rounded())
         if sourceFrame == endFrame, endFrame < info.frames, earlyEnd == nil {
             runOut = true
             try feedRunOut()
         } else {
-            try stretcher.flush()
+            if let finer { finer.flush() } else { try stretcher.flush() }
         }
+    }
+
+    /// Frames into the stretcher in use.
+    private func stretch(_ samples: UnsafePointer<Float>, frames: Int) throws {
+        if let finer { finer.put(samples, frames: frames) } else { try stretcher.put(samples, frames: frames) }
     }
 
     /// One block of the audio after the range into the stretcher (silence once the file ends).
@@ -297,7 +322,7 @@ final class Pipeline {
         let ch = info.channels
         let n = input.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Self.blockFrames) }
         if n < Self.blockFrames { for i in (n * ch)..<(Self.blockFrames * ch) { input[i] = 0 } }
-        try input.withUnsafeBufferPointer { try stretcher.put($0.baseAddress!, frames: Self.blockFrames) }
+        try input.withUnsafeBufferPointer { try stretch($0.baseAddress!, frames: Self.blockFrames) }
     }
 
     /// A linear fade over the last `fadeFrames` of the `owed` stretched frames, for the `n` frames

@@ -89,7 +89,14 @@ struct SoundOptions: ParsableArguments {
     @Option(help: "Time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults).")
     var profile: String = "music"
 
+    @Option(help: ArgumentHelp("The stretcher: fast (SoundTouch, the default, under 1 % of a core) or high (Rubber Band's R3 engine: cleaner sustained tones, more CPU; --profile is SoundTouch's).",
+                               valueName: "fast|high"))
+    var quality: String?
+
     func validate() throws {
+        if let quality, StretchQuality(rawValue: quality) == nil {
+            throw ValidationError("'--quality' must be fast or high (got '\(quality)')")
+        }
         if let rate, !rate.isFinite || !PlaybackSettings.rateRange.contains(rate) {
             throw ValidationError("'--rate' must be from 0.25 to 3.0 (got '\(Self.show(rate))')")
         }
@@ -102,7 +109,9 @@ struct SoundOptions: ParsableArguments {
     }
 
     var settings: PlaybackSettings {
-        PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile) ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
+        var settings = PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile) ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
+        settings.quality = quality.flatMap(StretchQuality.init(rawValue:)) ?? .fast
+        return settings
     }
 
     static func show(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }

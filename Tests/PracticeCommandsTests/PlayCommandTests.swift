@@ -10,12 +10,13 @@ import Testing
         var play = PlayCommand(file: "tutorial.mp4")
         (play.device, play.place.sidecar, play.place.lyrics, play.place.audioStream) = ("pulse", "crew.json", "words.lrc", 1)
         play.settings = PlaybackSettings(rate: 0.8, pitch: 0, profileName: "percussive")!
+        play.settings.quality = .high
         (play.quiet, play.noJournal, play.mirror, play.noOverlay) = (true, true, true, true)
         // Shown on the whole screen at the start, hidden by `v` before `d`: it goes hidden, not full screen.
         play.fullScreen = true
         #expect(play.detachedArguments(paused: true, remoteAt: "192.168.1.20:4797", video: VideoState(isShown: false, isFullScreen: false))
                 == ["play", "tutorial.mp4", "--device", "pulse", "--markers", "crew.json", "--lyrics", "words.lrc", "--audio-stream", "1",
-                    "--profile", "percussive", "--quiet", "--no-journal", "--remote", "--remote-bind", "192.168.1.20:4797",
+                    "--profile", "percussive", "--quality", "high", "--quiet", "--no-journal", "--remote", "--remote-bind", "192.168.1.20:4797",
                     "--no-video", "--no-overlay", "--mirror", "--paused"])
         // Without a window's state (no video), the command line's own flags; the music profile is the default, unsaid.
         var plain = PlayCommand(file: "song.flac")

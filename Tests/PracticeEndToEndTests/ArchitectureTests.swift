@@ -26,7 +26,7 @@ import Testing
 
     /// Where each C library belongs: the module whose job it serves.
     static let owners = [
-        "CSndFile": "PracticeAudio", "CSoundTouch": "PracticeAudio", "CALSA": "PracticeAudio", "CSoxr": "PracticeAudio",
+        "CSndFile": "PracticeAudio", "CSoundTouch": "PracticeAudio", "CRubberBand": "PracticeAudio", "CALSA": "PracticeAudio", "CSoxr": "PracticeAudio",
         "CFFmpeg": "PracticeAudio", "CEspeak": "PracticeAudio",
         "CChromaprint": "PracticeEngine", "CAubio": "PracticeEngine",
         "CCurl": "PracticeSongs", "CToml": "PracticeDocuments", "CNettle": "PracticeDocuments", "CQRencode": "PracticeRemote",

@@ -122,6 +122,21 @@ import PracticeTestSupport
             #expect(r.stderr == "practice: wrote \(out) (0:\(seconds), \(rate) Hz, 2 ch)\n")
         }
     }
+
+    /// `--quality high` (Rubber Band's R3 engine) renders the exact length at 0.8×, the tone at
+    /// its pitch; `--quality fast` is SoundTouch's, byte for byte the default's.
+    @Test func renderAtHighQuality() throws {
+        let high = try practice(["render", "tone.flac", "-o", "high.wav", "--rate", "0.8", "--quality", "high", "--force"], in: fx.dir)
+        #expect(high.status == 0 && high.stderr == "practice: wrote high.wav (0:12.500, 44100 Hz, 2 ch)\n", "\(high)")
+        let read = try Signals.read(fx.dir.file("high.wav"))
+        #expect(read.info.frames == 551_250)
+        #expect(abs(Analysis.dominantFrequency(Signals.channel(read.samples, 0, of: 2), sampleRate: 44_100) / 440 - 1) < 0.005)
+        _ = try practice(["render", "tone.flac", "-o", "fast.wav", "--rate", "0.8", "--quality", "fast", "--force"], in: fx.dir)
+        _ = try practice(["render", "tone.flac", "-o", "default.wav", "--rate", "0.8", "--force"], in: fx.dir)
+        let fast = try Data(contentsOf: URL(fileURLWithPath: fx.dir.file("fast.wav")))
+        #expect(fast == (try Data(contentsOf: URL(fileURLWithPath: fx.dir.file("default.wav")))))
+        #expect(fast != (try Data(contentsOf: URL(fileURLWithPath: fx.dir.file("high.wav")))))
+    }
 }
 
 @Suite struct ControlStdinTests {

@@ -17,10 +17,11 @@ import PracticeControl
         return path
     }
 
-    func render(_ input: String, rate: Double = 1, pitch: Double = 0, format: RenderJob.SampleFormat? = .float,
+    func render(_ input: String, rate: Double = 1, pitch: Double = 0, quality: StretchQuality = .fast, format: RenderJob.SampleFormat? = .float,
                 from: Double? = nil, to: Double? = nil, name: String = UUID().uuidString) throws -> (samples: [Float], frames: Int) {
         var job = RenderJob(input: input, output: dir.file("\(name).wav"))
         job.settings = PlaybackSettings(rate: rate, pitch: pitch)
+        job.settings.quality = quality
         job.sampleFormat = format
         job.from = from
         job.to = to
@@ -38,6 +39,37 @@ import PracticeControl
         #expect(abs(ratio * rate - 1) < 0.002, "rate \(rate): \(out.frames) frames")
         let f = Analysis.dominantFrequency(Signals.channel(out.samples, 0, of: 2), sampleRate: 44_100)
         #expect(abs(f / 440 - 1) < 0.005, "rate \(rate): \(f) Hz")
+    }
+
+    /// Both stretchers give exactly the input's length ÷ the tempo they were set to (SoundTouch
+    /// holds it as a Float), from 0.25× to 3×, with the pitch kept; Rubber Band's output is lined
+    /// up with its input (its start padded, its delay dropped): clicks at 1 s and 3 s come out at
+    /// 1 ÷ rate and 3 ÷ rate, within 10 ms of the source's time.
+    @Test(arguments: [StretchQuality.fast, .high], [0.25, 0.5, 0.8, 1.5, 3.0])
+    func lengthsAreExactWithBothStretchers(quality: StretchQuality, rate: Double) throws {
+        let out = try render(try tone(), rate: rate, quality: quality)
+        let tempo = quality == .fast ? Double(Float(rate)) : rate
+        #expect(out.frames == Int((441_000 / tempo).rounded()), "\(quality) at \(rate)×")
+        let f = Analysis.dominantFrequency(Signals.channel(out.samples, 0, of: 2), sampleRate: 44_100)
+        #expect(abs(f / 440 - 1) < 0.005, "\(quality) at \(rate)×: \(f) Hz")
+        guard quality == .high else { return }
+        let clicks = dir.file("clicks.wav")
+        if !FileManager.default.fileExists(atPath: clicks) {
+            var x = [Float](repeating: 0, count: 5 * 44_100 * 2)
+            for at in [44_100, 3 * 44_100] { for i in 0..<44 { x[(at + i) * 2] = 0.8; x[(at + i) * 2 + 1] = 0.8 } }
+            try Signals.write(x, to: clicks)
+        }
+        let heard = Signals.channel(try render(clicks, rate: rate, quality: .high).samples, 0, of: 2)
+        for second in [1.0, 3.0] {
+            let expected = Int((second * 44_100 / rate).rounded())
+            let window = max(0, expected - 4_410)..<min(heard.count, expected + 4_410)
+            // Its loudest sample (a phase vocoder spreads a click a little either side).
+            let peak = try #require(window.max { abs(heard[$0]) < abs(heard[$1]) }, "\(rate)×: no click near \(second / rate) s")
+            // Within 10 ms of the source's time (measured: 2.5 ms early at 0.8×, 5 at 0.5× and
+            // 0.25×, 8.4 late at 3×; SoundTouch's lead is up to 19 ms at 0.25×).
+            #expect(abs(heard[peak]) > 0.1 && Double(abs(peak - expected)) * rate <= 441,
+                    "\(rate)×: the click at \(second) s came out at frame \(peak), not \(expected)")
+        }
     }
 
     @Test(arguments: [(12.0, 880.0), (-12.0, 220.0), (7.0, 659.255)])

@@ -60,6 +60,9 @@ INPUTS="sine click sine997 music"
 # Each tool function: $1 = input wav, $2 = output wav, $3 = tempo.
 tool_practice() { $PRACTICE render "$1" -o "$2" --rate "$3" --force >/dev/null 2>&1; }
 tool_practice_fine() { $PRACTICE render "$1" -o "$2" --rate "$3" --profile fine --force >/dev/null 2>&1; }
+tool_practice_high() { $PRACTICE render "$1" -o "$2" --rate "$3" --quality high --force >/dev/null 2>&1; }
+# The rubberband program (rubberband-cli): R3 (--fine), offline; -T is the tempo multiplier.
+tool_rubberband() { rubberband --fine -q -T "$3" "$1" "$2" >/dev/null 2>&1; }
 tool_soundstretch() {
     local pct; pct=$("$PYTHON" -c "print('%+g' % round(($3 - 1) * 100, 6))")
     soundstretch "$1" "$2" -tempo="$pct" >/dev/null 2>&1
@@ -92,6 +95,7 @@ fi
 if command -v "$practice_bin" >/dev/null 2>&1 || [ -x "$practice_bin" ]; then
     add tool_practice "practice"
     add tool_practice_fine "practice --profile fine"
+    add tool_practice_high "practice --quality high"
 else
     echo "run.sh: our player ($practice_bin) not found, skipping it (build it or set PRACTICE)" >&2
 fi
@@ -104,6 +108,7 @@ if [ "$HARNESS" = 1 ] && need gcc "the SoundTouch harness rows" \
 elif [ "$HARNESS" = 1 ]; then
     echo "run.sh: could not build st_harness (see $OUT/harness.log), skipping its rows" >&2
 fi
+need rubberband "rubberband --fine" && add tool_rubberband "rubberband --fine"
 need soundstretch "soundstretch" && { add tool_soundstretch "soundstretch"; add tool_soundstretch_speech "soundstretch -speech"; }
 add tool_sox "sox tempo"
 add tool_sox_m "sox tempo -m"
@@ -119,7 +124,7 @@ r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
 print('%.4f' % ((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) if rc == 0 else 'fail')
 EOF
 }
-export -f tool_practice tool_practice_fine tool_st_fine tool_soundstretch tool_soundstretch_speech tool_sox tool_sox_m tool_mpv \
+export -f tool_practice tool_practice_fine tool_practice_high tool_rubberband tool_st_fine tool_soundstretch tool_soundstretch_speech tool_sox tool_sox_m tool_mpv \
     tool_st_defaults tool_st_music tool_st_percussive
 export PRACTICE OUT PYTHON PROFILE_MUSIC PROFILE_FINE PROFILE_PERCUSSIVE PROFILE_DEFAULTS
 

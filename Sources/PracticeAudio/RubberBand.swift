@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import CRubberBand
+
+/// An error from the Rubber Band Library (it reports only a failed `rubberband_new`).
+public struct RubberBandError: Error, CustomStringConvertible, Sendable {
+    public let function: String
+    public var description: String { "\(function) failed" }
+}
+
+/// Changes tempo without changing pitch with Rubber Band's R3 ("finer") engine, in its real-time
+/// mode (fed a block at a time, as SoundTouch is): the stretcher of `--quality high`.
+///
+/// Its output is lined up with its input: the zeros it asks for are fed first after each `clear`,
+/// and the delay they cause is dropped from what it gives back, so that, as for SoundTouch, a
+/// pipeline takes input ÷ tempo frames and they start with the first input frame. It allocates
+/// and computes FFTs in `put`: decoder thread only, never the audio thread.
+public final class RubberBandStretcher {
+    private let state: RubberBandState
+    public let channels: Int
+    /// Planar buffers (Rubber Band takes one array per channel) of `chunk` frames each, and the
+    /// array of their addresses it is handed.
+    private let planar: [UnsafeMutablePointer<Float>]
+    private let pointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    private static let chunk = 4096
+    /// Output frames still to drop (the start delay) since the last `clear`.
+    private var toDrop = 0
+    private var flushed = false
+
+    /// The tempo in effect (1.0 = original).
+    public private(set) var tempo = 1.0
+
+    /// Creates a stretcher. The corresponding C function is `rubberband_new`.
+    public init(channels: Int, sampleRate: Int) throws(RubberBandError) {
+        let options = Int32(RubberBandOptionProcessRealTime.rawValue | RubberBandOptionEngineFiner.rawValue
+                            | RubberBandOptionChannelsTogether.rawValue | RubberBandOptionThreadingNever.rawValue)
+        guard channels >= 1, let state = rubberband_new(UInt32(sampleRate), UInt32(channels), options, 1, 1) else {
+            throw RubberBandError(function: "rubberband_new(\(channels) channels, \(sampleRate) Hz)")
+        }
+        self.state = state
+        self.channels = channels
+        planar = (0..<channels).map { _ in
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: Self.chunk)
+            p.initialize(repeating: 0, count: Self.chunk)
+            return p
+        }
+        pointers = .allocate(capacity: channels)
+        for c in 0..<channels { pointers[c] = planar[c] }
+        rubberband_set_max_process_size(state, UInt32(Self.chunk))
+        clear()
+    }
+
+    deinit {
+        rubberband_delete(state)
+        for p in planar { p.deallocate() }
+        pointers.deallocate()
+    }
+
+    /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged. Set after a `clear`.
+    /// The corresponding C function is `rubberband_set_time_ratio` (the ratio is 1 ÷ tempo).
+    public func setTempo(_ tempo: Double) {
+        rubberband_set_time_ratio(state, 1 / tempo)
+        self.tempo = tempo
+        // The start's padding and delay depend on the ratio: taken again from a clean start.
+        restart()
+    }
+
+    /// Feeds interleaved frames. The corresponding C function is `rubberband_process`.
+    public func put(_ samples: UnsafePointer<Float>, frames: Int) {
+        var done = 0
+        while done < frames {
+            let n = min(Self.chunk, frames - done)
+            for c in 0..<channels {
+                let out = planar[c]
+                for i in 0..<n { out[i] = samples[(done + i) * channels + c] }
+            }
+            process(n, final: false)
+            done += n
+        }
+    }
+
+    /// Takes up to `maxFrames` processed interleaved frames; returns how many.
+    /// The corresponding C functions are `rubberband_available` and `rubberband_retrieve`.
+    public func receive(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
+        var given = 0
+        while given < maxFrames {
+            var available = Int(rubberband_available(state))
+            // After the last input, each call processes a little more of what it holds.
+            var tries = 0
+            while available == 0, flushed, tries < 64 {
+                process(0, final: true)
+                available = Int(rubberband_available(state))
+                tries += 1
+            }
+            guard available > 0 else { break }
+            let dropping = toDrop > 0
+            let n = min(available, Self.chunk, dropping ? toDrop : maxFrames - given)
+            let got = Int(rubberband_retrieve(state, pointers, UInt32(n)))
+            guard got > 0 else { break }
+            if dropping {
+                toDrop -= got
+                continue
+            }
+            for c in 0..<channels {
+                let p = planar[c]
+                for i in 0..<got { buffer[(given + i) * channels + c] = p[i] }
+            }
+            given += got
+        }
+        return given
+    }
+
+    /// Processes what is still buffered so `receive` can return the tail; no input is taken
+    /// after it until `clear`. The corresponding C function is `rubberband_process` (final).
+    public func flush() {
+        guard !flushed else { return }
+        // Silence after the last input, as much as its delay, so that all of the input comes out
+        // (the final call alone leaves its last few thousand frames inside); the caller takes
+        // only input ÷ tempo frames.
+        for p in planar { p.update(repeating: 0, count: Self.chunk) }
+        var silence = Int(rubberband_get_preferred_start_pad(state)) + Int((Double(rubberband_get_start_delay(state)) * tempo).rounded(.up)) + Self.chunk
+        while silence > 0 {
+            let n = min(silence, Self.chunk)
+            process(n, final: false)
+            silence -= n
+        }
+        process(0, final: true)
+        flushed = true
+    }
+
+    /// Drops everything buffered (after a seek). The corresponding C function is `rubberband_reset`.
+    public func clear() { restart() }
+
+    /// A clean start: reset, the zeros Rubber Band asks for fed in, the delay they make to drop.
+    private func restart() {
+        rubberband_reset(state)
+        flushed = false
+        var pad = Int(rubberband_get_preferred_start_pad(state))
+        for p in planar { p.update(repeating: 0, count: Self.chunk) }
+        while pad > 0 {
+            let n = min(pad, Self.chunk)
+            process(n, final: false)
+            pad -= n
+        }
+        toDrop = Int(rubberband_get_start_delay(state))
+    }
+
+    private func process(_ frames: Int, final: Bool) {
+        pointers.withMemoryRebound(to: UnsafePointer<Float>?.self, capacity: channels) {
+            rubberband_process(state, $0, UInt32(frames), final ? 1 : 0)
+        }
+    }
+
+    /// The Rubber Band Library's version, such as "3.1.2".
+    public static var version: String { RUBBERBAND_VERSION }
+}

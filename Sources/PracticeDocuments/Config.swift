@@ -21,6 +21,9 @@ public struct Config: Sendable, Equatable {
     public var remote = false
     /// `[remote] bind`: the address (`ADDR` or `ADDR:PORT`) the remote listens on (`--remote-bind`).
     public var remoteBind: String?
+    /// `[sound] quality`: the stretcher, "fast" (SoundTouch) or "high" (Rubber Band R3), as
+    /// `--quality` (which wins); nil: fast.
+    public var quality: String?
     /// One line each for settings this version does not know (`… unknown setting 'x.y' (ignored)`).
     public var warnings: [String] = []
 
@@ -36,7 +39,7 @@ public struct Config: Sendable, Equatable {
             PracticeError(.config, "\(file): '\(key.terminalSafe)' must be \(what) (got \(got.kindName))")
         }
         for (section, value) in root.sorted(by: { $0.key < $1.key }) {
-            guard ["desktop", "library", "journal", "remote"].contains(section) else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
+            guard ["desktop", "library", "journal", "remote", "sound"].contains(section) else { warnings.append("\(file): unknown setting '\(section.terminalSafe)' (ignored)"); continue }
             guard let table = value.object else { throw fail(section, "a table ([\(section)])", value) }
             for (key, value) in table.sorted(by: { $0.key < $1.key }) {
                 let name = "\(section).\(key)"
@@ -59,6 +62,9 @@ public struct Config: Sendable, Equatable {
                 case ("remote", "bind"):
                     guard let a = value.string, !a.isEmpty else { throw fail(name, "an address such as \"192.168.1.20\" or \"192.168.1.20:4797\"", value) }
                     remoteBind = a
+                case ("sound", "quality"):
+                    guard let q = value.string, ["fast", "high"].contains(q) else { throw fail(name, "\"fast\" or \"high\"", value) }
+                    quality = q
                 default:
                     warnings.append("\(file): unknown setting '\(name.terminalSafe)' (ignored)")
                 }

@@ -110,7 +110,9 @@ struct SoundOptions: ParsableArguments {
 
     var settings: PlaybackSettings {
         var settings = PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile) ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
-        settings.quality = quality.flatMap(StretchQuality.init(rawValue:)) ?? .fast
+        // --quality, else config.toml's [sound] quality (read, and refused if wrong, by main).
+        let configured = (try? Config.load(warn: false))?.quality
+        settings.quality = (quality ?? configured).flatMap(StretchQuality.init(rawValue:)) ?? .fast
         return settings
     }
 

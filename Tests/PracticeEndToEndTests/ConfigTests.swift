@@ -23,6 +23,7 @@ import Testing
         ("[desktop]\nnotifications = \"no\"\n", "'desktop.notifications' must be true or false (got a string)"),
         ("desktop = 1\n", "'desktop' must be a table ([desktop]) (got a number)"),
         ("[journal]\nrecord = \"no\"\n", "'journal.record' must be true or false (got a string)"),
+        ("[sound]\nquality = \"best\"\n", "'sound.quality' must be \"fast\" or \"high\" (got a string)"),
         ("[desktop\nmpris = true\n", ":1:9: not TOML (Error while parsing table header: expected ']', saw '\\n')"),
         ("[desktop]\nmpris = true\nmpris = false\n", ":3:9: not TOML (Error while parsing key-value pair: cannot redefine existing boolean 'mpris')"),
         ("[desktop]\nnotifications = no   # off\n", ":2: 'no' is not a TOML value (true, false, a number, or \"text\" in quotes)"),
@@ -49,6 +50,23 @@ import Testing
             practice: warning: \(file): unknown setting 'sharing' (ignored)
 
             """, "\(r)")
+    }
+
+    /// `[sound] quality = "high"` renders as `--quality high` does, byte for byte, and
+    /// `--quality fast` on the command line wins over it.
+    @Test func theSoundsQualityIsTheStretchersDefault() throws {
+        _ = try play(withConfig: "[sound]\nquality = \"high\"\n")
+        func render(_ name: String, _ extra: [String], config: Bool) throws -> Data {
+            let r = try run(practiceBinary, ["render", fx.dir.file("tone.wav"), "-o", dir.file(name), "--rate", "0.8", "--to", "2", "--force"] + extra,
+                            environment: ["XDG_CONFIG_HOME": config ? dir.path : dir.file("none")])
+            #expect(r.status == 0, "\(r)")
+            return try Data(contentsOf: URL(fileURLWithPath: dir.file(name)))
+        }
+        let configured = try render("configured.wav", [], config: true)
+        #expect(configured == (try render("high.wav", ["--quality", "high"], config: false)))
+        let fast = try render("fast.wav", ["--quality", "fast"], config: true)
+        #expect(fast == (try render("default.wav", [], config: false)))
+        #expect(fast != configured)
     }
 
     @Test func aValidFileIsQuiet() throws {

@@ -938,6 +938,7 @@ def main():
                     ('practice --rate 1 (no stretch)', prac.command(tracks['music'], 1.0)),
                     ('practice --profile soundtouch', prac.command(tracks['music'], 0.8) + ['--profile', 'soundtouch']),
                     ('practice --profile percussive', prac.command(tracks['music'], 0.8) + ['--profile', 'percussive']),
+                    ('practice --quality high', prac.command(tracks['music'], 0.8) + ['--quality', 'high']),
                     ('aplay -D pulse 10/100 ms', ['aplay', '-q', '-D', 'pulse', '--period-time=10000', '--buffer-time=100000', fl]),
                     ('aplay -D pulse defaults', ['aplay', '-q', '-D', 'pulse', fl])]:
                 if argv[0] == 'aplay' and shutil.which('aplay') is None:

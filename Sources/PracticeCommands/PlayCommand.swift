@@ -106,7 +106,11 @@ public struct PlayCommand: Sendable {
         }
         // The player that takes over serves the remote if this one did, on its address: the
         // pages reconnect to it.
-        run.detachedArguments = { [self] last in detachedArguments(paused: true, remoteAt: phone?.serving, video: last.video) }
+        run.detachedArguments = { [self] last in
+            var command = self
+            command.settings.quality = last.quality   // as `ctl quality` left it
+            return command.detachedArguments(paused: true, remoteAt: phone?.serving, video: last.video)
+        }
         switch try await run.run() {
         case .done: return
         case .signal(let signal): Glibc.exit(128 + signal)

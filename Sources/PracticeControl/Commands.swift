@@ -46,6 +46,8 @@ public enum PlayerCommand: Equatable, Sendable {
     case seek(Double)
     case rate(Double)
     case pitch(Double)
+    /// `{"cmd":"quality","value":"high"}`: the stretcher, fast (SoundTouch) or high (Rubber Band R3).
+    case quality(StretchQuality)
     /// Repeat a region (times), or stop looping (nil).
     case loop(LoopRange?)
     /// Seek to a place as the command line names it (a marker, a lyric line).
@@ -104,6 +106,11 @@ public enum PlayerCommand: Equatable, Sendable {
             return .seek(try number("to"))
         case "rate": return .rate(try number("value"))
         case "pitch": return .pitch(try number("value"))
+        case "quality":
+            guard let q = object["value"]?.string.flatMap(StretchQuality.init(rawValue:)) else {
+                throw PracticeError(.dataError, "control: \"quality\" needs \"fast\" or \"high\" in \"value\": \(line)")
+            }
+            return .quality(q)
         case "jump":
             if object["to"] != nil { return .jumpTo(try number("to")) }
             guard let name = object["marker"]?.string, !name.isEmpty else {
@@ -170,6 +177,7 @@ extension PlayerCommand {
         case .seekTo(let place): return cmd("seek", ["to": .string(place)])
         case .rate(let v): return cmd("rate", ["value": .double(v)])
         case .pitch(let v): return cmd("pitch", ["value": .double(v)])
+        case .quality(let q): return cmd("quality", ["value": .string(q.rawValue)])
         case .loop(nil): return cmd("loop")
         case .loop(let l?):
             var f: [String: JSONValue] = ["start": .double(l.start), "end": .double(l.end)]
@@ -215,6 +223,7 @@ extension Player {
                 throw PracticeError(.usage, "control: \"pitch\" must be from -12 to 12 semitones (got \(JSONValue.formatMilliseconds(p)))")
             }
             setPitch(p)
+        case .quality(let q): setQuality(q)
         case .loop(let l): try setLoop(l)
         case .loopAt(let places, let times):
             var resolver = Places(track: track, explicit: sidecar)

@@ -2,6 +2,7 @@
 import FoundationEssentials
 import Glibc
 import PracticeDocuments
+import PracticeEngine
 
 extension PlayerCommand {
     /// A command as `practice ctl` takes it (`rate 0.8`, `loop A B`, `loop off`): the words a
@@ -41,6 +42,10 @@ extension PlayerCommand {
         case "mark": return .mark(try one("the new marker's name"))
         case "rate": return .rate(try number("a speed from 0.25 to 3.0"))
         case "pitch": return .pitch(try number("semitones from -12 to 12"))
+        case "quality":
+            let q = try one("'fast' or 'high'")
+            guard let quality = StretchQuality(rawValue: q) else { throw PracticeError(.usage, "'quality' takes 'fast' or 'high' (got '\(q.terminalSafe)')") }
+            return .quality(quality)
         case "loop":
             switch args.count {
             case 1 where args[0] == "off": return .loop(nil)
@@ -49,7 +54,7 @@ extension PlayerCommand {
             default: throw PracticeError(.usage, "'loop' takes a saved loop's name, a start and an end, or 'off'")
             }
         default:
-            throw PracticeError(.usage, "unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, mirror, video, fullscreen, status, players, quit)")
+            throw PracticeError(.usage, "unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, loop, mark, mirror, video, fullscreen, status, players, quit)")
         }
     }
 }

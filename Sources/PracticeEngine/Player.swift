@@ -141,6 +141,8 @@ public struct PlayerState: Sendable, Equatable {
     public var duration: Double
     public var rate: Double
     public var pitch: Double
+    /// The stretcher: SoundTouch (fast) or Rubber Band's R3 (high).
+    public var quality = StretchQuality.fast
     public var isPlaying: Bool
     /// The range played to its end.
     public var isFinished: Bool
@@ -198,7 +200,7 @@ public struct PlayerEvent: Sendable, Equatable {
         /// The first event a subscriber gets: the state when it subscribed.
         case snapshot
         /// Commands, from any controller.
-        case played, paused, seeked, rateChanged, pitchChanged, loopChanged, mirrorChanged, videoChanged
+        case played, paused, seeked, rateChanged, pitchChanged, qualityChanged, loopChanged, mirrorChanged, videoChanged
         /// Time went by while playing (every `PlayerOptions.tickInterval`).
         case tick
         /// A loop's next pass began (`state.loop.pass`).
@@ -453,6 +455,11 @@ public final class Player: Sendable {
         change(.pitchChanged) { $0.pitch = min(max(semitones, PlaybackSettings.pitchRange.lowerBound), PlaybackSettings.pitchRange.upperBound) }
     }
 
+    /// Changes the stretcher (the same tempo and pitch; what is heard goes on from the heard position).
+    public func setQuality(_ quality: StretchQuality) {
+        change(.qualityChanged) { $0.quality = quality }
+    }
+
     /// Changes the settings and goes on from the heard position.
     private func change(_ kind: PlayerEvent.Kind, _ edit: (inout PlaybackSettings) -> Void) {
         command { c in
@@ -698,6 +705,7 @@ public final class Player: Sendable {
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
         s.isMirrored = c.mirror
+        s.quality = c.settings.quality
         s.video = c.video
         s.rewound = c.rewound
         if waiting {

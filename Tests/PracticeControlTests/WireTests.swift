@@ -18,7 +18,7 @@ import PracticeDocuments
         .mark("Turn \"2\" ✓"), .jumpTo(72.125), .jump("Verse 2"), .looping(false), .looping(true),
         .setLoop(LoopRange(start: 30.25, end: 45, passes: 3, name: "shine", rehearsal: rehearsal), keepingCount: true, on: false),
         .setLoop(nil, keepingCount: false, on: true),
-        .seek(0), .seek(61.001), .seekTo("Chorus"), .seekTo("line 5"), .rate(0.8), .rate(3), .pitch(-12), .pitch(2.5),
+        .seek(0), .seek(61.001), .seekTo("Chorus"), .seekTo("line 5"), .rate(0.8), .rate(3), .pitch(-12), .pitch(2.5), .quality(.high), .quality(.fast),
         .loop(nil), .loop(LoopRange(start: 1, end: 2.5)), .loop(LoopRange(start: 1, end: 2.5, passes: 4)),
         .loopAt(["shine turn"], times: nil), .loopAt(["Verse", "line 7"], times: 2),
     ]
@@ -31,6 +31,12 @@ import PracticeDocuments
     /// The lines themselves: the protocol the README documents (sorted keys, no spaces).
     @Test func theLinesAreTheDocumentedOnes() throws {
         #expect(PlayerCommand.rate(0.8).line == #"{"cmd":"rate","value":0.8}"#)
+        #expect(PlayerCommand.quality(.high).line == #"{"cmd":"quality","value":"high"}"#)
+        #expect(try PlayerCommand.typed("quality", ["high"]) == .quality(.high))
+        #expect(throws: PracticeError(.usage, "'quality' takes 'fast' or 'high' (got 'best')")) { try PlayerCommand.typed("quality", ["best"]) }
+        #expect(throws: PracticeError(.dataError, #"control: "quality" needs "fast" or "high" in "value": {"cmd":"quality","value":1}"#)) {
+            try PlayerCommand.parse(#"{"cmd":"quality","value":1}"#)
+        }
         #expect(PlayerCommand.seekTo("1:12.5").line == #"{"cmd":"seek","to":"1:12.5"}"#)
         #expect(PlayerCommand.loopAt(["Verse", "Chorus"], times: 4).line == #"{"cmd":"loop","end":"Chorus","start":"Verse","times":4}"#)
         #expect(PlayerCommand.loop(nil).line == #"{"cmd":"loop"}"#)
@@ -66,6 +72,7 @@ import PracticeDocuments
         s.deviceLost = "waiting"
         s.isRealTime = false
         s.isMirrored = true
+        s.quality = .high
         s.video = VideoState(isShown: true, isFullScreen: false)
         return s
     }
@@ -106,8 +113,9 @@ import PracticeDocuments
         let line = sent.line
         #expect(line.contains(#""artist":"Ravel""#) && line.contains(#""event":"status""#) && line.contains(#""mpris":"practice.instance4242""#)
             && line.contains(#""pid":4242"#) && line.contains(#""title":"Bolero""#) && line.contains(#""sidecar":"/crew/b.json""#)
-            && line.contains(#""mirror":true"#) && line.contains(#""video":{"fullScreen":false,"shown":true}"#))
+            && line.contains(#""mirror":true"#) && line.contains(#""video":{"fullScreen":false,"shown":true}"#) && line.contains(#""quality":"high""#))
         let read = try #require(StateMessage(line: line))
+        #expect(read.state.quality == .high)
         #expect(read.line == line)
         #expect(read.process == sent.process && read.state.title == "Bolero" && read.state.tags == ["artist": "Ravel"])
         #expect(StateMessage(line: PlayerCommand.status.line) == nil)

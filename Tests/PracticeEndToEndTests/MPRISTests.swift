@@ -700,6 +700,11 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         var status = try practice(["ctl", "status"], in: dir, environment: env)
         while status.status != 0, Date() < deadline { usleep(50_000); status = try practice(["ctl", "status"], in: dir, environment: env) }
         #expect(status.status == 0, "\(status)")
+        // Without MPRIS, ctl still drives it: the stretcher changed, and said in the status.
+        #expect(!status.stdout.contains("quality"), "\(status)")
+        let high = try practice(["ctl", "quality", "high"], in: dir, environment: env)
+        let json = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        #expect(high.status == 0 && json.stdout.contains(#""quality":"high""#), "\(high) \(json)")
         usleep(500_000)   // MPRIS is set up just after the socket answers: time for it to appear, were it on
         let names = try busctl("list", "--no-legend", "--acquired")
         #expect(!names.stdout.contains("org.mpris.MediaPlayer2"), "\(names)")
@@ -722,7 +727,8 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
 
     /// `practice ctl` refuses what it cannot send, with the reason and EX_USAGE.
     @Test func ctlRefusesBadCommands() throws {
-        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, loop, mark, mirror, video, fullscreen, status, players, quit)"),
+        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, loop, mark, mirror, video, fullscreen, status, players, quit)"),
+                                (["ctl", "quality", "best"], "'quality' takes 'fast' or 'high' (got 'best')"),
                                 (["ctl", "rate", "fast"], "'rate' takes a speed from 0.25 to 3.0 (got 'fast')"),
                                 (["ctl", "pause", "now"], "'pause' takes nothing (got 'now')")] {
             let r = try practice(args, in: dir, environment: env)

@@ -64,6 +64,14 @@ public final class RubberBandStretcher {
         restart()
     }
 
+    /// Shifts the pitch by `scale` (a frequency ratio; 1: none), the spectral envelope kept with
+    /// `keepingFormants`. Set before a `clear`. The corresponding C functions are
+    /// `rubberband_set_pitch_scale` and `rubberband_set_formant_option`.
+    public func setPitch(_ scale: Double, keepingFormants: Bool) {
+        rubberband_set_formant_option(state, Int32(keepingFormants ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
+        rubberband_set_pitch_scale(state, scale)
+    }
+
     /// Feeds interleaved frames. The corresponding C function is `rubberband_process`.
     public func put(_ samples: UnsafePointer<Float>, frames: Int) {
         var done = 0

@@ -127,6 +127,7 @@ public struct PlayCommand: Sendable {
         if let stream = place.audioStream { args += ["--audio-stream", "\(stream)"] }
         if settings.profile.name != "music" { args += ["--profile", settings.profile.name] }
         if settings.quality != .fast { args += ["--quality", settings.quality.rawValue] }
+        if settings.formant { args.append("--formant") }
         let flags = [(quiet, "--quiet"), (noMpris, "--no-mpris"), (noJournal, "--no-journal"), (reconnect, "--reconnect"),
                      (remote || serving != nil, "--remote"), (noRemote, "--no-remote")]
         args += flags.filter(\.0).map(\.1)

@@ -19,6 +19,9 @@ public struct PlaybackSettings: Sendable, Equatable {
     /// SoundTouch's settings (with `quality` fast).
     public var profile: TimeStretcher.Profile
     public var quality = StretchQuality.fast
+    /// With `quality` high and a pitch shift: the vowels' formants kept where they were (Rubber
+    /// Band shifts the pitch itself, its spectral envelope preserved, instead of soxr's resampling).
+    public var formant = false
 
     public static let rateRange = 0.25...3.0
     public static let pitchRange = -12.0...12.0
@@ -158,9 +161,11 @@ final class Pipeline {
         if new.quality != settings.quality {
             finer = new.quality == .high ? try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate) : nil
         }
-        let p = new.pitchRatio
+        // Formants kept: Rubber Band changes tempo and pitch both, and nothing is resampled for the pitch.
+        let formant = new.formant && finer != nil && new.pitch != 0
+        let p = formant ? 1 : new.pitchRatio
         let tempo = new.rate / p
-        bypassStretch = tempo == 1
+        bypassStretch = tempo == 1 && !formant
         let resampleTo = Double(outputRate) / p
         bypassResample = resampleTo == Double(info.sampleRate)
         if !bypassResample && (resampleTo != resampler.outputRate) {
@@ -171,6 +176,7 @@ final class Pipeline {
         stretcher.clear()
         stretcher.setTempo(tempo)
         if let finer {
+            finer.setPitch(formant ? new.pitchRatio : 1, keepingFormants: formant)
             finer.clear()
             finer.setTempo(tempo)
         }

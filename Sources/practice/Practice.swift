@@ -93,7 +93,11 @@ struct SoundOptions: ParsableArguments {
                                valueName: "fast|high"))
     var quality: String?
 
+    @Flag(help: "With a pitch shift: keep the voice's formants where they are (no \"chipmunk\" vowels); Rubber Band does it, so it means --quality high.")
+    var formant = false
+
     func validate() throws {
+        if formant, quality == "fast" { throw ValidationError("'--formant' needs Rubber Band: '--quality high' (or no '--quality')") }
         if let quality, StretchQuality(rawValue: quality) == nil {
             throw ValidationError("'--quality' must be fast or high (got '\(quality)')")
         }
@@ -112,7 +116,8 @@ struct SoundOptions: ParsableArguments {
         var settings = PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile) ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
         // --quality, else config.toml's [sound] quality (read, and refused if wrong, by main).
         let configured = (try? Config.load(warn: false))?.quality
-        settings.quality = (quality ?? configured).flatMap(StretchQuality.init(rawValue:)) ?? .fast
+        settings.quality = formant ? .high : (quality ?? configured).flatMap(StretchQuality.init(rawValue:)) ?? .fast
+        settings.formant = formant
         return settings
     }
 

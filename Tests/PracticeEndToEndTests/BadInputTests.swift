@@ -33,6 +33,7 @@ import PracticeTestSupport
         (["tone.wav", "--rate", "10"], 64, "practice: '--rate' must be from 0.25 to 3.0 (got '10') (see 'practice --help')"),
         (["tone.wav", "--pitch", "13"], 64, "practice: '--pitch' must be from -12 to 12 semitones (got '13') (see 'practice --help')"),
         (["render", "tone.wav", "-o", "x.wav", "--quality", "best"], 64, "practice: '--quality' must be fast or high (got 'best') (see 'practice --help')"),
+        (["render", "tone.wav", "-o", "x.wav", "--pitch", "2", "--formant", "--quality", "fast"], 64, "practice: '--formant' needs Rubber Band: '--quality high' (or no '--quality') (see 'practice --help')"),
         (["tone.wav", "--from", "0:20"], 64, "practice: --from 0:20.000 is past the end of tone.wav (0:10.000)"),
         (["render", "tone.wav", "-o", "x.wav", "--to", "1:00:00"], 64, "practice: --to 1:00:00.000 is past the end of tone.wav (0:10.000)"),
         (["tone.wav", "--from", "1:75"], 64, "practice: --from '1:75' is not a time (83.5, 1:23.5 or 1:02:03.25)"),

@@ -3,6 +3,59 @@ import Foundation
 
 /// Measurements on real audio.
 public enum Analysis {
+    /// The first two formants (F1, F2, Hz) of speech `x`: for each 25 ms frame (10 ms apart) loud
+    /// enough to be voiced, pre-emphasis, a Hamming window, LPC of order 2 + sampleRate/1000 by
+    /// autocorrelation (Levinson–Durbin), and the first two peaks above 200 Hz of the envelope
+    /// 1/|A| on a 2,048-point grid; the medians over the frames.
+    public static func formants(_ x: [Double], sampleRate: Int) -> (f1: Double, f2: Double) {
+        let n = sampleRate / 40, hop = sampleRate / 100, order = 2 + sampleRate / 1000, grid = 2_048
+        let loudest = x.map(abs).max() ?? 0
+        var f1s: [Double] = [], f2s: [Double] = []
+        var start = 0
+        while start + n <= x.count {
+            defer { start += hop }
+            let frame = Array(x[start..<(start + n)])
+            guard frame.map(abs).max() ?? 0 > loudest * 0.3 else { continue }
+            var w = [Double](repeating: 0, count: n)
+            for i in 0..<n {
+                let emphasised = frame[i] - (i > 0 ? 0.97 * frame[i - 1] : 0)
+                w[i] = emphasised * (0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n - 1)))
+            }
+            var r = [Double](repeating: 0, count: order + 1)
+            for k in 0...order { for i in k..<n { r[k] += w[i] * w[i - k] } }
+            guard r[0] > 0 else { continue }
+            // Levinson–Durbin: a[0] = 1, A(z) = Σ a[k] z^-k.
+            var a = [Double](repeating: 0, count: order + 1)
+            a[0] = 1
+            var e = r[0]
+            for i in 1...order {
+                var acc = r[i]
+                for j in 1..<i { acc += a[j] * r[i - j] }
+                let k = -acc / e
+                var next = a
+                for j in 1..<i { next[j] = a[j] + k * a[i - j] }
+                next[i] = k
+                a = next
+                e *= 1 - k * k
+                if e <= 0 { break }
+            }
+            var envelope = [Double](repeating: 0, count: grid)
+            for g in 0..<grid {
+                let w0 = Double.pi * Double(g) / Double(grid)
+                var re = 0.0, im = 0.0
+                for k in 0...order { re += a[k] * cos(w0 * Double(k)); im -= a[k] * sin(w0 * Double(k)) }
+                envelope[g] = 1 / max(re * re + im * im, 1e-300)
+            }
+            let hz = { (g: Int) in Double(g) * Double(sampleRate) / 2 / Double(grid) }
+            let peaks = (1..<(grid - 1)).filter { envelope[$0] > envelope[$0 - 1] && envelope[$0] >= envelope[$0 + 1] && hz($0) > 200 }
+            guard peaks.count >= 2 else { continue }
+            f1s.append(hz(peaks[0]))
+            f2s.append(hz(peaks[1]))
+        }
+        let median = { (v: [Double]) in v.isEmpty ? 0 : v.sorted()[v.count / 2] }
+        return (median(f1s), median(f2s))
+    }
+
     /// The dominant frequency of `x` in Hz: Blackman-Harris window, FFT, and a parabola through the
     /// log magnitudes of the peak bin and its neighbours. `x` is cut to the largest power of two.
     public static func dominantFrequency(_ x: [Double], sampleRate: Int) -> Double {

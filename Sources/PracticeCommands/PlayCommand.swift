@@ -108,7 +108,7 @@ public struct PlayCommand: Sendable {
         // pages reconnect to it.
         run.detachedArguments = { [self] last in
             var command = self
-            command.settings.quality = last.quality   // as `ctl quality` left it
+            (command.settings.quality, command.settings.formant) = (last.quality, last.formant)   // as ctl or F left them
             return command.detachedArguments(paused: true, remoteAt: phone?.serving, video: last.video)
         }
         switch try await run.run() {

@@ -48,6 +48,9 @@ public enum PlayerCommand: Equatable, Sendable {
     case pitch(Double)
     /// `{"cmd":"quality","value":"high"}`: the stretcher, fast (SoundTouch) or high (Rubber Band R3).
     case quality(StretchQuality)
+    /// `{"cmd":"formant","on":true}`: a voice's formants kept through a pitch shift (and the
+    /// stretcher Rubber Band's), or not; without `on`, the other way.
+    case formant(Bool?)
     /// Repeat a region (times), or stop looping (nil).
     case loop(LoopRange?)
     /// Seek to a place as the command line names it (a marker, a lyric line).
@@ -79,13 +82,13 @@ public enum PlayerCommand: Equatable, Sendable {
         case "attach": return .attach
         case "remote": return .remote
         case "rewind": return .rewind
-        case "mirror", "video", "fullscreen":
+        case "mirror", "video", "fullscreen", "formant":
             var on: Bool?
             if let given = object["on"] {
                 guard let value = given.bool else { throw PracticeError(.dataError, "control: \"\(cmd)\" takes true or false in \"on\" (or nothing: the other way): \(line)") }
                 on = value
             }
-            return cmd == "mirror" ? .mirror(on) : cmd == "video" ? .video(on) : .fullScreen(on)
+            return cmd == "mirror" ? .mirror(on) : cmd == "video" ? .video(on) : cmd == "formant" ? .formant(on) : .fullScreen(on)
         case "looping":
             guard let on = object["on"]?.bool else { throw PracticeError(.dataError, "control: \"looping\" needs true or false in \"on\": \(line)") }
             return .looping(on)
@@ -178,6 +181,7 @@ extension PlayerCommand {
         case .rate(let v): return cmd("rate", ["value": .double(v)])
         case .pitch(let v): return cmd("pitch", ["value": .double(v)])
         case .quality(let q): return cmd("quality", ["value": .string(q.rawValue)])
+        case .formant(let on): return cmd("formant", on.map { ["on": .bool($0)] } ?? [:])
         case .loop(nil): return cmd("loop")
         case .loop(let l?):
             var f: [String: JSONValue] = ["start": .double(l.start), "end": .double(l.end)]
@@ -224,6 +228,7 @@ extension Player {
             }
             setPitch(p)
         case .quality(let q): setQuality(q)
+        case .formant(let on): setFormant(on ?? !state.formant)
         case .loop(let l): try setLoop(l)
         case .loopAt(let places, let times):
             var resolver = Places(track: track, explicit: sidecar)

@@ -27,7 +27,7 @@ extension PlayerCommand {
             return command
         }
         switch name {
-        case "mirror", "video", "fullscreen":
+        case "mirror", "video", "fullscreen", "formant":
             var on: Bool?
             if !args.isEmpty {
                 switch try one("'on', 'off' or nothing (the other way)") {
@@ -36,7 +36,7 @@ extension PlayerCommand {
                 case let other: throw PracticeError(.usage, "'\(name)' takes 'on', 'off' or nothing (got '\(other)')")
                 }
             }
-            return name == "mirror" ? .mirror(on) : name == "video" ? .video(on) : .fullScreen(on)
+            return name == "mirror" ? .mirror(on) : name == "video" ? .video(on) : name == "formant" ? .formant(on) : .fullScreen(on)
         case "seek": return .seekTo(try one("a time, a marker's name or 'line N'"))
         case "jump": return .jump(try one("a marker's name"))
         case "mark": return .mark(try one("the new marker's name"))
@@ -54,7 +54,7 @@ extension PlayerCommand {
             default: throw PracticeError(.usage, "'loop' takes a saved loop's name, a start and an end, or 'off'")
             }
         default:
-            throw PracticeError(.usage, "unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, loop, mark, mirror, video, fullscreen, status, players, quit)")
+            throw PracticeError(.usage, "unknown command '\(name)' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, formant, loop, mark, mirror, video, fullscreen, status, players, quit)")
         }
     }
 }

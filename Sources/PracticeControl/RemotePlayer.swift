@@ -120,6 +120,7 @@ public final class RemotePlayer: PlayerHandle, @unchecked Sendable {  // mutable
     public func setLooping(_ on: Bool) { send(.looping(on)) }
     public func rewindLoop() { send(.rewind) }
     public func setMirror(_ on: Bool) { send(.mirror(on)) }
+    public func setFormant(_ on: Bool) { send(.formant(on)) }
     @discardableResult
     public func setVideo(shown: Bool?, fullScreen: Bool?) -> Bool {
         guard state.video != nil else { return false }

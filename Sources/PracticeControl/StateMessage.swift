@@ -72,6 +72,7 @@ public struct StateMessage: Sendable, Equatable {
         if form != .state {
             if s.isMirrored { o["mirror"] = .bool(true) }
             if s.quality != .fast { o["quality"] = .string(s.quality.rawValue) }
+            if s.formant { o["formant"] = .bool(true) }
             if let v = s.video { o["video"] = .object(["shown": .bool(v.isShown), "fullScreen": .bool(v.isFullScreen)]) }
         }
         if form == .status, let p = process {
@@ -111,6 +112,7 @@ public struct StateMessage: Sendable, Equatable {
         s.isRealTime = o["realTime"]?.bool ?? true
         s.isMirrored = o["mirror"]?.bool ?? false
         s.quality = o["quality"]?.string.flatMap(StretchQuality.init(rawValue:)) ?? .fast
+        s.formant = o["formant"]?.bool ?? false
         if let v = o["video"]?.object { s.video = VideoState(isShown: v["shown"]?.bool ?? false, isFullScreen: v["fullScreen"]?.bool ?? false) }
         s.deviceLost = o["deviceLost"]?.string
         if form == .full, let r = o["rewound"]?.object { s.rewound = r["passes"]?.int.map(PlayerState.Rewound.passes) ?? .track }

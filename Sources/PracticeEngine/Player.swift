@@ -143,6 +143,8 @@ public struct PlayerState: Sendable, Equatable {
     public var pitch: Double
     /// The stretcher: SoundTouch (fast) or Rubber Band's R3 (high).
     public var quality = StretchQuality.fast
+    /// A voice's formants kept through a pitch shift (with `quality` high).
+    public var formant = false
     public var isPlaying: Bool
     /// The range played to its end.
     public var isFinished: Bool
@@ -200,6 +202,7 @@ public struct PlayerEvent: Sendable, Equatable {
         /// The first event a subscriber gets: the state when it subscribed.
         case snapshot
         /// Commands, from any controller.
+        /// `qualityChanged`: the stretcher, or its formants setting.
         case played, paused, seeked, rateChanged, pitchChanged, qualityChanged, loopChanged, mirrorChanged, videoChanged
         /// Time went by while playing (every `PlayerOptions.tickInterval`).
         case tick
@@ -460,6 +463,14 @@ public final class Player: Sendable {
         change(.qualityChanged) { $0.quality = quality }
     }
 
+    /// Keeps a voice's formants through a pitch shift, or not; on, the stretcher is Rubber Band's.
+    public func setFormant(_ on: Bool) {
+        change(.qualityChanged) {
+            $0.formant = on
+            if on { $0.quality = .high }
+        }
+    }
+
     /// Changes the settings and goes on from the heard position.
     private func change(_ kind: PlayerEvent.Kind, _ edit: (inout PlaybackSettings) -> Void) {
         command { c in
@@ -706,6 +717,7 @@ public final class Player: Sendable {
         s.isRealTime = isRealTime
         s.isMirrored = c.mirror
         s.quality = c.settings.quality
+        s.formant = c.settings.formant
         s.video = c.video
         s.rewound = c.rewound
         if waiting {

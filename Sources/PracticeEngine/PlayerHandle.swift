@@ -19,6 +19,8 @@ public protocol PlayerHandle: AnyObject, Sendable {
     func jump(to seconds: Double)
     func setRate(_ rate: Double)
     func setPitch(_ semitones: Double)
+    /// A voice's formants kept through a pitch shift (Rubber Band), or not.
+    func setFormant(_ on: Bool)
     func setLoop(_ loop: LoopRange?, keepingCount: Bool, on: Bool) throws(PracticeError)
     func setLooping(_ on: Bool)
     func rewindLoop()

@@ -11,7 +11,7 @@ public enum Action: String, CaseIterable, Sendable {
     case back = "back", forward = "forward", backFine = "back-fine", forwardFine = "forward-fine", toStart = "to-start"
     case backMore = "back-30", forwardMore = "forward-30", goTo = "go-to"
     case faster = "faster", slower = "slower", fasterFine = "faster-fine", slowerFine = "slower-fine", speedReset = "speed-reset"
-    case pitchUp = "pitch-up", pitchDown = "pitch-down"
+    case pitchUp = "pitch-up", pitchDown = "pitch-down", formant = "formant"
     case addMarker = "add-marker", markerList = "marker-list", previousMarker = "previous-marker", nextMarker = "next-marker"
     case jump1 = "jump-1", jump2 = "jump-2", jump3 = "jump-3", jump4 = "jump-4", jump5 = "jump-5"
     case jump6 = "jump-6", jump7 = "jump-7", jump8 = "jump-8", jump9 = "jump-9"
@@ -51,7 +51,7 @@ public struct KeyBindings: Sendable, Equatable {
         .pageUp: .backMore, .pageDown: .forwardMore, .character("g"): .goTo,
         .character("]"): .faster, .character("["): .slower, .character("}"): .fasterFine, .character("{"): .slowerFine,
         .character("0"): .speedReset, .backspace: .speedReset,
-        .character("+"): .pitchUp, .character("="): .pitchUp, .character("-"): .pitchDown,
+        .character("+"): .pitchUp, .character("="): .pitchUp, .character("-"): .pitchDown, .character("F"): .formant,
         .character("m"): .addMarker, .character("M"): .markerList, .character(","): .previousMarker, .character("."): .nextMarker,
         .character("1"): .jump1, .character("2"): .jump2, .character("3"): .jump3, .character("4"): .jump4, .character("5"): .jump5,
         .character("6"): .jump6, .character("7"): .jump7, .character("8"): .jump8, .character("9"): .jump9,

@@ -140,7 +140,7 @@ public enum Screen {
         ([.slower, .faster], "speed −0.1 / +0.1"),
         ([.slowerFine, .fasterFine], "speed −0.01 / +0.01"),
         ([.speedReset], "speed 1.0"),
-        ([.pitchDown, .pitchUp], "pitch −1 / +1 semitone"),
+        ([.pitchDown, .pitchUp, .formant], "pitch −1 / +1 / formant"),
         ([.addMarker], "marker where you are"),
         ([.jump1, .jump9], "jump to marker N"),
         ([.previousMarker, .nextMarker], "previous / next marker"),

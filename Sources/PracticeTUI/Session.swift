@@ -159,6 +159,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
             case .jump(let t): player.jump(to: t)
             case .rate(let r): player.setRate(r)
             case .pitch(let p): player.setPitch(p)
+            case .formant(let on): player.setFormant(on)
             case .mirror(let on): player.setMirror(on)
             case .video(let shown, let fullScreen): player.setVideo(shown: shown, fullScreen: fullScreen)
             case .looping(let on): player.setLooping(on)

@@ -18,6 +18,8 @@ public enum SessionAction: Equatable, Sendable {
     case pitch(Double)
     /// A video's picture mirrored, or not.
     case mirror(Bool)
+    /// A voice's formants kept through a pitch shift (Rubber Band), or not.
+    case formant(Bool)
     /// A video's window shown or hidden, full screen or not (nil: as it is).
     case video(shown: Bool?, fullScreen: Bool?)
     case loop(LoopRange?, keepingCount: Bool, on: Bool)
@@ -297,6 +299,9 @@ public struct SessionModel: Sendable {
         case .pitchUp: return [.pitch(s.pitch + 1)]
         case .pitchDown: return [.pitch(s.pitch - 1)]
         case .mirror: return [.mirror(!s.isMirrored)]
+        case .formant:
+            message = s.formant ? "formants move with the pitch" : "formants kept through a pitch shift (Rubber Band, --quality high)"
+            return [.formant(!s.formant)]
         case .video, .fullScreen:
             guard let v = s.video else {
                 message = "no picture to show (the file has none, or there is no display)"

@@ -11,7 +11,7 @@ extension Practice {
             abstract: "Send one command to a running player (one in the background, or another terminal's).",
             discussion: """
                 Commands: play, pause, toggle, next, previous (markers), seek WHERE, jump MARKER, \
-                rate SPEED, pitch SEMITONES, quality fast|high (the stretcher), loop NAME | loop A B | loop off, mirror [on|off], video [on|off] \
+                rate SPEED, pitch SEMITONES, quality fast|high (the stretcher), formant [on|off] (a voice's formants kept through a pitch shift), loop NAME | loop A B | loop off, mirror [on|off], video [on|off] \
                 and fullscreen [on|off] (a video's picture: mirrored, its window shown, on the whole screen), mark NAME (a marker at \
                 the heard position, saved at once), status, players, quit.
 

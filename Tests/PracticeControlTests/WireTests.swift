@@ -18,7 +18,7 @@ import PracticeDocuments
         .mark("Turn \"2\" ✓"), .jumpTo(72.125), .jump("Verse 2"), .looping(false), .looping(true),
         .setLoop(LoopRange(start: 30.25, end: 45, passes: 3, name: "shine", rehearsal: rehearsal), keepingCount: true, on: false),
         .setLoop(nil, keepingCount: false, on: true),
-        .seek(0), .seek(61.001), .seekTo("Chorus"), .seekTo("line 5"), .rate(0.8), .rate(3), .pitch(-12), .pitch(2.5), .quality(.high), .quality(.fast),
+        .seek(0), .seek(61.001), .seekTo("Chorus"), .seekTo("line 5"), .rate(0.8), .rate(3), .pitch(-12), .pitch(2.5), .quality(.high), .quality(.fast), .formant(nil), .formant(true), .formant(false),
         .loop(nil), .loop(LoopRange(start: 1, end: 2.5)), .loop(LoopRange(start: 1, end: 2.5, passes: 4)),
         .loopAt(["shine turn"], times: nil), .loopAt(["Verse", "line 7"], times: 2),
     ]
@@ -73,6 +73,7 @@ import PracticeDocuments
         s.isRealTime = false
         s.isMirrored = true
         s.quality = .high
+        s.formant = true
         s.video = VideoState(isShown: true, isFullScreen: false)
         return s
     }
@@ -113,9 +114,9 @@ import PracticeDocuments
         let line = sent.line
         #expect(line.contains(#""artist":"Ravel""#) && line.contains(#""event":"status""#) && line.contains(#""mpris":"practice.instance4242""#)
             && line.contains(#""pid":4242"#) && line.contains(#""title":"Bolero""#) && line.contains(#""sidecar":"/crew/b.json""#)
-            && line.contains(#""mirror":true"#) && line.contains(#""video":{"fullScreen":false,"shown":true}"#) && line.contains(#""quality":"high""#))
+            && line.contains(#""mirror":true"#) && line.contains(#""video":{"fullScreen":false,"shown":true}"#) && line.contains(#""quality":"high""#) && line.contains(#""formant":true"#))
         let read = try #require(StateMessage(line: line))
-        #expect(read.state.quality == .high)
+        #expect(read.state.quality == .high && read.state.formant)
         #expect(read.line == line)
         #expect(read.process == sent.process && read.state.title == "Bolero" && read.state.tags == ["artist": "Ravel"])
         #expect(StateMessage(line: PlayerCommand.status.line) == nil)

@@ -704,7 +704,10 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(!status.stdout.contains("quality"), "\(status)")
         let high = try practice(["ctl", "quality", "high"], in: dir, environment: env)
         let json = try practice(["ctl", "status", "--json"], in: dir, environment: env)
-        #expect(high.status == 0 && json.stdout.contains(#""quality":"high""#), "\(high) \(json)")
+        #expect(high.status == 0 && json.stdout.contains(#""quality":"high""#) && !json.stdout.contains("formant"), "\(high) \(json)")
+        let formant = try practice(["ctl", "formant"], in: dir, environment: env)
+        let kept = try practice(["ctl", "status", "--json"], in: dir, environment: env)
+        #expect(formant.status == 0 && kept.stdout.contains(#""formant":true"#), "\(formant) \(kept)")
         usleep(500_000)   // MPRIS is set up just after the socket answers: time for it to appear, were it on
         let names = try busctl("list", "--no-legend", "--acquired")
         #expect(!names.stdout.contains("org.mpris.MediaPlayer2"), "\(names)")
@@ -727,7 +730,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
 
     /// `practice ctl` refuses what it cannot send, with the reason and EX_USAGE.
     @Test func ctlRefusesBadCommands() throws {
-        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, loop, mark, mirror, video, fullscreen, status, players, quit)"),
+        for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, formant, loop, mark, mirror, video, fullscreen, status, players, quit)"),
                                 (["ctl", "quality", "best"], "'quality' takes 'fast' or 'high' (got 'best')"),
                                 (["ctl", "rate", "fast"], "'rate' takes a speed from 0.25 to 3.0 (got 'fast')"),
                                 (["ctl", "pause", "now"], "'pause' takes nothing (got 'now')")] {

@@ -89,7 +89,7 @@ import PracticeControl
             "  [ ]          speed −0.1 / +0.1          t T          tap / other tempo (bpm)",
             "  { }          speed −0.01 / +0.01        y            all the lyrics",
             "  0 backspace  speed 1.0                  < >          lyrics −50 / +50 ms",
-            "  - +          pitch −1 / +1 semitone     c            count-in (as --count-in)",
+            "  - + F        pitch −1 / +1 / formant    c            count-in (as --count-in)",
             "  m            marker where you are       ( ) e        eight: back / next / loop",
             "  1…9          jump to marker N           E z          loop one more / fewer",
             "  , .          previous / next marker     n R          note / phone remote",

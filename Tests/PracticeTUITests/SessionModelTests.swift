@@ -20,6 +20,16 @@ import PracticeEngine
         #expect(m.handle(.character("x"), player: s, now: 0) == [.mirror(false)])
     }
 
+    /// `F` keeps a voice's formants through a pitch shift (Rubber Band), and again lets them move.
+    @Test func capitalFKeepsTheFormants() {
+        var m = SessionModel()
+        var s = Self.state(at: 1)
+        #expect(m.handle(.character("F"), player: s, now: 0) == [.formant(true)])
+        #expect(m.message == "formants kept through a pitch shift (Rubber Band, --quality high)")
+        s.formant = true
+        #expect(m.handle(.character("F"), player: s, now: 0) == [.formant(false)] && m.message == "formants move with the pitch")
+    }
+
     /// `v` hides and shows a video's window, `f` makes it full screen and back; without a
     /// picture, the message line says why nothing happens.
     @Test func vAndFShowTheWindowAndFillTheScreen() {

@@ -55,13 +55,12 @@ public final class RubberBandStretcher {
         pointers.deallocate()
     }
 
-    /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged. Set after a `clear`.
-    /// The corresponding C function is `rubberband_set_time_ratio` (the ratio is 1 ÷ tempo).
+    /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged, for the next `clear`
+    /// (the start's padding and delay depend on it). The corresponding C function is
+    /// `rubberband_set_time_ratio` (the ratio is 1 ÷ tempo).
     public func setTempo(_ tempo: Double) {
         rubberband_set_time_ratio(state, 1 / tempo)
         self.tempo = tempo
-        // The start's padding and delay depend on the ratio: taken again from a clean start.
-        restart()
     }
 
     /// Shifts the pitch by `scale` (a frequency ratio; 1: none), the spectral envelope kept with
@@ -91,14 +90,7 @@ public final class RubberBandStretcher {
     public func receive(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
         var given = 0
         while given < maxFrames {
-            var available = Int(rubberband_available(state))
-            // After the last input, each call processes a little more of what it holds.
-            var tries = 0
-            while available == 0, flushed, tries < 64 {
-                process(0, final: true)
-                available = Int(rubberband_available(state))
-                tries += 1
-            }
+            let available = Int(rubberband_available(state))
             guard available > 0 else { break }
             let dropping = toDrop > 0
             let n = min(available, Self.chunk, dropping ? toDrop : maxFrames - given)
@@ -157,7 +149,4 @@ public final class RubberBandStretcher {
             rubberband_process(state, $0, UInt32(frames), final ? 1 : 0)
         }
     }
-
-    /// The Rubber Band Library's version, such as "3.1.2".
-    public static var version: String { RUBBERBAND_VERSION }
 }

@@ -50,14 +50,13 @@ public enum LibraryCommands {
             throw PracticeError(.noInput, "the library is empty: add a folder with 'practice library scan FOLDER'")
         }
         if json { Console.printJSON(pick.json) } else { Terminal.write(pick.text + "\n", to: STDOUT_FILENO) }
-        var arguments = [pick.track.path] + (device.map { ["--device", $0] } ?? [])
-        if let loop = pick.loop { arguments += ["--loop=\(loop)"] }   // a name may start with "-"
-        return arguments
+        return playArguments(pick.track.path, from: nil, loop: pick.loop, device: device)
     }
 
     /// The arguments of `play` for a track picked on the library screen: from a time, or its loop.
     public static func playArguments(_ path: String, from: Double?, loop: String?, device: String?) -> [String] {
         var arguments = [path] + (device.map { ["--device", $0] } ?? [])
+        // `--loop=NAME`: a name may start with "-".
         if let loop { arguments += ["--loop=\(loop)"] } else if let from { arguments += ["--from=\(from)"] }
         return arguments
     }

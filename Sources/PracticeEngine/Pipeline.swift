@@ -177,8 +177,8 @@ final class Pipeline {
         stretcher.setTempo(tempo)
         if let finer {
             finer.setPitch(formant ? new.pitchRatio : 1, keepingFormants: formant)
-            finer.clear()
             finer.setTempo(tempo)
+            finer.clear()
         }
         settings = new
         try file.seek(toFrame: frame)

@@ -35,8 +35,8 @@ public struct PlayTerminal {
     public var remoteNotices: ((@escaping @Sendable (String) -> Void) -> Void)?
     /// The host's services for the player (the desktop's: MPRIS, notifications).
     public var services: (Player, ControlSocket?, @escaping @Sendable () -> Void) -> [any SessionService] = { _, _, _ in [] }
-    /// The command line of the detached player that takes over from a screen left with `d`.
-    /// The arguments of the player that takes over on `d`, given the state the screen left.
+    /// The command line of the detached player that takes over from a screen left with `d`, given
+    /// the state the screen left (a video's window as it was).
     public var detachedArguments: (PlayerState) -> [String] = { _ in [] }
 
     public init(file: String, options: PlayerOptions) {

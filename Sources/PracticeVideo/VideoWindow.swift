@@ -102,6 +102,8 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         /// The picture against the sound (s of the track, + ahead), averaged over the reads since
         /// the last seek, and how many reads that is.
         var phase: (off: Double, reads: Int)?
+        /// That average once it rests on enough reads (four) to steer by; nil before.
+        var settledOffset: Double? { phase.flatMap { $0.reads >= 4 ? $0.off : nil } }
         /// The heard position last seen to move, and when.
         var heard: (position: Double, at: ContinuousClock.Instant)?
         /// The pass of a plain loop that the picture was sought into ahead of its wrap.
@@ -190,7 +192,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             // Its keys would move the picture away from the sound: the keys are the screen's.
             "--input-default-bindings=no",
             // mpv expands ${…} in a title: a tag's dollar signs are kept as they are ($$).
-            "--title=\(s.title.terminalSafe.split(separator: "$", omittingEmptySubsequences: false).joined(separator: "$$")) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
+            "--title=\(s.title.terminalSafe.replacing("$", with: "$$")) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
         ]
         if s.video?.isFullScreen == true { arguments.append("--fullscreen") }
         guard access(settings.mpv, X_OK) == 0 else { return .failed("\(settings.mpv) is not installed (Debian's mpv package shows it)") }
@@ -370,7 +372,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
             // due from a quarter of a frame before B, for where the sound will be at that tick.
             // Until then, looked at again in time for it.
             let f = frame, r = s.rate
-            let offset = mpv.phase.map { $0.reads >= 4 ? $0.off : 0 } ?? 0
+            let offset = mpv.settledOffset ?? 0
             func tick(atOrAfter v: Double) -> Double { ((v + f / 2 + offset) / f).rounded(.up) * f - f / 2 - offset }
             var due = tick(atOrAfter: l.end - f / 4)
             // Too late for that one (the follower woke late): the next.
@@ -386,9 +388,11 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         }
         if paused || mpv.soughtInto != nil { (mpv.nudge, mpv.phase) = (1, nil) }
         if mpv.soughtInto == nil, !paused, now >= mpv.nextCheck {
-            // Drift: the picture's place against the heard one. mpv's `time-pos` is the start of
-            // the frame shown (it moves a frame at a time), so one read places the picture within
-            // a frame: its middle against the heard position, averaged over reads at irregular
+            // Drift: the picture's place against the heard one. mpv's `time-pos` moves a frame at a
+            // time and runs a frame ahead of the one on the screen (bench/video: read as that
+            // frame's start, the picture settled 47 ms late), so one read places the picture
+            // within a frame: the shown frame's middle (`time-pos` − half a frame) against the
+            // heard position, averaged over reads at irregular
             // moments (reads in step with the frames, as every 150 ms is at 0.8×, see the same
             // part of each and measured a steady picture up to a frame off). Far off, sought
             // again; off on average by more than a quarter of a frame, its speed nudged (up to
@@ -405,8 +409,8 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
                 } else {
                     let phase = mpv.phase.map { (off: $0.off + (off - $0.off) * 0.25, reads: $0.reads + 1) } ?? (off: off, reads: 1)
                     mpv.phase = phase
-                    if phase.reads >= 4, abs(phase.off) > frame * 0.25 {
-                        mpv.nudge = min(max(1 - phase.off / 0.25, 0.9), 1.1)
+                    if let settled = mpv.settledOffset, abs(settled) > frame * 0.25 {
+                        mpv.nudge = min(max(1 - settled / 0.25, 0.9), 1.1)
                     } else if abs(phase.off) < frame * 0.1 {
                         mpv.nudge = 1
                     }

@@ -75,6 +75,42 @@ import PracticeTestSupport
         #expect(g["tempo"] as? Double == 122 && zip(beats.dropFirst(), beats).allSatisfy { abs($0 - $1 - 60.0 / 122) < 0.0015 }, "\(g)")
     }
 
+    /// 20 s of a real song (frantic, fast and full of attacks) rendered at 0.8× by both stretchers:
+    /// each exactly 25 s long, and Rubber Band's lined up with SoundTouch's (their 10 ms loudness
+    /// envelopes match best within ±10 ms), as loud (within 1.5 dB), and with no hole (no 50 ms
+    /// quieter than 40 dB under the mean) that SoundTouch's has not.
+    @Test func bothStretchersOnARealSong() throws {
+        var renders: [String: [Double]] = [:]
+        var rate = 0
+        for quality in ["fast", "high"] {
+            let r = try practice(["render", "\(Self.folder)/frantic.ogg", "-o", "frantic-\(quality).wav", "--from", "30", "--to", "50",
+                                  "--rate", "0.8", "--quality", quality, "--sample-format", "float", "--force"])
+            #expect(r.status == 0, "\(r)")
+            let read = try Signals.read(dir.file("frantic-\(quality).wav"))
+            rate = read.info.sampleRate
+            #expect(read.info.frames == 25 * rate, "\(quality): \(read.info.frames) frames")
+            // Loudness every 10 ms, of both channels.
+            let block = rate / 100
+            renders[quality] = stride(from: 0, to: read.info.frames - block, by: block).map { start in
+                var sum = 0.0
+                for i in (start * 2)..<((start + block) * 2) { sum += Double(read.samples[i]) * Double(read.samples[i]) }
+                return (sum / Double(block * 2)).squareRoot()
+            }
+        }
+        let fast = try #require(renders["fast"]), high = try #require(renders["high"])
+        let middle = Array(high[100..<(high.count - 100)])
+        #expect(abs(Analysis.bestLag(of: middle, in: fast, range: 90...110) - 100) <= 1, "Rubber Band's envelope against SoundTouch's")
+        let mean = { (x: [Double]) in 20 * log10((x.map { $0 * $0 }.reduce(0, +) / Double(x.count)).squareRoot()) }
+        #expect(abs(mean(high) - mean(fast)) < 1.5, "\(mean(high)) against \(mean(fast)) dB")
+        func holes(_ x: [Double]) -> Int {
+            let floor = pow(10, (mean(x) - 40) / 20)
+            var run = 0, found = 0
+            for v in x { run = v < floor ? run + 1 : 0; if run == 5 { found += 1 } }
+            return found
+        }
+        #expect(holes(high) <= holes(fast), "\(holes(high)) holes in Rubber Band's, \(holes(fast)) in SoundTouch's")
+    }
+
     /// A crew mate's MP3 and Ogg copies of 30 s of a real song: rendered at 0.8× to the exact
     /// length, marked, looped with a count-in (the render as long as the clicks, the gap and the
     /// passes), previewed, and fingerprinted.

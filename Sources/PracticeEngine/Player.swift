@@ -21,7 +21,7 @@ public enum OutputChoice: Sendable {
 public protocol TickerClock: Sendable {
     /// Returns once `seconds` have gone by on this clock, or as soon as `wake` is signalled (a
     /// command changed something to look at).
-    func wait(_ seconds: Double, or wake: DispatchSemaphore)
+    func wait(_ seconds: Double, or wake: TickerWake)
     /// The ticker is done for good (its player stopped): it will not wait again.
     func tickerEnded()
 }
@@ -29,8 +29,41 @@ public protocol TickerClock: Sendable {
 /// The system's monotonic clock.
 public struct SystemTickerClock: TickerClock {
     public init() {}
-    public func wait(_ seconds: Double, or wake: DispatchSemaphore) { _ = wake.wait(timeout: .now() + seconds) }
+    public func wait(_ seconds: Double, or wake: TickerWake) { _ = wake.take(within: seconds) }
     public func tickerEnded() {}
+}
+
+/// What wakes a player's ticker before its time (a command, a new subscriber): a semaphore that
+/// also counts what was signalled and what was taken, so a test's clock can tell a ticker that was
+/// woken and has not run yet from one that is waiting (`isPending`, `takenCount`).
+public final class TickerWake: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let signalled = Atomic<UInt64>(0)
+    private let taken = Atomic<UInt64>(0)
+
+    public init() {}
+
+    public func signal() {
+        signalled.add(1, ordering: .sequentiallyConsistent)
+        semaphore.signal()
+    }
+
+    /// Waits for a signal (`seconds` nil: for ever); whether one came.
+    @discardableResult
+    public func take(within seconds: Double? = nil) -> Bool {
+        let came = seconds.map { semaphore.wait(timeout: .now() + $0) == .success } ?? { semaphore.wait(); return true }()
+        if came { taken.add(1, ordering: .sequentiallyConsistent) }
+        return came
+    }
+
+    /// Takes every signal already given (many commands are one change to look at).
+    public func takeAll() { while take(within: 0) {} }
+
+    /// Whether a signal was given that the ticker has not taken yet.
+    public var isPending: Bool { signalled.load(ordering: .sequentiallyConsistent) > takenCount }
+
+    /// How many signals were taken so far.
+    public var takenCount: UInt64 { taken.load(ordering: .sequentiallyConsistent) }
 }
 
 /// How a player starts.
@@ -288,7 +321,7 @@ public final class Player: Sendable {
     /// Seconds between tries to open a device that went away; nil: a failure is for good.
     private let reconnect: Double?
     /// Signalled by commands so the ticker notices a change of transport at once.
-    private let tickWake = DispatchSemaphore(value: 0)
+    private let tickWake = TickerWake()
 
     /// What the controllers asked for most recently, and what was last published.
     private struct Engine {
@@ -828,9 +861,9 @@ public final class Player: Sendable {
             defer { clock.tickerEnded() }
             while true {
                 // No strong reference across the wait: a player nobody holds goes away.
-                let step: (wait: Double, wake: DispatchSemaphore)? = {
+                let step: (wait: Double, wake: TickerWake)? = {
                     guard let self else { return nil }
-                    let step = self.engine.withLock { c -> (Double, DispatchSemaphore)? in
+                    let step = self.engine.withLock { c -> (Double, TickerWake)? in
                         guard !c.stopped else { return nil }
                         let s = self.snapshot(c)
                         if s != c.published {
@@ -852,7 +885,7 @@ public final class Player: Sendable {
                 guard let step else { return }
                 self?.tryReopeningTheDevice()
                 clock.wait(step.wait, or: step.wake)
-                while step.wake.wait(timeout: .now()) == .success {}   // many commands are one change to look at
+                step.wake.takeAll()   // many commands are one change to look at
             }
         }
     }

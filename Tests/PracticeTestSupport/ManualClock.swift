@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Dispatch
 import Glibc
 import PracticeEngine
 import PracticeSystem
@@ -10,21 +9,22 @@ import PracticeSystem
 public final class ManualClock: TickerClock, @unchecked Sendable {  // the fields below only under `condition`'s lock
     private let condition = Condition()
     private var now = 0.0
-    /// Tickers waiting: when each is due, and what wakes it.
-    private var waiting: [pthread_t: (due: Double, wake: DispatchSemaphore)] = [:]
+    /// Tickers waiting: when each is due, what wakes it, and how many of its wakes it had taken
+    /// when it began to wait (one it takes after is a ticker on its way out of the wait).
+    private var waiting: [pthread_t: (due: Double, wake: TickerWake, taken: UInt64)] = [:]
     /// Tickers that have waited here and have not ended.
     private var tickers = Set<pthread_t>()
 
     public init() {}
 
-    public func wait(_ seconds: Double, or wake: DispatchSemaphore) {
+    public func wait(_ seconds: Double, or wake: TickerWake) {
         let me = pthread_self()
         condition.lock()
         tickers.insert(me)
-        waiting[me] = (now + seconds, wake)
+        waiting[me] = (now + seconds, wake, wake.takenCount)
         condition.broadcast()
         condition.unlock()
-        wake.wait()   // a command, or `advance`
+        wake.take()   // a command, or `advance`
         condition.lock()
         waiting[me] = nil
         condition.unlock()
@@ -75,10 +75,11 @@ public final class ManualClock: TickerClock, @unchecked Sendable {  // the field
         try settle()
     }
 
-    /// Waits until every ticker that waited here is waiting again (lock held).
+    /// Waits until every ticker that waited here is waiting again (lock held). One that a command
+    /// woke and that has not run yet is not waiting: what it will publish is not out.
     private func settle() throws {
         let deadline = ContinuousClock.now + .seconds(5)
-        while tickers.contains(where: { waiting[$0] == nil }) {
+        while tickers.contains(where: { waiting[$0].map { $0.wake.isPending || $0.wake.takenCount != $0.taken } ?? true }) {
             guard ContinuousClock.now < deadline else { throw TimedOut(description: "the ticker to wait on the manual clock") }
             condition.wait(seconds: 0.05)
         }

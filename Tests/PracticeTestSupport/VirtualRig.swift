@@ -24,8 +24,7 @@ public final class VirtualRig: Sendable {
         // The audio thread measures the device just after each write, so the last frames heard
         // may not be measured yet (a thread preempted in between): wait for the measurement made
         // at the device's time now, which the audio thread takes once it has written again. The
-        // deadline is only a guard against a stopped thread: on a loaded machine (CI's busy part)
-        // the audio thread was seen to take over a second, and a tick was then missed.
+        // deadline is only a guard against a stopped thread.
         let deadline = Date().addingTimeInterval(10)
         while player.lastMeasurementNanoseconds < output.nowNanoseconds && player.state.isPlaying && Date() < deadline { usleep(50) }
         return heard

@@ -300,7 +300,16 @@ public final class Player: Sendable {
     /// When (on the output's clock) the audio thread last measured the device (for tests on a
     /// virtual device, which wait for the measurement that includes the frames they heard).
     public var lastMeasurementNanoseconds: Int64 { audio.clock.read().timeNs }
+
+    /// A rehearsal's passes made ahead at high quality: the bytes they hold, how many were made,
+    /// and how many were played from memory.
+    public var passesMadeAhead: (bytes: Int, made: Int, played: Int) {
+        let u = passCache.usage
+        return (u.bytes, u.made, u.served)
+    }
     private let decoder: Decoder
+    /// A rehearsal's passes at high quality, made ahead and played from memory.
+    private let passCache: PassCache
     private let engine: Locked<Engine>
     private let subscribers = Locked<[UUID: Subscriber]>([:])
     /// A view or controller listening: where its events go (its stream, or its handler), how it
@@ -404,7 +413,9 @@ public final class Player: Sendable {
         } catch {
             throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
         }
-        decoder = Decoder(program: Program(pipeline: pipeline), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
+        let audioStream = track.audioStream
+        passCache = PassCache(outputRate: outputFormat.sampleRate, profile: options.settings.profile) { try SoundFile(path: path, audioStream: audioStream) }
+        decoder = Decoder(program: Program(pipeline: pipeline, cache: passCache), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
                           isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
         engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop, mirror: options.mirror, video: options.video))
         isRealTime = audio.start()
@@ -663,6 +674,7 @@ public final class Player: Sendable {
     private func shutDown() {
         audio.stop()
         decoder.stop()
+        passCache.stop()
         tickWake.signal()
     }
 

@@ -92,6 +92,11 @@ public struct Trainer: Sendable, Equatable {
 /// can be mapped back and a render's cue points placed.
 final class Program {
     let pipeline: Pipeline
+    /// With `quality` high, a rehearsal's passes are played from here once they are made (the
+    /// player's; a render makes every pass itself).
+    let cache: PassCache?
+    /// The fade at each edge of a rehearsal's pass (it starts and stops against silence or a count-in).
+    static let passFade = 0.005
 
     private(set) var timeline = Timeline()
     /// Keep only the newest pieces (an endless rehearsal would grow the map forever); nil keeps all (a render).
@@ -115,9 +120,13 @@ final class Program {
     private let accent: [Float]
     /// A spoken count-in's words at the output's rate (empty: clicks).
     private var words: [[Float]] = []
+    /// The pass playing from the cache (nil: the pipeline plays it), and how much of it is out.
+    private var memory: [Float]?
+    private var memoryOffset = 0
 
-    init(pipeline: Pipeline) {
+    init(pipeline: Pipeline, cache: PassCache? = nil) {
         self.pipeline = pipeline
+        self.cache = cache
         // A 30 ms decaying sine: 1 kHz, the first of a count 1.5 kHz.
         func tone(_ f: Double) -> [Float] {
             let n = pipeline.outputRate * 3 / 100
@@ -137,7 +146,8 @@ final class Program {
     var progress: Double? {
         guard segmented, let loop else { return pipeline.progress }
         guard let passes = loop.passes else { return nil }
-        return min((Double(pass) + (pipeline.progress ?? 0)) / Double(passes), 1)
+        let inPassDone = memory.map { Double(memoryOffset) / Double(max($0.count, 1)) } ?? pipeline.progress ?? 0
+        return min((Double(pass) + inPassDone) / Double(passes), 1)
     }
 
     /// `edgeFade`: seconds of fade in and out at the range's edges (a preview's), when there is no loop.
@@ -150,6 +160,7 @@ final class Program {
         outputFrames = 0
         pass = 0
         finished = false
+        memory = nil
         guard let loop, segmented else {
             try pipeline.start(at: frame, end: end, loop: loop, edgeFade: loop == nil ? edgeFade : 0, settings: settings)
             timeline.pieces = [Timeline.Piece(outStart: 0, source: frame, sourceEnd: loop?.end ?? end,
@@ -161,8 +172,31 @@ final class Program {
         inPass = false
         // Spoken (made before playing by the host, else now); clicks if it cannot speak.
         words = rehearsal.voice && rehearsal.countIn > 0 ? (try? Rehearsal.spokenCount(rehearsal.countIn, sampleRate: pipeline.outputRate)) ?? [] : []
+        prepareCachedPasses(loop)
         beginInsert(clicks: rehearsal.countIn, gap: 0, before: loop.firstPass)
         if insertLeft == 0 { try beginPass() }
+    }
+
+    /// The passes ahead at each speed they will be played at (the trainer's, up to its top speed and
+    /// 32 passes at most), asked of the cache in the order they come.
+    private func prepareCachedPasses(_ loop: LoopRegion) {
+        guard let cache, settings.quality == .high else { return }
+        let last = loop.firstPass + min(loop.passes ?? Int.max, rehearsal.trainer.map { max($0.passesToTop, 1) } ?? 2, 32)
+        var keys: [PassCache.Key] = []
+        for k in loop.firstPass..<max(last, loop.firstPass + 1) {
+            if let key = passKey(k), !keys.contains(key) { keys.append(key) }
+        }
+        cache.prepare(keys)
+    }
+
+    /// The cache's key for pass `k` (from the stream's start, `loop.firstPass` first); nil where
+    /// it is not made ahead: at fast quality, or where Rubber Band has nothing to do (1.0×, no
+    /// pitch shift: the pass is only decoded).
+    private func passKey(_ k: Int) -> PassCache.Key? {
+        var s = settings
+        s.rate = rate(forPass: k)
+        guard cache != nil, s.quality == .high, s.rate != 1 || s.pitch != 0 else { return nil }
+        return PassCache.Key(from: passStartFor(k), end: loop?.end ?? 0, settings: s)
     }
 
     private func rate(forPass k: Int) -> Double {
@@ -195,10 +229,32 @@ final class Program {
         var s = settings
         s.rate = rate(forPass: pass + loop.firstPass)
         let from = passStartFor(pass + loop.firstPass)
-        try pipeline.start(at: from, end: loop.end, edgeFade: 0.005, settings: s)
-        append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
-                              lead: pipeline.stretchLead, pass: pass, rate: s.rate, isAudio: true))
+        memory = nil
+        if let cache, let key = passKey(pass + loop.firstPass), let made = cache.pass(key) {
+            // Made ahead by the same pipeline: the same samples as below, for a copy's CPU.
+            memory = made
+            memoryOffset = 0
+            cache.served()
+            append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end,
+                                  sourcePerOutput: s.rate * Double(pipeline.info.sampleRate) / Double(pipeline.outputRate),
+                                  lead: 0, pass: pass, rate: s.rate, isAudio: true))
+        } else {
+            try pipeline.start(at: from, end: loop.end, edgeFade: Self.passFade, settings: s)
+            append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end, sourcePerOutput: pipeline.sourceFramesPerOutputFrame,
+                                  lead: pipeline.stretchLead, pass: pass, rate: s.rate, isAudio: true))
+        }
         inPass = true
+    }
+
+    /// The next block of the pass playing from the cache; false once it is all out.
+    private func produceFromMemory(_ samples: [Float], _ body: (UnsafePointer<Float>, Int) throws -> Void) rethrows -> Bool {
+        let ch = pipeline.info.channels
+        let n = min(Pipeline.blockFrames, samples.count / ch - memoryOffset)
+        guard n > 0 else { return false }
+        try samples.withUnsafeBufferPointer { try body($0.baseAddress! + memoryOffset * ch, n) }
+        memoryOffset += n
+        outputFrames += n
+        return true
     }
 
     private func append(_ piece: Timeline.Piece) {
@@ -216,14 +272,17 @@ final class Program {
         }
         while !finished {
             if inPass {
-                let more = try pipeline.produce { p, n in
+                if let memory {
+                    if try produceFromMemory(memory, body) { return true }
+                } else if try pipeline.produce({ p, n in
                     outputFrames += n
                     try body(p, n)
+                }) {
+                    return true
                 }
-                if more { return true }
                 pass += 1
                 if let passes = loop.passes, pass >= passes { finished = true; return false }
-                if pipeline.earlyEnd != nil { finished = true; return false }
+                if memory == nil, pipeline.earlyEnd != nil { finished = true; return false }
                 beginInsert(clicks: rehearsal.countInEvery ? rehearsal.countIn : 0, gap: rehearsal.gap, before: pass + loop.firstPass)
                 if insertLeft == 0 { try beginPass() }
                 continue

@@ -468,14 +468,28 @@ class Mpv:
 # ------------------------------------------------------------------------------------------
 # Measurements (recording side: only timestamps here; analysis after the capture stops)
 
-def cpu_run(rig, name, argv, seconds):
-    """Runs `argv` (a player at 0.8x) for `seconds` of wall time; CPU of the whole process."""
+def process_cpu(pid):
+    """CPU seconds (user + sys) of process `pid` so far, from /proc."""
+    with open('/proc/%d/stat' % pid) as f:
+        s = f.read()
+    fields = s[s.rindex(')') + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def cpu_run(rig, name, argv, seconds, settle=None):
+    """Runs `argv` (a player at 0.8x) for `seconds` of wall time; CPU of the whole process, and
+    with `settle`, also from `settle` seconds in to the end (`settled_pct`: a drilled loop's
+    repeats once its passes are made)."""
     rig.wait_silence(0.3)
     rig.keep = False
     k0 = rig.reads()
     t0 = time.monotonic()
     p = spawn(argv, env=rig.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     pid = p.pid
+    settled = None
+    if settle is not None:
+        time.sleep(max(0.0, t0 + settle - time.monotonic()))
+        settled = (time.monotonic(), process_cpu(pid))
     time.sleep(max(0.0, t0 + seconds - time.monotonic()))
     if p.poll() is not None:
         raise RuntimeError('%s exited early (%s) during the CPU run' % (name, p.returncode))
@@ -494,6 +508,7 @@ def cpu_run(rig, name, argv, seconds):
     except OSError:
         stat_cpu = float('nan')
     t_stat = time.monotonic()
+    settled_pct = 100 * (stat_cpu - settled[1]) / (t_stat - settled[0]) if settled else None
     p.send_signal(signal.SIGTERM)
     _, status, ru = os.wait4(pid, 0)
     t1 = time.monotonic()
@@ -506,7 +521,7 @@ def cpu_run(rig, name, argv, seconds):
         pk = rig.peak[k0:k1]
     sound = sum(a for a, b in zip(n, pk) if b >= SILENCE) / SR
     return dict(player=name, argv=argv, wall=t1 - t0, cpu=cpu, pct=100 * cpu / (t1 - t0),
-                stat_pct=100 * stat_cpu / (t_stat - t0), sound_s=sound, rss_kb=ru.ru_maxrss,
+                stat_pct=100 * stat_cpu / (t_stat - t0), settle=settle, settled_pct=settled_pct, sound_s=sound, rss_kb=ru.ru_maxrss,
                 threads=sorted(threads, key=lambda x: -x[1])[:6])
 
 
@@ -934,17 +949,22 @@ def main():
             # period/buffer (10/100 ms) and with aplay's defaults (float input, no processing).
             print('cpu variants (%g s each) ...' % args.cpu_variants, flush=True)
             fl = tracks['music_float']
-            for name, argv in [
-                    ('practice --rate 1 (no stretch)', prac.command(tracks['music'], 1.0)),
-                    ('practice --profile soundtouch', prac.command(tracks['music'], 0.8) + ['--profile', 'soundtouch']),
-                    ('practice --profile percussive', prac.command(tracks['music'], 0.8) + ['--profile', 'percussive']),
-                    ('practice --quality high', prac.command(tracks['music'], 0.8) + ['--quality', 'high']),
-                    ('aplay -D pulse 10/100 ms', ['aplay', '-q', '-D', 'pulse', '--period-time=10000', '--buffer-time=100000', fl]),
-                    ('aplay -D pulse defaults', ['aplay', '-q', '-D', 'pulse', fl])]:
+            for name, argv, settle in [
+                    ('practice --rate 1 (no stretch)', prac.command(tracks['music'], 1.0), 5),
+                    ('practice --profile soundtouch', prac.command(tracks['music'], 0.8) + ['--profile', 'soundtouch'], None),
+                    ('practice --profile percussive', prac.command(tracks['music'], 0.8) + ['--profile', 'percussive'], None),
+                    ('practice --quality high', prac.command(tracks['music'], 0.8) + ['--quality', 'high'], 5),
+                    # A drilled loop at high quality: 2 s passes after a 0.5 s gap, the first
+                    # live, the rest from the passes made ahead (by the practice-cache thread);
+                    # "from 5 s": the repeats alone, the pass made.
+                    ('practice --quality high, loop', prac.command(tracks['music'], 0.8) + ['--quality', 'high', '--loop', '10', '12', '--gap', '0.5'], 5),
+                    ('practice --quality fast, loop', prac.command(tracks['music'], 0.8) + ['--loop', '10', '12', '--gap', '0.5'], 5),
+                    ('aplay -D pulse 10/100 ms', ['aplay', '-q', '-D', 'pulse', '--period-time=10000', '--buffer-time=100000', fl], None),
+                    ('aplay -D pulse defaults', ['aplay', '-q', '-D', 'pulse', fl], None)]:
                 if argv[0] == 'aplay' and shutil.which('aplay') is None:
                     print('run.py: aplay not found (alsa-utils), skipping "%s"' % name, file=sys.stderr)
                     continue
-                variants.append(cpu_run(rig, name, argv, args.cpu_variants))
+                variants.append(cpu_run(rig, name, argv, args.cpu_variants, settle if settle is not None and settle < args.cpu_variants else None))
         rig.wait_silence(0.3)
         rig.stop_recording()
         cap = Capture(rig)
@@ -990,8 +1010,9 @@ def main():
         say('  median with the journal %.3f %%, without %.3f %%: recording costs %.3f %% of a core (median of the %d pairs; target <= 0.02 %%)'
             % (med(on), med(off), med(pairs_on_off), len(pairs_on_off)))
     for c in variants:
-        say('  %-31s %6.3f %% over %.1f s  (threads: %s)'
-            % (c['player'], c['pct'], c['wall'], ', '.join('%s %.2fs' % t for t in c['threads'])))
+        settled = '; from %g s on %.3f %%' % (c['settle'], c['settled_pct']) if c.get('settled_pct') is not None else ''
+        say('  %-31s %6.3f %% over %.1f s%s  (threads: %s)'
+            % (c['player'], c['pct'], c['wall'], settled, ', '.join('%s %.2fs' % t for t in c['threads'])))
     say('')
     say('launches (launch.wav at 0.8x; ms to the first non-silent frame; head = frames of the player\'s own render missing before it):')
     for r in L:

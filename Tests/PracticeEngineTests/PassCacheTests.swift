@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeEngine
+import PracticeAudio
+
+/// A drilled loop at high quality: its passes made ahead with Rubber Band on a background thread
+/// and played from memory, the same to the sample as the live pass, in bounded memory.
+@Suite struct PassCacheTests {
+    let dir = ScratchDirectory("pass-cache")
+
+    /// A rehearsal at 0.8× (1 s passes, 0.25 s gaps) on the virtual device: once the pass is made,
+    /// the first pass plays live and the other three from memory, and every pass is the same as the
+    /// first to the sample (the change at each gap is not heard), the gaps silent, every part as
+    /// long as it should be. With the formant kept and a pitch shift, the same.
+    @Test(arguments: [(0.8, 0.0, false), (1.25, -2.0, true)])
+    func passesPlayFromMemoryTheSameToTheSample(rate: Double, pitch: Double, formant: Bool) throws {
+        let path = dir.file("music-\(rate).wav")
+        try Signals.write(Signals.music(seconds: 6, seed: 7), to: path)
+        var o = PlayerOptions()
+        o.settings = PlaybackSettings(rate: rate, pitch: pitch)
+        o.settings.quality = .high
+        o.settings.formant = formant
+        o.loop = LoopRange(start: 2, end: 3, passes: 4, rehearsal: Rehearsal(gap: 0.25))
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        // The first pass has begun live (time moves only as the test plays); the pass is made meanwhile.
+        try eventually("the pass made ahead", within: 60) { rig.player.passesMadeAhead.made == 1 }
+        let pass = Int((44_100 / rate).rounded()), gap = 11_025
+        var heard = rig.play(pass + gap + pass / 2)
+        let halfway = rig.player.state   // half of the second pass, played from memory
+        #expect(abs(halfway.position - 2.5) < 0.002 && halfway.loop?.pass == 2, "at \(halfway.position) s, pass \(halfway.loop?.pass ?? 0)")
+        heard += rig.play(4 * pass + 3 * gap + 4_410)
+        #expect(heard.count / 2 == 4 * pass + 3 * gap, "the rehearsal's length")
+        let made = rig.player.passesMadeAhead
+        #expect(made.made == 1 && made.played == 3, "\(made)")
+        #expect(made.bytes == pass * 2 * 4, "\(made.bytes) bytes for \(pass) frames")
+        func frames(_ a: Int, _ b: Int) -> ArraySlice<Float> { heard[(a * 2)..<(b * 2)] }
+        let first = frames(0, pass)
+        #expect(first.map(abs).max()! > 0.1, "the pass is heard")
+        for k in 1..<4 {
+            let at = k * (pass + gap)
+            #expect(frames(at - gap, at).allSatisfy { $0 == 0 }, "gap before pass \(k + 1)")
+            let differing = zip(frames(at, at + pass), first).filter { $0 != $1 }.count
+            #expect(differing == 0, "pass \(k + 1) from memory: \(differing) samples differ from the live pass")
+        }
+    }
+
+    /// At fast quality (SoundTouch) nothing is made ahead: the passes are the live stretcher's.
+    @Test func fastQualityMakesNothingAhead() throws {
+        let path = dir.file("fast.wav")
+        try Signals.write(Signals.music(seconds: 4, seed: 3), to: path)
+        var o = PlayerOptions()
+        o.settings = PlaybackSettings(rate: 0.8)
+        o.loop = LoopRange(start: 1, end: 2, passes: 3, rehearsal: Rehearsal(gap: 0.25))
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        rig.play(3 * 55_125 + 2 * 11_025 + 4_410)
+        #expect(rig.player.passesMadeAhead == (0, 0, 0))
+    }
+
+    /// The cache holds at most its limit: made a third pass, the least recently used of two goes;
+    /// a pass looked up becomes the most recent. One larger than the limit is not kept.
+    @Test func memoryIsBoundedAndTheLeastRecentGoes() throws {
+        let path = dir.file("bounded.wav")
+        try Signals.write(Signals.music(seconds: 4, seed: 5), to: path)
+        let passBytes = 44_100 * 2 * 4   // 0.5 s of source at 0.5×: 1 s of stereo float
+        let cache = PassCache(outputRate: 44_100, profile: .music, limitBytes: 2 * passBytes + 1_000) { try SoundFile(path: path, audioStream: nil) }
+        defer { cache.stop() }
+        var s = PlaybackSettings(rate: 0.5)
+        s.quality = .high
+        let keys = [0.0, 1.0, 2.0].map { PassCache.Key(from: Int($0 * 44_100), end: Int(($0 + 0.5) * 44_100), settings: s) }
+        cache.prepare([keys[0], keys[1]])
+        try eventually("two passes made", within: 60) { cache.usage.made == 2 }
+        #expect(cache.usage.bytes == 2 * passBytes)
+        #expect(cache.pass(keys[0])?.count == 44_100 * 2)   // keys[0] is now the most recent
+        cache.prepare([keys[2]])
+        try eventually("the third made", within: 60) { cache.usage.made == 3 }
+        #expect(cache.isReady(keys[0]) && !cache.isReady(keys[1]) && cache.isReady(keys[2]))
+        #expect(cache.usage.bytes == 2 * passBytes)
+
+        let small = PassCache(outputRate: 44_100, profile: .music, limitBytes: passBytes / 2) { try SoundFile(path: path, audioStream: nil) }
+        defer { small.stop() }
+        small.prepare([keys[0], keys[1]])
+        #expect(small.pass(keys[1]) == nil)
+        try eventually("the cache idle", within: 60) { small.isIdle }
+        #expect(small.usage == (0, 0, 0))
+    }
+}

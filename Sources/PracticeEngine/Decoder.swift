@@ -191,7 +191,9 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             do {
                 defer { publishTimeline(of: generation) }
                 let more = try program.produce { p, n in
-                    let written = ring.write(p, frames: n)
+                    // A program may hand over more than once a call (a loop's fade into its
+                    // cycle): once some is carried, the rest goes after it.
+                    let written = carry.isEmpty ? ring.write(p, frames: n) : 0
                     if written < n { carry.append(contentsOf: UnsafeBufferPointer(start: p + written * channels, count: (n - written) * channels)) }
                 }
                 if phase == .starting {

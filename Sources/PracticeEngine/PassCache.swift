@@ -13,16 +13,19 @@ import PracticeSystem
 /// Memory is bounded (`limitBytes`, 64 MB by default: 3 min of stereo output at 44.1 kHz); the
 /// least recently used passes go first. A pass whose audio ended early, or that failed, is not kept.
 final class PassCache: @unchecked Sendable {  // `work` and its fields only under `condition`; `pipeline` on the render thread only
-    /// One pass: the source range, and what it is played at.
+    /// One pass: the source range, and what it is played at. A `cycle` is a plain loop's pass as
+    /// it repeats (`makeCycle`), a pass without is a rehearsal's, from silence to silence.
     struct Key: Hashable, Sendable {
         var from: Int
         var end: Int
         var rate: Double
         var pitch: Double
         var formant: Bool
+        var cycle = false
 
-        init(from: Int, end: Int, settings: PlaybackSettings) {
+        init(from: Int, end: Int, settings: PlaybackSettings, cycle: Bool = false) {
             self.from = from; self.end = end; rate = settings.rate; pitch = settings.pitch; formant = settings.formant
+            self.cycle = cycle
         }
 
         func settings(profile: TimeStretcher.Profile) -> PlaybackSettings {
@@ -43,8 +46,11 @@ final class PassCache: @unchecked Sendable {  // `work` and its fields only unde
         var quit = false
         var made = 0
         var served = 0
-        /// A pass is being made.
-        var making = false
+        /// The pass being made.
+        var making: Key?
+        /// Passes that could not be made (too long for the bound, the file's audio ending early):
+        /// not tried again.
+        var failed = Set<Key>()
     }
 
     let limitBytes: Int
@@ -107,7 +113,7 @@ final class PassCache: @unchecked Sendable {  // `work` and its fields only unde
     var isIdle: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return !work.making && work.wanted.isEmpty
+        return work.making == nil && work.wanted.isEmpty
     }
 
     /// A pass was played from here (the decoder says).
@@ -126,7 +132,7 @@ final class PassCache: @unchecked Sendable {  // `work` and its fields only unde
 
     /// Under `condition`.
     private func want(_ keys: [Key], first: Bool) {
-        let new = keys.filter { work.ready[$0] == nil }
+        let new = keys.filter { work.ready[$0] == nil && work.making != $0 && !work.failed.contains($0) }
         guard !new.isEmpty, !work.quit else { return }
         work.wanted.removeAll { new.contains($0) }
         work.wanted.insert(contentsOf: new, at: first ? 0 : work.wanted.count)
@@ -143,12 +149,12 @@ final class PassCache: @unchecked Sendable {  // `work` and its fields only unde
             while !work.quit && work.wanted.isEmpty { condition.wait() }
             if work.quit { condition.unlock(); return }
             let key = work.wanted.removeFirst()
-            work.making = true
+            work.making = key
             condition.unlock()
-            let samples = make(key)
+            let samples = key.cycle ? makeCycle(key) : make(key)
             condition.lock()
-            if let samples { keep(samples, for: key) }
-            work.making = false
+            if let samples { keep(samples, for: key) } else if !work.quit { work.failed.insert(key) }
+            work.making = nil
             condition.unlock()
         }
     }
@@ -156,34 +162,77 @@ final class PassCache: @unchecked Sendable {  // `work` and its fields only unde
     /// Renders one pass as the decoder plays it (`Program.beginPass`); nil if it failed, ended
     /// early, would not fit, or the cache is stopping.
     private func make(_ key: Key) -> [Float]? {
+        guard let pipeline = startedPipeline(key, loop: nil, edgeFade: Program.passFade) else { return nil }
+        guard let samples = produce(pipeline, frames: nil), pipeline.earlyEnd == nil else { return nil }
+        return samples
+    }
+
+    /// A plain loop's pass as it repeats: the loop played from A without end (seams crossfaded,
+    /// the stretcher going on through them), and its second pass cut out, `cycleFrames` long.
+    /// Where the cut's end meets its start again, the frames that followed its end are faded
+    /// (linearly, over a seam's 10 ms) into its first: played over and over, it goes on as the
+    /// live stream would, with no step.
+    private func makeCycle(_ key: Key) -> [Float]? {
+        let loop = LoopRegion(start: key.from, end: key.end)
+        guard let pipeline = startedPipeline(key, loop: loop, edgeFade: 0) else { return nil }
+        let ch = pipeline.info.channels
+        let n = Self.cycleFrames(loop, sourcePerOutput: pipeline.sourceFramesPerOutputFrame)
+        let fade = min(pipeline.seamFrames * outputRate / pipeline.info.sampleRate, n)
+        guard let out = produce(pipeline, frames: 2 * n + fade), out.count >= (2 * n + fade) * ch else { return nil }
+        var cycle = Array(out[(n * ch)..<(2 * n * ch)])
+        for i in 0..<fade {
+            let a = (Float(i) + 0.5) / Float(fade)
+            for c in 0..<ch { cycle[i * ch + c] = out[(n + i) * ch + c] * a + out[(2 * n + i) * ch + c] * (1 - a) }
+        }
+        return cycle
+    }
+
+    /// Output frames of one pass of `loop` at `sourcePerOutput` (each pass after the first is
+    /// exactly the loop's length in source frames).
+    static func cycleFrames(_ loop: LoopRegion, sourcePerOutput: Double) -> Int {
+        max(Int((Double(loop.length) / sourcePerOutput).rounded()), 1)
+    }
+
+    /// The render thread's pipeline, started on `key`'s range; nil if it cannot be.
+    private func startedPipeline(_ key: Key, loop: LoopRegion?, edgeFade: Double) -> Pipeline? {
         do {
             if pipeline == nil { pipeline = try Pipeline(file: open(), outputRate: outputRate, settings: key.settings(profile: profile)) }
-            guard let pipeline else { return nil }
-            try pipeline.start(at: key.from, end: key.end, edgeFade: Program.passFade, settings: key.settings(profile: profile))
-            let limit = limitBytes / MemoryLayout<Float>.size
-            var samples: [Float] = []
-            samples.reserveCapacity(Int(Double(key.end - key.from) / key.rate * Double(outputRate) / Double(pipeline.info.sampleRate) + 8_192) * pipeline.info.channels)
-            var n = 0
-            while try pipeline.produce({ p, frames in samples.append(contentsOf: UnsafeBufferPointer(start: p, count: frames * pipeline.info.channels)) }) {
-                n += 1
+            try pipeline?.start(at: key.from, end: key.end, loop: loop, edgeFade: edgeFade, settings: key.settings(profile: profile))
+            return pipeline
+        } catch {
+            return nil
+        }
+    }
+
+    /// What `pipeline` produces, to its end or (`frames`) at least that many frames; nil if it
+    /// failed, would not fit, or the cache is stopping.
+    private func produce(_ pipeline: Pipeline, frames: Int?) -> [Float]? {
+        let ch = pipeline.info.channels
+        let limit = limitBytes / MemoryLayout<Float>.size
+        var samples: [Float] = []
+        var blocks = 0
+        do {
+            while try pipeline.produce({ p, n in samples.append(contentsOf: UnsafeBufferPointer(start: p, count: n * ch)) }) {
+                if let frames, samples.count >= frames * ch { break }
+                blocks += 1
                 if samples.count > limit { return nil }
-                if n % 8 == 0 {
+                if blocks % 8 == 0 {
                     condition.lock()
                     let quit = work.quit
                     condition.unlock()
                     if quit { return nil }
                 }
             }
-            return pipeline.earlyEnd == nil ? samples : nil
         } catch {
             return nil
         }
+        return samples
     }
 
     /// Under `condition`.
     private func keep(_ samples: [Float], for key: Key) {
         let size = samples.count * MemoryLayout<Float>.size
-        guard size <= limitBytes else { return }
+        guard size <= limitBytes else { work.failed.insert(key); return }
         while work.bytes + size > limitBytes, let oldest = work.order.first {
             work.order.removeFirst()
             work.bytes -= (work.ready.removeValue(forKey: oldest)?.count ?? 0) * MemoryLayout<Float>.size

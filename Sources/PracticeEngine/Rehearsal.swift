@@ -123,6 +123,15 @@ final class Program {
     /// The pass playing from the cache (nil: the pipeline plays it), and how much of it is out.
     private var memory: [Float]?
     private var memoryOffset = 0
+    /// A plain loop at high quality: the cycle asked of the cache; once it is made, the wrap where
+    /// it takes over (output frame, passes done then) and the live frames from there, which fade
+    /// into it; then the cycle, played over and over, and the passes it has left (nil: endless).
+    private var cycleKey: PassCache.Key?
+    private var cycleSwitch: (at: Int, passesDone: Int, cycle: [Float])?
+    private var held: [Float] = []
+    private var cycle: [Float]?
+    private var cycleOffset = 0
+    private var cyclePassesLeft: Int?
 
     init(pipeline: Pipeline, cache: PassCache? = nil) {
         self.pipeline = pipeline
@@ -161,11 +170,20 @@ final class Program {
         pass = 0
         finished = false
         memory = nil
+        cycleKey = nil
+        cycleSwitch = nil
+        held.removeAll(keepingCapacity: true)
+        cycle = nil
         guard let loop, segmented else {
             try pipeline.start(at: frame, end: end, loop: loop, edgeFade: loop == nil ? edgeFade : 0, settings: settings)
             timeline.pieces = [Timeline.Piece(outStart: 0, source: frame, sourceEnd: loop?.end ?? end,
                                               sourcePerOutput: pipeline.sourceFramesPerOutputFrame, lead: pipeline.stretchLead,
                                               pass: 0, rate: settings.rate, isAudio: true, wrap: loop)]
+            if let cache, let loop, settings.quality == .high, settings.rate != 1 || settings.pitch != 0, loop.passes.map({ $0 > 1 }) ?? true {
+                let key = PassCache.Key(from: loop.start, end: loop.end, settings: settings, cycle: true)
+                cycleKey = key
+                cache.prepare([key])
+            }
             return
         }
         passStart = frame
@@ -246,6 +264,85 @@ final class Program {
         inPass = true
     }
 
+    /// A plain loop's live output, until the cycle takes over at a wrap: the frames before the
+    /// wrap go out, those after it are held until there are a seam's worth, then faded into the
+    /// cycle's first (`beginCycle`).
+    private func produceLive(_ p: UnsafePointer<Float>, _ n: Int, _ body: (UnsafePointer<Float>, Int) throws -> Void) throws {
+        let ch = pipeline.info.channels
+        if cycleSwitch == nil, let key = cycleKey, let made = cache?.pass(key) { planCycle(made) }
+        guard let next = cycleSwitch, cycle == nil else {
+            outputFrames += n
+            try body(p, n)
+            return
+        }
+        let before = min(max(next.at - outputFrames, 0), n)
+        if before > 0 {
+            outputFrames += before
+            try body(p, before)
+        }
+        held.append(contentsOf: UnsafeBufferPointer(start: p + before * ch, count: (n - before) * ch))
+        if held.count / ch >= fadeFrames(next.cycle) { try beginCycle(next, body) }
+    }
+
+    /// The fade from the live stream into the cycle: a seam's 10 ms.
+    private func fadeFrames(_ cycle: [Float]) -> Int {
+        min(pipeline.outputRate / 100, cycle.count / pipeline.info.channels)
+    }
+
+    /// The wrap where the cycle takes over: the first whose live frames are not out yet, if
+    /// passes are left after it.
+    private func planCycle(_ made: [Float]) {
+        guard let loop, let live = timeline.pieces.last, loop.length > 0 else { return }
+        let length = Double(loop.length), into = Double(live.source - loop.start)
+        // Output frame of the wrap after `k` passes (the live piece's lead is 0: Rubber Band's output is lined up).
+        func wrap(_ k: Int) -> Int { live.outStart + Int(((Double(k) * length - into) / live.sourcePerOutput).rounded()) }
+        var k = max(Int(((into + Double(outputFrames - live.outStart) * live.sourcePerOutput) / length).rounded(.up)), 1)
+        while wrap(k) < outputFrames { k += 1 }
+        if let passes = loop.passes, k >= passes { cycleKey = nil; return }   // the last pass plays live
+        cycleSwitch = (wrap(k), k, made)
+        cache?.served()
+    }
+
+    /// Fades the held live frames into the cycle's first, and plays the cycle from there on.
+    private func beginCycle(_ next: (at: Int, passesDone: Int, cycle: [Float]), _ body: (UnsafePointer<Float>, Int) throws -> Void) throws {
+        guard let loop else { return }
+        let ch = pipeline.info.channels
+        let fade = fadeFrames(next.cycle)
+        var out = [Float](repeating: 0, count: fade * ch)
+        for i in 0..<fade {
+            let a = (Float(i) + 0.5) / Float(fade)
+            for c in 0..<ch { out[i * ch + c] = held[i * ch + c] * (1 - a) + next.cycle[i * ch + c] * a }
+        }
+        held.removeAll()
+        let frames = next.cycle.count / ch
+        append(Timeline.Piece(outStart: next.at, source: loop.start, sourceEnd: loop.end, sourcePerOutput: Double(loop.length) / Double(frames),
+                              lead: 0, pass: (timeline.pieces.last?.pass ?? 0) + next.passesDone, rate: settings.rate, isAudio: true,
+                              wrap: LoopRegion(start: loop.start, end: loop.end, passes: loop.passes.map { $0 - next.passesDone })))
+        cycle = next.cycle
+        cycleOffset = fade
+        cyclePassesLeft = loop.passes.map { $0 - next.passesDone }
+        outputFrames += fade
+        try out.withUnsafeBufferPointer { try body($0.baseAddress!, fade) }
+    }
+
+    /// The next block of the cycle; false once its last pass is out.
+    private func produceCycle(_ cycle: [Float], _ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
+        let ch = pipeline.info.channels
+        let frames = cycle.count / ch
+        if cycleOffset == frames {
+            if let left = cyclePassesLeft {
+                cyclePassesLeft = left - 1
+                if left - 1 <= 0 { return false }
+            }
+            cycleOffset = 0
+        }
+        let n = min(Pipeline.blockFrames, frames - cycleOffset)
+        try cycle.withUnsafeBufferPointer { try body($0.baseAddress! + cycleOffset * ch, n) }
+        cycleOffset += n
+        outputFrames += n
+        return true
+    }
+
     /// The next block of the pass playing from the cache; false once it is all out.
     private func produceFromMemory(_ samples: [Float], _ body: (UnsafePointer<Float>, Int) throws -> Void) rethrows -> Bool {
         let ch = pipeline.info.channels
@@ -265,10 +362,22 @@ final class Program {
     /// Produces the next output; false once everything has been played.
     func produce(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
         guard segmented, let loop else {
-            return try pipeline.produce { p, n in
-                outputFrames += n
-                try body(p, n)
+            if let cycle { return try produceCycle(cycle, body) }
+            guard cycleKey != nil else {
+                return try pipeline.produce { p, n in
+                    outputFrames += n
+                    try body(p, n)
+                }
             }
+            let more = try pipeline.produce { p, n in try produceLive(p, n, body) }
+            if !more, !held.isEmpty {
+                // The stream ended before the fade into the cycle: what was held is the end.
+                let rest = held
+                held.removeAll()
+                try rest.withUnsafeBufferPointer { try body($0.baseAddress!, rest.count / pipeline.info.channels) }
+                outputFrames += rest.count / pipeline.info.channels
+            }
+            return more || cycle != nil
         }
         while !finished {
             if inPass {

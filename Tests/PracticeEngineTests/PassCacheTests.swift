@@ -88,3 +88,50 @@ import PracticeAudio
         #expect(small.usage == (0, 0, 0))
     }
 }
+
+/// A plain loop at high quality: its pass as it repeats made ahead, faded into at a wrap, then
+/// played over and over from memory.
+@Suite struct LoopCycleTests {
+    let dir = ScratchDirectory("loop-cycle")
+
+    /// A 1 kHz sine looped at 0.8× between two points of unrelated phase, on the virtual device:
+    /// once the cycle is made the player fades into it at the next wrap it has not produced yet,
+    /// and no wrap, live or from memory, has a step larger than the sine's own (ratio ≤ 1.2, as
+    /// `LoopTests.seamsHaveNoStep`; a hard splice measures about 10); the passes keep their length,
+    /// the heard position its place, and the tone its pitch. From A, and with a lead-in from 0.4 s
+    /// before it.
+    @Test(arguments: [nil, 0.6])
+    func wrapsFromMemoryHaveNoStep(from: Double?) throws {
+        let path = dir.file("sine.wav")
+        try Signals.write(Signals.sine(1_000, seconds: 5, amplitude: 0.5), to: path, format: .float)
+        var o = PlayerOptions()
+        o.settings = PlaybackSettings(rate: 0.8)
+        o.settings.quality = .high
+        o.loop = LoopRange(start: 1.00011, end: 1.75037, passes: 8)
+        o.from = from
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        try eventually("the cycle made ahead", within: 60) { rig.player.passesMadeAhead.made == 1 }
+        let length = 77_191 - 44_105, pass = Int((Double(length) / 0.8).rounded())
+        let lead = from.map { Int(((44_105 - $0 * 44_100) / 0.8).rounded()) } ?? 0
+        var heard = rig.play(lead + 5 * pass)
+        let at = rig.player.state
+        #expect(abs(at.position - 1.00011) < 0.003, "at \(at.position) s: five passes heard, the sixth at A")
+        #expect(at.loop?.pass == 6, "pass \(at.loop?.pass ?? 0)")
+        heard += rig.play(4 * pass)
+        #expect(abs(heard.count / 2 - lead - 8 * pass) <= 8, "\(heard.count / 2) frames for a lead-in of \(lead) and 8 passes of \(pass)")
+        #expect(rig.player.passesMadeAhead.played == 1, "the cycle took over")
+        let left = Signals.channel(heard, 0, of: 2)
+        let maxStep = 2 * Double.pi * 1_000 * 0.5 / 44_100
+        var worst = 0.0, worstAt = 0
+        for k in 1..<8 {
+            for n in (lead + k * pass - 300)..<(lead + k * pass + 700) where n + 1 < left.count {
+                let r = Double(abs(left[n + 1] - left[n])) / maxStep
+                if r > worst { worst = r; worstAt = n }
+            }
+        }
+        #expect(worst < 1.2, "step ratio \(worst) at frame \(worstAt)")
+        let f = Analysis.dominantFrequency(Array(left[(lead + 6 * pass)..<(lead + 7 * pass)]), sampleRate: 44_100)
+        #expect(abs(f / 1_000 - 1) < 0.003, "\(f) Hz from memory")
+    }
+}

@@ -959,6 +959,8 @@ def main():
                     # "from 5 s": the repeats alone, the pass made.
                     ('practice --quality high, loop', prac.command(tracks['music'], 0.8) + ['--quality', 'high', '--loop', '10', '12', '--gap', '0.5'], 5),
                     ('practice --quality fast, loop', prac.command(tracks['music'], 0.8) + ['--loop', '10', '12', '--gap', '0.5'], 5),
+                    # A plain loop (seamless): its pass as it repeats made ahead, faded into at a wrap.
+                    ('practice --quality high, plain loop', prac.command(tracks['music'], 0.8) + ['--quality', 'high', '--loop', '10', '12'], 5),
                     ('aplay -D pulse 10/100 ms', ['aplay', '-q', '-D', 'pulse', '--period-time=10000', '--buffer-time=100000', fl], None),
                     ('aplay -D pulse defaults', ['aplay', '-q', '-D', 'pulse', fl], None)]:
                 if argv[0] == 'aplay' and shutil.which('aplay') is None:

@@ -47,6 +47,30 @@ import PracticeAudio
         }
     }
 
+    /// A trainer (0.6× → 0.8× by 0.1): a pass is made at each of its speeds, and the passes after
+    /// the first play from memory, each as long as its speed makes it, with the tone's pitch.
+    @Test func everySpeedOfATrainerIsMadeAhead() throws {
+        let path = dir.file("trainer.wav")
+        try Signals.write(Signals.sine(440, seconds: 4), to: path)
+        var o = PlayerOptions()
+        o.settings.quality = .high
+        o.loop = LoopRange(start: 1, end: 2, passes: 4, rehearsal: Rehearsal(gap: 0.25, trainer: Trainer(from: 0.6, to: 0.8, step: 0.1)))
+        let rig = try VirtualRig(path, o)
+        defer { rig.stop() }
+        try eventually("a pass made at each speed", within: 60) { rig.player.passesMadeAhead.made == 3 }
+        let passes = [0.6, 0.7, 0.8, 0.8].map { Int((44_100 / $0).rounded()) }, gap = 11_025
+        let heard = rig.play(passes.reduce(0, +) + 3 * gap + 4_410)
+        #expect(heard.count / 2 == passes.reduce(0, +) + 3 * gap, "the rehearsal's length")
+        #expect(rig.player.passesMadeAhead.played == 3)
+        var at = 0
+        for (k, n) in passes.enumerated() {
+            let f = Analysis.dominantFrequency(Array(Signals.channel(heard, 0, of: 2)[(at + 2_000)..<(at + n - 2_000)]), sampleRate: 44_100)
+            #expect(abs(f / 440 - 1) < 0.005, "pass \(k + 1): \(f) Hz")
+            if k < 3 { #expect(heard[((at + n) * 2)..<((at + n + gap) * 2)].allSatisfy { $0 == 0 }, "the gap after pass \(k + 1)") }
+            at += n + gap
+        }
+    }
+
     /// At fast quality (SoundTouch) nothing is made ahead: the passes are the live stretcher's.
     @Test func fastQualityMakesNothingAhead() throws {
         let path = dir.file("fast.wav")

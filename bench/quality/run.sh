@@ -206,3 +206,27 @@ for tempo in sorted({r['tempo'] for r in rows}, key=float):
 print()
 print('raw results: %s' % sys.argv[1])
 EOF
+
+# ---------------------------------------------------------------- spectral envelope
+# 20 s of a real song (Debian's wesnoth-1.16-music: frantic, from 0:30) at ENVELOPE_TEMPOS by
+# each tool; envelope.py gives how far each output's spectral envelope and centroid moved from
+# the input's, in cents (ENVELOPE=0 skips it).
+SONG=/usr/share/games/wesnoth/1.16/data/core/music/frantic.ogg
+if [ "${ENVELOPE:-1}" = 1 ] && [ -r "$SONG" ]; then
+    sox "$SONG" -b 24 "$IN/song.wav" trim 30 20
+    for t in ${ENVELOPE_TEMPOS:-0.5 1.5}; do
+        outputs=()
+        for i in "${!TOOLS[@]}"; do
+            fn="${TOOLS[$i]}"
+            o="$OUT/out/${fn#tool_}_${t}_song.wav"
+            rm -f "$o"
+            "$fn" "$IN/song.wav" "$o" "$t" || true
+            if [ -s "$o" ]; then outputs+=("${LABELS[$i]}=$o"); else echo "run.sh: ${LABELS[$i]} at tempo $t wrote no song" >&2; fi
+        done
+        echo
+        echo "spectral envelope at tempo $t (20 s of frantic; cents from the input's; error = the larger of |centroid| and |shift|):"
+        "$PYTHON" "$HERE/envelope.py" --ref "$IN/song.wav" "${outputs[@]}"
+    done
+elif [ "${ENVELOPE:-1}" = 1 ]; then
+    echo "run.sh: $SONG not found (wesnoth-1.16-music), skipping the spectral envelope" >&2
+fi

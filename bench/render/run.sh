@@ -18,6 +18,8 @@
 #   SHORT_MIN  LONG_MIN  input lengths in minutes (default 5 and 60)
 #   DIAG       1 (default): also time practice --profile soundtouch (the same
 #              SoundTouch settings as soundstretch); 0 = skip
+#   HIGH       1 (default): also time practice --quality high (Rubber Band R3)
+#              and the rubberband program (--fine: R3), 0 = skip
 #   CALLGRIND  1 (default): instruction counts on a 10-second excerpt; 0 = skip
 #   PYTHON     python3 (default: python3 on PATH)
 #
@@ -35,6 +37,7 @@ WORK="${WORK:-${TMPDIR:-/tmp}/practice-render-bench}"
 SHORT_MIN="${SHORT_MIN:-5}"
 LONG_MIN="${LONG_MIN:-60}"
 DIAG="${DIAG:-1}"
+HIGH="${HIGH:-1}"
 CALLGRIND="${CALLGRIND:-1}"
 PYTHON="${PYTHON:-python3}"
 EXCERPT_S=10
@@ -138,12 +141,20 @@ run_tool() { # run_tool LABEL REP INPUT
             timed "$label" "$rep" "$in" "$o" sox "$in" "$o" tempo "$RATE" ;;
         practice-st)
             timed "$label" "$rep" "$in" "$o" "$PRACTICE" render "$in" -o "$o" --rate "$RATE" --force -q --profile soundtouch ;;
+        practice-high)
+            timed "$label" "$rep" "$in" "$o" "$PRACTICE" render "$in" -o "$o" --rate "$RATE" --force -q --quality high ;;
+        rubberband)
+            timed "$label" "$rep" "$in" "$o" rubberband --fine -q -T "$RATE" "$in" "$o" ;;
         *) die "unknown tool $label" ;;
     esac
 }
 
 TOOLS=(practice soundstretch sox)
 [[ "$DIAG" == 1 ]] && TOOLS+=(practice-st)
+if [[ "$HIGH" == 1 ]]; then
+    TOOLS+=(practice-high)
+    if command -v rubberband >/dev/null 2>&1; then TOOLS+=(rubberband); else echo "run.sh: rubberband not found (rubberband-cli), skipping it" >&2; fi
+fi
 n=${#TOOLS[@]}
 echo "speed: $REPS interleaved repetitions of ${TOOLS[*]} on the ${SHORT_MIN}-minute WAV (plus one warm-up each)"
 for ((rep = 0; rep <= REPS; rep++)); do      # rep 0 = warm-up, not counted
@@ -218,6 +229,8 @@ commands = {
     'soundstretch': 'soundstretch IN OUT -tempo=%s' % st_tempo,
     'sox': 'sox IN OUT tempo %g' % rate,
     'practice-st': 'practice render IN -o OUT --rate %g --force -q --profile soundtouch' % rate,
+    'practice-high': 'practice render IN -o OUT --rate %g --force -q --quality high' % rate,
+    'rubberband': 'rubberband --fine -q -T %g IN OUT' % rate,
 }
 tools = [t for t in commands if runs(t)]
 by_rep = {t: {r['rep']: r['wall'] for r in runs(t)} for t in tools}
@@ -244,6 +257,8 @@ if 'practice-st' in tools:
     r_q = ratio('practice-st', 'soundstretch')
     print('  practice --profile soundtouch / soundstretch (same SoundTouch settings)        %.2f' % r_q)
     print('  practice / practice --profile soundtouch                                        %.2f' % ratio('practice', 'practice-st'))
+if 'practice-high' in tools and 'rubberband' in tools:
+    print('  practice --quality high / rubberband --fine (the same R3 engine)                %.2f' % ratio('practice-high', 'rubberband'))
     try:
         import numpy as np, wave
         def pcm(path):

@@ -208,13 +208,16 @@ final class Program {
     }
 
     /// The cache's key for pass `k` (from the stream's start, `loop.firstPass` first); nil where
-    /// it is not made ahead: at fast quality, or where Rubber Band has nothing to do (1.0×, no
-    /// pitch shift: the pass is only decoded).
+    /// it is not made ahead: at fast quality, where Rubber Band has nothing to do (1.0×, no pitch
+    /// shift: the pass is only decoded), or for a first pass that starts elsewhere than the
+    /// others (a stream begun inside the loop: it plays once, live).
     private func passKey(_ k: Int) -> PassCache.Key? {
+        guard let loop else { return nil }
         var s = settings
         s.rate = rate(forPass: k)
-        guard cache != nil, s.quality == .high, s.rate != 1 || s.pitch != 0 else { return nil }
-        return PassCache.Key(from: passStartFor(k), end: loop?.end ?? 0, settings: s)
+        let from = passStartFor(k)
+        guard cache != nil, s.quality == .high, s.rate != 1 || s.pitch != 0, from == passStartFor(loop.firstPass + 1) else { return nil }
+        return PassCache.Key(from: from, end: loop.end, settings: s)
     }
 
     private func rate(forPass k: Int) -> Double {

@@ -14,9 +14,20 @@ public struct RubberBandError: Error, CustomStringConvertible, Sendable {
 /// and the delay they cause is dropped from what it gives back, so that, as for SoundTouch, a
 /// pipeline takes input ÷ tempo frames and they start with the first input frame. It allocates
 /// and computes FFTs in `put`: decoder thread only, never the audio thread.
+///
+/// Each `clear` starts a new Rubber Band state rather than resetting the old one: after
+/// `rubberband_reset` R3 gives other samples than a new stretcher does for the same input (0.28
+/// apart in a pass of a real song), and a pass made ahead on another thread must be the pass
+/// played live to the sample, whatever played before it.
 public final class RubberBandStretcher {
-    private let state: RubberBandState
+    private var state: RubberBandState
     public let channels: Int
+    private let sampleRate: Int
+    private static let options = Int32(RubberBandOptionProcessRealTime.rawValue | RubberBandOptionEngineFiner.rawValue
+                                       | RubberBandOptionChannelsTogether.rawValue | RubberBandOptionThreadingNever.rawValue)
+    /// The pitch scale and formant option in effect, set again on each new state.
+    private var pitchScale = 1.0
+    private var keepingFormants = false
     /// Planar buffers (Rubber Band takes one array per channel) of `chunk` frames each, and the
     /// array of their addresses it is handed.
     private let planar: [UnsafeMutablePointer<Float>]
@@ -31,13 +42,12 @@ public final class RubberBandStretcher {
 
     /// Creates a stretcher. The corresponding C function is `rubberband_new`.
     public init(channels: Int, sampleRate: Int) throws(RubberBandError) {
-        let options = Int32(RubberBandOptionProcessRealTime.rawValue | RubberBandOptionEngineFiner.rawValue
-                            | RubberBandOptionChannelsTogether.rawValue | RubberBandOptionThreadingNever.rawValue)
-        guard channels >= 1, let state = rubberband_new(UInt32(sampleRate), UInt32(channels), options, 1, 1) else {
+        guard channels >= 1, let state = rubberband_new(UInt32(sampleRate), UInt32(channels), Self.options, 1, 1) else {
             throw RubberBandError(function: "rubberband_new(\(channels) channels, \(sampleRate) Hz)")
         }
         self.state = state
         self.channels = channels
+        self.sampleRate = sampleRate
         planar = (0..<channels).map { _ in
             let p = UnsafeMutablePointer<Float>.allocate(capacity: Self.chunk)
             p.initialize(repeating: 0, count: Self.chunk)
@@ -67,8 +77,14 @@ public final class RubberBandStretcher {
     /// `keepingFormants`. Set before a `clear`. The corresponding C functions are
     /// `rubberband_set_pitch_scale` and `rubberband_set_formant_option`.
     public func setPitch(_ scale: Double, keepingFormants: Bool) {
+        pitchScale = scale
+        self.keepingFormants = keepingFormants
+        applyPitch()
+    }
+
+    private func applyPitch() {
         rubberband_set_formant_option(state, Int32(keepingFormants ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
-        rubberband_set_pitch_scale(state, scale)
+        rubberband_set_pitch_scale(state, pitchScale)
     }
 
     /// Feeds interleaved frames. The corresponding C function is `rubberband_process`.
@@ -127,12 +143,21 @@ public final class RubberBandStretcher {
         flushed = true
     }
 
-    /// Drops everything buffered (after a seek). The corresponding C function is `rubberband_reset`.
+    /// Drops everything buffered (after a seek): a new state with the tempo and pitch in effect.
+    /// The corresponding C functions are `rubberband_new` and `rubberband_delete` (the old one is
+    /// kept if a new one cannot be had, and reset with `rubberband_reset`).
     public func clear() { restart() }
 
-    /// A clean start: reset, the zeros Rubber Band asks for fed in, the delay they make to drop.
+    /// A clean start: a new state, the zeros Rubber Band asks for fed in, the delay they make to drop.
     private func restart() {
-        rubberband_reset(state)
+        if let fresh = rubberband_new(UInt32(sampleRate), UInt32(channels), Self.options, 1 / tempo, 1) {
+            rubberband_delete(state)
+            state = fresh
+            rubberband_set_max_process_size(state, UInt32(Self.chunk))
+            applyPitch()
+        } else {
+            rubberband_reset(state)
+        }
         flushed = false
         var pad = Int(rubberband_get_preferred_start_pad(state))
         for p in planar { p.update(repeating: 0, count: Self.chunk) }

@@ -177,14 +177,23 @@ final class PassCache: @unchecked Sendable {  // `work` and its fields only unde
         guard let pipeline = startedPipeline(key, loop: loop, edgeFade: 0) else { return nil }
         let ch = pipeline.info.channels
         let n = Self.cycleFrames(loop, sourcePerOutput: pipeline.sourceFramesPerOutputFrame)
-        let fade = min(pipeline.seamFrames * outputRate / pipeline.info.sampleRate, n)
+        let fade = min(pipeline.seamOutputFrames, n)
         guard let out = produce(pipeline, frames: 2 * n + fade), out.count >= (2 * n + fade) * ch else { return nil }
         var cycle = Array(out[(n * ch)..<(2 * n * ch)])
-        for i in 0..<fade {
-            let a = (Float(i) + 0.5) / Float(fade)
-            for c in 0..<ch { cycle[i * ch + c] = out[(n + i) * ch + c] * a + out[(2 * n + i) * ch + c] * (1 - a) }
-        }
+        cycle.replaceSubrange(0..<(fade * ch), with: Self.linearFade(from: out[(2 * n * ch)...], into: out[(n * ch)...], frames: fade, channels: ch))
         return cycle
+    }
+
+    /// `frames` frames going linearly from `outgoing` to `incoming` (interleaved, `channels` a
+    /// frame, from each slice's start): for two takes of the same music, whose sum it keeps.
+    static func linearFade(from outgoing: ArraySlice<Float>, into incoming: ArraySlice<Float>, frames: Int, channels: Int) -> [Float] {
+        var out = [Float](repeating: 0, count: frames * channels)
+        let a0 = outgoing.startIndex, b0 = incoming.startIndex
+        for i in 0..<frames {
+            let a = (Float(i) + 0.5) / Float(frames)
+            for c in 0..<channels { out[i * channels + c] = outgoing[a0 + i * channels + c] * (1 - a) + incoming[b0 + i * channels + c] * a }
+        }
+        return out
     }
 
     /// Output frames of one pass of `loop` at `sourcePerOutput` (each pass after the first is

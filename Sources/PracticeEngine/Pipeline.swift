@@ -131,7 +131,13 @@ final class Pipeline {
     }
 
     /// Source frames that one output frame advances under `settings`.
-    var sourceFramesPerOutputFrame: Double { settings.rate * Double(info.sampleRate) / Double(outputRate) }
+    var sourceFramesPerOutputFrame: Double { sourceFramesPerOutputFrame(atRate: settings.rate) }
+
+    /// Source frames that one output frame advances at `rate`.
+    func sourceFramesPerOutputFrame(atRate rate: Double) -> Double { rate * Double(info.sampleRate) / Double(outputRate) }
+
+    /// A seam's 10 ms in output frames (a loop's cycle fades over it).
+    var seamOutputFrames: Int { max(1, outputRate / 100) }
 
     /// How far ahead of `tempo × output` the stretched content runs, in source frames, once the
     /// first sequence has played. WSOLA copies each sequence of W ms at the original speed and then

@@ -123,15 +123,18 @@ final class Program {
     /// The pass playing from the cache (nil: the pipeline plays it), and how much of it is out.
     private var memory: [Float]?
     private var memoryOffset = 0
-    /// A plain loop at high quality: the cycle asked of the cache; once it is made, the wrap where
-    /// it takes over (output frame, passes done then) and the live frames from there, which fade
-    /// into it; then the cycle, played over and over, and the passes it has left (nil: endless).
-    private var cycleKey: PassCache.Key?
-    private var cycleSwitch: (at: Int, passesDone: Int, cycle: [Float])?
-    private var held: [Float] = []
-    private var cycle: [Float]?
-    private var cycleOffset = 0
-    private var cyclePassesLeft: Int?
+    /// A plain loop at high quality on its way to its cycle (its pass as it repeats, made ahead).
+    private enum Cycle {
+        /// Asked of the cache; the live stream plays.
+        case asked(PassCache.Key)
+        /// Made: the live stream plays up to the wrap at output frame `at` (`passesDone` passes
+        /// in), and the frames after it are `held` until there are a fade's worth.
+        case planned(at: Int, passesDone: Int, cycle: [Float], held: [Float])
+        /// Played over and over from memory: `offset` frames of this pass out, and the passes
+        /// left, this one included (nil: endless).
+        case playing(cycle: [Float], offset: Int, passesLeft: Int?)
+    }
+    private var cycle: Cycle?
 
     init(pipeline: Pipeline, cache: PassCache? = nil) {
         self.pipeline = pipeline
@@ -170,9 +173,6 @@ final class Program {
         pass = 0
         finished = false
         memory = nil
-        cycleKey = nil
-        cycleSwitch = nil
-        held.removeAll(keepingCapacity: true)
         cycle = nil
         guard let loop, segmented else {
             try pipeline.start(at: frame, end: end, loop: loop, edgeFade: loop == nil ? edgeFade : 0, settings: settings)
@@ -181,7 +181,7 @@ final class Program {
                                               pass: 0, rate: settings.rate, isAudio: true, wrap: loop)]
             if let cache, let loop, settings.quality == .high, settings.rate != 1 || settings.pitch != 0, loop.passes.map({ $0 > 1 }) ?? true {
                 let key = PassCache.Key(from: loop.start, end: loop.end, settings: settings, cycle: true)
-                cycleKey = key
+                cycle = .asked(key)
                 cache.prepare([key])
             }
             return
@@ -257,7 +257,7 @@ final class Program {
             memoryOffset = 0
             cache.served()
             append(Timeline.Piece(outStart: outputFrames, source: from, sourceEnd: loop.end,
-                                  sourcePerOutput: s.rate * Double(pipeline.info.sampleRate) / Double(pipeline.outputRate),
+                                  sourcePerOutput: pipeline.sourceFramesPerOutputFrame(atRate: s.rate),
                                   lead: 0, pass: pass, rate: s.rate, isAudio: true))
         } else {
             try pipeline.start(at: from, end: loop.end, edgeFade: Self.passFade, settings: s)
@@ -272,28 +272,32 @@ final class Program {
     /// cycle's first (`beginCycle`).
     private func produceLive(_ p: UnsafePointer<Float>, _ n: Int, _ body: (UnsafePointer<Float>, Int) throws -> Void) throws {
         let ch = pipeline.info.channels
-        if cycleSwitch == nil, let key = cycleKey, let made = cache?.pass(key) { planCycle(made) }
-        guard let next = cycleSwitch, cycle == nil else {
+        if case .asked(let key) = cycle, let made = cache?.pass(key) { planCycle(made) }
+        guard case .planned(let at, let passesDone, let made, var held) = cycle else {
             outputFrames += n
             try body(p, n)
             return
         }
-        let before = min(max(next.at - outputFrames, 0), n)
+        let before = min(max(at - outputFrames, 0), n)
         if before > 0 {
             outputFrames += before
             try body(p, before)
         }
         held.append(contentsOf: UnsafeBufferPointer(start: p + before * ch, count: (n - before) * ch))
-        if held.count / ch >= fadeFrames(next.cycle) { try beginCycle(next, body) }
+        if held.count / ch >= fadeFrames(made) {
+            try beginCycle(at: at, passesDone: passesDone, made, after: held, body)
+        } else {
+            cycle = .planned(at: at, passesDone: passesDone, cycle: made, held: held)
+        }
     }
 
     /// The fade from the live stream into the cycle: a seam's 10 ms.
     private func fadeFrames(_ cycle: [Float]) -> Int {
-        min(pipeline.outputRate / 100, cycle.count / pipeline.info.channels)
+        min(pipeline.seamOutputFrames, cycle.count / pipeline.info.channels)
     }
 
     /// The wrap where the cycle takes over: the first whose live frames are not out yet, if
-    /// passes are left after it.
+    /// passes are left after it (else the loop plays live to its end).
     private func planCycle(_ made: [Float]) {
         guard let loop, let live = timeline.pieces.last, loop.length > 0 else { return }
         let length = Double(loop.length), into = Double(live.source - loop.start)
@@ -301,47 +305,42 @@ final class Program {
         func wrap(_ k: Int) -> Int { live.outStart + Int(((Double(k) * length - into) / live.sourcePerOutput).rounded()) }
         var k = max(Int(((into + Double(outputFrames - live.outStart) * live.sourcePerOutput) / length).rounded(.up)), 1)
         while wrap(k) < outputFrames { k += 1 }
-        if let passes = loop.passes, k >= passes { cycleKey = nil; return }   // the last pass plays live
-        cycleSwitch = (wrap(k), k, made)
+        if let passes = loop.passes, k >= passes { cycle = nil; return }
+        cycle = .planned(at: wrap(k), passesDone: k, cycle: made, held: [])
         cache?.served()
     }
 
-    /// Fades the held live frames into the cycle's first, and plays the cycle from there on.
-    private func beginCycle(_ next: (at: Int, passesDone: Int, cycle: [Float]), _ body: (UnsafePointer<Float>, Int) throws -> Void) throws {
+    /// Fades the `held` live frames (from the wrap at `at` on) into the cycle's first, and plays
+    /// the cycle from there on.
+    private func beginCycle(at: Int, passesDone: Int, _ made: [Float], after held: [Float], _ body: (UnsafePointer<Float>, Int) throws -> Void) throws {
         guard let loop else { return }
         let ch = pipeline.info.channels
-        let fade = fadeFrames(next.cycle)
-        var out = [Float](repeating: 0, count: fade * ch)
-        for i in 0..<fade {
-            let a = (Float(i) + 0.5) / Float(fade)
-            for c in 0..<ch { out[i * ch + c] = held[i * ch + c] * (1 - a) + next.cycle[i * ch + c] * a }
-        }
-        held.removeAll()
-        let frames = next.cycle.count / ch
-        append(Timeline.Piece(outStart: next.at, source: loop.start, sourceEnd: loop.end, sourcePerOutput: Double(loop.length) / Double(frames),
-                              lead: 0, pass: (timeline.pieces.last?.pass ?? 0) + next.passesDone, rate: settings.rate, isAudio: true,
-                              wrap: LoopRegion(start: loop.start, end: loop.end, passes: loop.passes.map { $0 - next.passesDone })))
-        cycle = next.cycle
-        cycleOffset = fade
-        cyclePassesLeft = loop.passes.map { $0 - next.passesDone }
+        let fade = fadeFrames(made)
+        let out = PassCache.linearFade(from: held[...], into: made[...], frames: fade, channels: ch)
+        let passesLeft = loop.passes.map { $0 - passesDone }
+        append(Timeline.Piece(outStart: at, source: loop.start, sourceEnd: loop.end, sourcePerOutput: Double(loop.length) / Double(made.count / ch),
+                              lead: 0, pass: (timeline.pieces.last?.pass ?? 0) + passesDone, rate: settings.rate, isAudio: true,
+                              wrap: LoopRegion(start: loop.start, end: loop.end, passes: passesLeft)))
+        cycle = .playing(cycle: made, offset: fade, passesLeft: passesLeft)
         outputFrames += fade
         try out.withUnsafeBufferPointer { try body($0.baseAddress!, fade) }
     }
 
     /// The next block of the cycle; false once its last pass is out.
-    private func produceCycle(_ cycle: [Float], _ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
+    private func produceCycle(_ made: [Float], offset: Int, passesLeft: Int?, _ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
         let ch = pipeline.info.channels
-        let frames = cycle.count / ch
-        if cycleOffset == frames {
-            if let left = cyclePassesLeft {
-                cyclePassesLeft = left - 1
-                if left - 1 <= 0 { return false }
+        let frames = made.count / ch
+        var offset = offset, passesLeft = passesLeft
+        if offset == frames {
+            if let left = passesLeft {
+                passesLeft = left - 1
+                if left - 1 <= 0 { cycle = .playing(cycle: made, offset: offset, passesLeft: passesLeft); return false }
             }
-            cycleOffset = 0
+            offset = 0
         }
-        let n = min(Pipeline.blockFrames, frames - cycleOffset)
-        try cycle.withUnsafeBufferPointer { try body($0.baseAddress! + cycleOffset * ch, n) }
-        cycleOffset += n
+        let n = min(Pipeline.blockFrames, frames - offset)
+        try made.withUnsafeBufferPointer { try body($0.baseAddress! + offset * ch, n) }
+        cycle = .playing(cycle: made, offset: offset + n, passesLeft: passesLeft)
         outputFrames += n
         return true
     }
@@ -365,22 +364,25 @@ final class Program {
     /// Produces the next output; false once everything has been played.
     func produce(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
         guard segmented, let loop else {
-            if let cycle { return try produceCycle(cycle, body) }
-            guard cycleKey != nil else {
+            switch cycle {
+            case .playing(let made, let offset, let passesLeft)?:
+                return try produceCycle(made, offset: offset, passesLeft: passesLeft, body)
+            case nil:
                 return try pipeline.produce { p, n in
                     outputFrames += n
                     try body(p, n)
                 }
+            case .asked?, .planned?:
+                let more = try pipeline.produce { p, n in try produceLive(p, n, body) }
+                if !more, case .planned(_, _, _, let held)? = cycle, !held.isEmpty {
+                    // The stream ended before the fade into the cycle: what was held is the end.
+                    cycle = nil
+                    try held.withUnsafeBufferPointer { try body($0.baseAddress!, held.count / pipeline.info.channels) }
+                    outputFrames += held.count / pipeline.info.channels
+                }
+                if case .playing? = cycle { return true }
+                return more
             }
-            let more = try pipeline.produce { p, n in try produceLive(p, n, body) }
-            if !more, !held.isEmpty {
-                // The stream ended before the fade into the cycle: what was held is the end.
-                let rest = held
-                held.removeAll()
-                try rest.withUnsafeBufferPointer { try body($0.baseAddress!, rest.count / pipeline.info.channels) }
-                outputFrames += rest.count / pipeline.info.channels
-            }
-            return more || cycle != nil
         }
         while !finished {
             if inPass {

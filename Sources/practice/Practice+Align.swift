@@ -5,6 +5,7 @@ import PracticeEngine
 extension Practice.Markers {
     struct Align: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "align",
             abstract: "Line up a sidecar made on another copy of the song with this one, and keep it on this copy's times.",
             discussion: """
                 Copies of a song differ: another encoding, another sample rate, silence added or \

@@ -9,6 +9,7 @@ import PracticeTUI
 extension Practice {
     struct Attach: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attach",
             abstract: "Open the practice screen on a running player (one in the background, or another terminal's).",
             discussion: """
                 The screen works as on a player of its own, and every edit lands in the same sidecar. \

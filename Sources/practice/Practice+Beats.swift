@@ -6,6 +6,7 @@ import PracticeEngine
 extension Practice {
     struct Beats: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "beats",
             abstract: "Find a track's tempo, beats and \"one\", and keep them in its sidecar.",
             discussion: """
                 The beats are found with aubio (following a tempo that drifts), each placed on its \

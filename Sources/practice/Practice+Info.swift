@@ -7,6 +7,7 @@ import PracticeEngine
 extension Practice {
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Show a track's format, duration, sample rate, channels and tags.",
             discussion: """
                 Examples:

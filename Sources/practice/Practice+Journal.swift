@@ -41,6 +41,7 @@ extension Practice {
 
         struct Note: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "note",
                 abstract: "Write a note in the journal for today (or another day).",
                 discussion: """
                     Examples:

@@ -44,6 +44,7 @@ extension Practice {
 
         struct Scan: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "scan",
                 abstract: "Index the library's folders (only what changed since the last scan).",
                 discussion: """
                     Reads the tags and covers (TagLib), the sidecars and the lyrics of new and
@@ -63,6 +64,7 @@ extension Practice {
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "List every track in the library, by artist and album.",
                 discussion: """
                     Examples:
@@ -79,6 +81,7 @@ extension Practice {
 
         struct Search: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "search",
                 abstract: "Find tracks by their tags, file names, markers, loops and lyrics.",
                 discussion: """
                     Every word must match the start of a word (case and accents ignored) in one
@@ -107,6 +110,7 @@ extension Practice {
 
     struct Pick: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pick",
             abstract: "Show today's pick: one track to practise, the same all day.",
             discussion: """
                 Chosen among the tracks with markers or loops (any track, when none has them) that

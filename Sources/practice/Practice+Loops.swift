@@ -6,6 +6,7 @@ import PracticeEngine
 extension Practice {
     struct Loops: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "loops",
             abstract: "List and edit a track's named loops (kept in FILE.practice.json beside it).",
             discussion: """
                 A loop's ends are marker names or times; a loop that starts at a marker follows it \
@@ -21,6 +22,7 @@ extension Practice {
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "Show the loops of a track.",
                 discussion: """
                     Example:
@@ -36,6 +38,7 @@ extension Practice {
 
         struct Add: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Add a named loop between two markers or times.",
                 discussion: """
                     Examples:

@@ -25,6 +25,7 @@ let audioExtensions = Track.fileExtensions.sorted()
 extension Practice {
     struct Markers: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "markers",
             abstract: "List and edit a track's markers (kept in FILE.practice.json beside it).",
             discussion: """
                 Marker names are any text that is not a time; case is ignored when matching them. \
@@ -40,6 +41,7 @@ extension Practice {
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "Show the markers of a track, by time.",
                 discussion: """
                     Examples:
@@ -56,6 +58,7 @@ extension Practice {
 
         struct Add: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Add a marker.",
                 discussion: """
                     Examples:
@@ -94,6 +97,7 @@ extension Practice {
 
         struct Rename: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "rename",
                 abstract: "Rename a marker (loops that use it follow).",
                 discussion: """
                     Example:
@@ -111,6 +115,7 @@ extension Practice {
 
         struct Move: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "move",
                 abstract: "Move a marker to a time, or nudge it by +/- seconds.",
                 discussion: """
                     Examples:
@@ -143,6 +148,7 @@ extension Practice {
 extension Practice.Markers {
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "merge",
             abstract: "Merge another copy of a sidecar (a friend's, say) into this track's.",
             discussion: """
                 Markers and loops are matched by id: what only one side has is kept, and where both \

@@ -6,6 +6,7 @@ import PracticeSongs
 extension Practice {
     struct Open: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Fetch a FLO song (audio, cover, synced lyrics) into the cache and play it.",
             discussion: """
                 SOURCE is a FLO song document, JSON with "singer", "album", "title", "duration" (seconds), \

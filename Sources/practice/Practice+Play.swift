@@ -8,6 +8,7 @@ import PracticeTUI
 extension Practice {
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "play",
             abstract: "Play a track through ALSA, slowed down or sped up without changing its pitch.",
             discussion: """
                 On a terminal this opens the practice screen: a seek bar with the markers, the loop, \

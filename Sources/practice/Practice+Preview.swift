@@ -5,6 +5,7 @@ import PracticeCommands
 extension Practice {
     struct Preview: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "preview",
             abstract: "Hear 15 seconds from the heart of a song, faded in and out.",
             discussion: """
                 From the first named loop when the song has one; else from the loudest stretch near

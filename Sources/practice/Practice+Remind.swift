@@ -6,6 +6,7 @@ import PracticeDesktop
 extension Practice {
     struct Remind: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remind",
             abstract: "Get a desktop notification at a time of day when you have not practised yet.",
             discussion: """
                 'remind at 19:00' installs a systemd user timer and service (in
@@ -21,6 +22,7 @@ extension Practice {
 
         struct At: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "at",
                 abstract: "Remind me every day at TIME (24-hour, 19:00) if I have not practised.",
                 discussion: """
                     Examples:
@@ -39,6 +41,7 @@ extension Practice {
 
         struct Off: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "off",
                 abstract: "No more reminders: the timer stopped and its units removed.",
                 discussion: """
                     Example:
@@ -52,6 +55,7 @@ extension Practice {
 
         struct Check: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "check",
                 abstract: "Notify when nothing was practised today (what the reminder's timer runs).",
                 discussion: """
                     Silent when the journal has practice today. The notification names today's pick.

@@ -7,6 +7,7 @@ import PracticeRemote
 extension Practice {
     struct Remote: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remote",
             abstract: "The phone remote: start it on a running player, list and revoke the phones paired with it.",
             discussion: """
                 'practice play FILE --remote' serves a page on the local network and shows a QR code \
@@ -27,6 +28,7 @@ extension Practice {
 
         struct Pair: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "pair",
                 abstract: "Start a running player's phone remote (if it is not yet) and print its address and a QR code to pair a phone with.",
                 discussion: """
                     The code holds a one-time address: it pairs one phone, for 10 minutes; run \
@@ -41,7 +43,7 @@ extension Practice {
         }
 
         struct Devices: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the paired phones: name, when paired, when last seen.")
+            static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the paired phones: name, when paired, when last seen.")
             @Flag(help: "Print JSON instead of lines.") var json = false
 
             func run() throws {
@@ -51,6 +53,7 @@ extension Practice {
 
         struct Revoke: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "revoke",
                 abstract: "Unpair a phone (by its name, as 'remote devices' lists it), or all of them.",
                 discussion: """
                     Examples:

@@ -9,6 +9,7 @@ import PracticeTUI
 extension Practice {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "render",
             abstract: "Write a slowed-down (or sped-up, or transposed) copy of a track to a file.",
             discussion: """
                 The output format comes from OUT's extension: .wav, .flac, .aiff, .ogg (Vorbis), \

@@ -182,6 +182,19 @@ import PracticeEngine
         }
     }
 
+    /// Strings are taken straight from the input when they have no escapes: ASCII as it is, the rest
+    /// checked as UTF-8 (bytes that are not are an error at the string, never a repaired string).
+    @Test func stringsWithoutEscapesAreTakenAsTheyAreAndCheckedWhenNotASCII() throws {
+        #expect(try JSONValue.parse(Data(#"{"café": "Ünder \u00e9 ok", "plain": "m00042"}"#.utf8))
+                == .object(["café": .string("Ünder é ok"), "plain": .string("m00042")]))
+        for bad: [UInt8] in [[0xC3, 0x28], [0xFF], [0xE2, 0x82]] {
+            let bytes = Array(#"{"ok": "x", "name": "caf"#.utf8) + bad + Array(#""}"#.utf8)
+            #expect(throws: JSONSyntaxError(line: 1, column: 21, message: "a string is not valid UTF-8")) {
+                try JSONValue.parse(Data(bytes))
+            }
+        }
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() {
         let text = String(repeating: "[", count: 100_000)
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }

@@ -23,7 +23,7 @@ public enum TimeChange: Sendable, Equatable {
 /// and says so in one line; `duration` is the track's, so times past its end are refused.
 extension Sidecar {
     /// Checks a new name: not empty, not a time (so `--loop A B` can tell them apart), not taken.
-    public static func checkName(_ name: String, kind: String, taken: [String]) throws(PracticeError) -> String {
+    public static func checkName(_ name: String, kind: String, taken: some Sequence<String>) throws(PracticeError) -> String {
         let trimmed = name.trimmingWhitespaceAndNewlines()
         guard !trimmed.isEmpty else { throw PracticeError(.usage, "a \(kind) name cannot be empty or only spaces") }
         guard !trimmed.contains("\n"), !trimmed.contains("\t") else {
@@ -121,7 +121,7 @@ extension Sidecar {
     @discardableResult
     public mutating func addMarker(name: String, time: Double, note: String? = nil, color: String? = nil,
                                    duration: Double) throws(PracticeError) -> Marker {
-        let name = try Self.checkName(name, kind: "marker", taken: liveMarkers.map(\.name))
+        let name = try Self.checkName(name, kind: "marker", taken: markers.lazy.filter { !$0.deleted }.map(\.name))
         let t = try Self.checkTime(time, duration: duration, what: "the time")
         if let color { try Self.checkColor(color) }
         let m = Marker(name: name, time: t, note: note, color: color)

@@ -71,8 +71,10 @@ public struct JSONSyntaxError: Error, Equatable, Sendable {
 extension JSONValue {
     /// Parses one JSON document (RFC 8259). Duplicate keys in an object are an error.
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
-        var reader = JSONReader(bytes: [UInt8](data))
-        return try reader.document()
+        try [UInt8](data).withUnsafeBufferPointer { (bytes) throws(JSONSyntaxError) in
+            var reader = JSONReader(bytes: bytes)
+            return try reader.document()
+        }
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(Data(text.utf8)) }
@@ -80,17 +82,21 @@ extension JSONValue {
     /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)
     /// starts in `data`: its line and column, for an error about a value that parsed.
     public static func location(of path: String, in data: Data) -> (line: Int, column: Int)? {
-        var reader = JSONReader(bytes: [UInt8](data))
-        reader.target = path
-        _ = try? reader.document()
-        guard let found = reader.found else { return nil }
-        let e = reader.error("", at: found)
-        return (e.line, e.column)
+        [UInt8](data).withUnsafeBufferPointer { bytes in
+            var reader = JSONReader(bytes: bytes)
+            reader.target = path
+            _ = try? reader.document()
+            guard let found = reader.found else { return nil }
+            let e = reader.error("", at: found)
+            return (e.line, e.column)
+        }
     }
 }
 
+/// Reads bytes that stay put while it reads (`withUnsafeBufferPointer`), without bounds checks in
+/// its inner loops: every index is compared with `bytes.count` first.
 private struct JSONReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
     /// Nesting depth, bounded so that hostile input cannot exhaust the stack.
     var depth = 0
@@ -100,7 +106,7 @@ private struct JSONReader {
     var found: Int?
     static let maxDepth = 256
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }   // a UTF-8 byte order mark
     }
@@ -169,6 +175,7 @@ private struct JSONReader {
         var members: [String: JSONValue] = [:]
         skipSpace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        members.reserveCapacity(6)   // a marker's members at once: growing 1, 2, 4, 8 rehashes three times
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
@@ -176,20 +183,21 @@ private struct JSONReader {
             }
             let keyStart = i
             let key = try string()
-            if members[key] != nil { throw error("duplicate key \"\(key)\"", at: keyStart) }
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe(i)); expected ':'") }
             i += 1
             skipSpace()
+            let v: JSONValue
             if target == nil {
-                members[key] = try value()
+                v = try value()
             } else {
                 let parent = path
                 path = parent.isEmpty ? key : parent + "." + key
                 if path == target { found = i }
-                members[key] = try value()
+                v = try value()
                 path = parent
             }
+            if members.updateValue(v, forKey: key) != nil { throw error("duplicate key \"\(key)\"", at: keyStart) }
             skipSpace()
             guard i < bytes.count else { throw error("unexpected end of file; expected ',' or '}'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -226,7 +234,7 @@ private struct JSONReader {
 
     mutating func number() throws(JSONSyntaxError) -> String {
         let start = i
-        func digits(_ r: inout Int, _ bytes: [UInt8]) -> Int {
+        func digits(_ r: inout Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
             let s = r
             while r < bytes.count, bytes[r] >= 0x30, bytes[r] <= 0x39 { r += 1 }
             return r - s
@@ -256,12 +264,19 @@ private struct JSONReader {
         i += 1
         var out = [UInt8]()
         var plainStart = i
+        var bits: UInt8 = 0   // the bits set in any byte: below 0x80, all ASCII
         while true {
             guard i < bytes.count else { throw error("unterminated string", at: open) }
             let b = bytes[i]
+            bits |= b
             if b == UInt8(ascii: "\"") {
                 if out.isEmpty {   // no escapes: straight from the input
-                    guard let s = String(validating: bytes[plainStart..<i], as: UTF8.self) else {
+                    let plain = UnsafeBufferPointer(rebasing: bytes[plainStart..<i])
+                    if bits < 0x80 {   // ASCII is UTF-8: nothing to check
+                        i += 1
+                        return String(decoding: plain, as: UTF8.self)
+                    }
+                    guard let s = String(validating: plain, as: UTF8.self) else {
                         throw error("a string is not valid UTF-8", at: open)
                     }
                     i += 1
@@ -334,79 +349,82 @@ private struct JSONReader {
 extension JSONValue {
     /// The document for people and git: keys sorted, 2-space indent, one member or item per line,
     /// a trailing newline.
-    public func pretty() -> String {
-        var out = ""
-        write(into: &out, indent: 0, pretty: true)
-        out += "\n"
-        return out
-    }
+    public func pretty() -> String { String(decoding: prettyBytes(), as: UTF8.self) }
 
-    /// "\n" and `n` spaces, for n = 0, 2, 4, … (made once: a sidecar has tens of thousands of lines).
-    private static let newlines: [String] = (0..<32).map { "\n" + String(repeating: " ", count: $0 * 2) }
-    private static func newline(_ indent: Int) -> String {
-        indent / 2 < newlines.count ? newlines[indent / 2] : "\n" + String(repeating: " ", count: indent)
+    /// `pretty()` as UTF-8, for a file. (Written as bytes: appending to a `String` checks and
+    /// grows it at every piece, and a sidecar has tens of thousands of pieces.)
+    public func prettyBytes() -> [UInt8] {
+        var out = [UInt8]()
+        write(into: &out, indent: 0, pretty: true)
+        out.append(0x0A)
+        return out
     }
 
     /// One line, keys sorted (for NDJSON and `--json` off a terminal).
     public func compact() -> String {
-        var out = ""
+        var out = [UInt8]()
         write(into: &out, indent: 0, pretty: false)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String, indent: Int, pretty: Bool) {
+    private static func newline(_ indent: Int, into out: inout [UInt8]) {
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: indent))
+    }
+
+    private func write(into out: inout [UInt8], indent: Int, pretty: Bool) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: n.utf8)
         case .string(let s): JSONValue.quote(s, into: &out)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
             for (k, item) in items.enumerated() {
-                if k > 0 { out += "," }
-                if pretty { out += JSONValue.newline(indent + 2) }
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { JSONValue.newline(indent + 2, into: &out) }
                 item.write(into: &out, indent: indent + 2, pretty: pretty)
             }
-            if pretty { out += JSONValue.newline(indent) }
-            out += "]"
+            if pretty { JSONValue.newline(indent, into: &out) }
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{"
-            for (k, key) in members.keys.sorted().enumerated() {
-                if k > 0 { out += "," }
-                if pretty { out += JSONValue.newline(indent + 2) }
-                JSONValue.quote(key, into: &out)
-                out += pretty ? ": " : ":"
-                members[key]!.write(into: &out, indent: indent + 2, pretty: pretty)
+            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
+            for (k, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { JSONValue.newline(indent + 2, into: &out) }
+                JSONValue.quote(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(0x20) }
+                member.value.write(into: &out, indent: indent + 2, pretty: pretty)
             }
-            if pretty { out += JSONValue.newline(indent) }
-            out += "}"
+            if pretty { JSONValue.newline(indent, into: &out) }
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func quote(_ s: String, into out: inout String) {
+    static func quote(_ s: String, into out: inout [UInt8]) {
         // (0xC2 and 0xE2 start the C1 controls and the bidirectional marks, which are escaped too,
         // so that JSON printed to a terminal stays JSON: nothing in it is left for
         // `terminalSafe` to show as `\u{…}`.)
+        out.append(UInt8(ascii: "\""))
         if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += "\""
-            out += s
-            out += "\""
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
             return
         }
-        out += "\""
         for u in s.unicodeScalars {
             switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where String.steers(u): out += cFormat("\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
+            case "\"": out.append(contentsOf: "\\\"".utf8)
+            case "\\": out.append(contentsOf: "\\\\".utf8)
+            case "\n": out.append(contentsOf: "\\n".utf8)
+            case "\r": out.append(contentsOf: "\\r".utf8)
+            case "\t": out.append(contentsOf: "\\t".utf8)
+            case _ where String.steers(u): out.append(contentsOf: cFormat("\\u%04x", u.value).utf8)
+            default: UTF8.encode(u) { out.append($0) }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -27,21 +27,26 @@ public struct Sidecar: Sendable, Equatable {
     public var liveLoops: [Loop] { loops.filter { !$0.deleted } }
 
     /// Sorts for small diffs: markers by (time, id), loops by (start, name, id), tombstones last by id.
+    /// (Sorted lists are left as they are: sorting would copy every entry of a list it shares.)
     public mutating func normalize() {
-        markers.sort { a, b in
+        func before(_ a: Marker, _ b: Marker) -> Bool {
             if a.deleted != b.deleted { return !a.deleted }
             if a.deleted { return a.id < b.id }
             return (a.time, a.id) < (b.time, b.id)
         }
-        let times = Dictionary(liveMarkers.map { ($0.id, $0.time) }, uniquingKeysWith: { a, _ in a })
+        if markers.indices.dropFirst().contains(where: { before(markers[$0], markers[$0 - 1]) }) { markers.sort(by: before) }
+        guard loops.count > 1 else { return }
+        var times = [String: Double](minimumCapacity: markers.count)
+        for m in markers where !m.deleted && times[m.id] == nil { times[m.id] = m.time }
         func start(_ l: Loop) -> Double {
             switch l.start { case .time(let t): t; case .marker(let id): times[id] ?? .infinity }
         }
-        loops.sort { a, b in
+        func before(_ a: Loop, _ b: Loop) -> Bool {
             if a.deleted != b.deleted { return !a.deleted }
             if a.deleted { return a.id < b.id }
             return (start(a), a.name, a.id) < (start(b), b.name, b.id)
         }
+        if loops.indices.dropFirst().contains(where: { before(loops[$0], loops[$0 - 1]) }) { loops.sort(by: before) }
     }
 }
 

@@ -45,13 +45,13 @@ extension Sidecar {
         if let m = root.removeValue(forKey: "markers") {
             let items = try FieldReader(path: "markers", value: m).array()
             s.markers = try items.enumerated().map { (k, v) throws(SidecarFormatError) in
-                try Marker(FieldReader(path: "markers[\(k)]", value: v))
+                try Marker(FieldReader(path: "markers", index: k, value: v))
             }
         }
         if let l = root.removeValue(forKey: "loops") {
             let items = try FieldReader(path: "loops", value: l).array()
             s.loops = try items.enumerated().map { (k, v) throws(SidecarFormatError) in
-                try Loop(FieldReader(path: "loops[\(k)]", value: v), markers: s.markers)
+                try Loop(FieldReader(path: "loops", index: k, value: v), markers: s.markers)
             }
         }
         if let p = root.removeValue(forKey: "settings") { s.settings = try PracticeSettings(FieldReader(path: "settings", value: p)) }
@@ -62,7 +62,7 @@ extension Sidecar {
     }
 
     private func checkIDs() throws(SidecarFormatError) {
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: Swift.max(markers.count, loops.count))
         for (k, m) in markers.enumerated() where !seen.insert(m.id).inserted {
             throw SidecarFormatError(field: "markers[\(k)].id", message: "\"\(m.id)\" is used twice")
         }
@@ -76,7 +76,7 @@ extension Sidecar {
     public func encoded() -> Data {
         var copy = self
         copy.normalize()
-        return Data(copy.json.pretty().utf8)
+        return Data(copy.json.prettyBytes())
     }
 
     public var json: JSONValue {
@@ -94,8 +94,16 @@ extension Sidecar {
 
 /// Reads one field of a document with errors that say where it is.
 struct FieldReader {
-    var path: String
+    /// The field, or the list the item is in (`markers`), so that a sidecar with 10,000 markers
+    /// does not write 10,000 paths that no error will need.
+    private var field: String
+    private var index: Int?
     var value: JSONValue
+
+    init(path: String, value: JSONValue) { field = path; self.value = value }
+    init(path list: String, index: Int, value: JSONValue) { field = list; self.index = index; self.value = value }
+
+    var path: String { index.map { "\(field)[\($0)]" } ?? field }
 
     func fail(_ message: String) -> SidecarFormatError { SidecarFormatError(field: path, message: message) }
 
@@ -109,22 +117,36 @@ struct FieldReader {
     }
 }
 
-/// Takes known fields out of an object, leaving the unknown ones for `extra`.
+/// Takes known fields out of an object, leaving the unknown ones for `extra`. (It takes them out
+/// of a list of the object's members, not the dictionary: an entry has a handful of members, and a
+/// look along a handful of short keys is quicker than hashing each key asked for.)
 struct Members {
-    let path: String
-    var rest: [String: JSONValue]
+    private let reader: FieldReader
+    private var members: [(key: String, value: JSONValue)]
 
     init(_ r: FieldReader) throws(SidecarFormatError) {
-        path = r.path
-        rest = try r.object()
+        reader = r
+        members = Array(try r.object())
     }
+
+    var path: String { reader.path }
+
+    /// The members not taken: what a newer version added, or a person, kept as they are.
+    var rest: [String: JSONValue] { members.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: members) }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        guard let k = members.firstIndex(where: { $0.key == key }) else { return nil }
+        return members.remove(at: k).value
+    }
+
+    func peek(_ key: String) -> JSONValue? { members.first(where: { $0.key == key })?.value }
 
     func fail(_ key: String, _ message: String) -> SidecarFormatError {
         SidecarFormatError(field: path.isEmpty ? key : "\(path).\(key)", message: message)
     }
 
     mutating func string(_ key: String) throws(SidecarFormatError) -> String? {
-        guard let v = rest.removeValue(forKey: key), v != .null else { return nil }
+        guard let v = take(key), v != .null else { return nil }
         guard let s = v.string else { throw fail(key, "expected a string, found \(v.kindName)") }
         return s
     }
@@ -133,12 +155,12 @@ struct Members {
         return s
     }
     mutating func number(_ key: String, _ what: String = "a number") throws(SidecarFormatError) -> Double? {
-        guard let v = rest.removeValue(forKey: key), v != .null else { return nil }
+        guard let v = take(key), v != .null else { return nil }
         guard let d = v.double, d.isFinite else { throw fail(key, "expected \(what), found \(v.kindName)") }
         return d
     }
     mutating func seconds(_ key: String) throws(SidecarFormatError) -> Double? {
-        let literal = rest[key].flatMap { if case .number(let n) = $0 { n } else { nil } }
+        let literal = peek(key).flatMap { if case .number(let n) = $0 { n } else { nil } }
         guard let d = try number(key, "a number of seconds") else { return nil }
         guard d >= 0 else { throw fail(key, "is negative (\(JSONValue.formatMilliseconds(d)) s)") }
         guard d <= Self.longestSeconds else { throw fail(key, "is \(literal ?? String(d)) s: longer than any recording") }
@@ -148,16 +170,15 @@ struct Members {
     /// 10⁹ s (31 years): more than any recording, and times to the millisecond stay exact.
     static let longestSeconds = 1e9
     mutating func int(_ key: String) throws(SidecarFormatError) -> Int {
-        guard let v = rest.removeValue(forKey: key) else { throw fail(key, "missing") }
+        guard let v = take(key) else { throw fail(key, "missing") }
         guard let i = v.int, i >= 0 else { throw fail(key, "expected a whole number, found \(v.kindName == "a number" ? "\(v)" : v.kindName)") }
         return i
     }
     mutating func bool(_ key: String) throws(SidecarFormatError) -> Bool {
-        guard let v = rest.removeValue(forKey: key), v != .null else { return false }
+        guard let v = take(key), v != .null else { return false }
         guard let b = v.bool else { throw fail(key, "expected true or false, found \(v.kindName)") }
         return b
     }
-    mutating func take(_ key: String) -> JSONValue? { rest.removeValue(forKey: key) }
 }
 
 /// The oldest possible edit, for hand-written entries without `updatedAt`.
@@ -197,6 +218,7 @@ extension Marker {
 
     var json: JSONValue {
         var o = extra
+        o.reserveCapacity(extra.count + 7)   // grown once, not four times
         if let tombstone = entryJSON(&o, id: id, updatedAt: updatedAt, deleted: deleted) { return tombstone }
         o["name"] = .string(name)
         o["time"] = .seconds(time)
@@ -241,6 +263,7 @@ extension Loop {
 
     var json: JSONValue {
         var o = extra
+        o.reserveCapacity(extra.count + 7)   // grown once, not four times
         if let tombstone = entryJSON(&o, id: id, updatedAt: updatedAt, deleted: deleted) { return tombstone }
         func point(_ p: LoopPoint) -> JSONValue {
             switch p {
@@ -331,7 +354,7 @@ extension PracticeSettings {
         var m = try Members(r)
         self.init(rate: try m.number("rate"), pitch: try m.number("pitch"), position: try m.seconds("position"), bpm: try m.number("bpm"),
                   lyricsShift: try m.number("lyricsShift", "a number of seconds").map(Sidecar.milliseconds))
-        if let stamps = m.rest.removeValue(forKey: "updatedAt") {
+        if let stamps = m.take("updatedAt") {
             let r = FieldReader(path: "settings.updatedAt", value: stamps)
             for (key, value) in try r.object() {
                 guard let t = value.string else { throw FieldReader(path: "settings.updatedAt.\(key)", value: value).fail("expected a time such as \"2026-11-20T10:01:00.000Z\", found \(value.kindName)") }

@@ -32,6 +32,14 @@ public struct SoundFile: ~Copyable {
     /// The audio streams of a container FFmpeg reads (one for the files libsndfile reads).
     public let audioStreams: [AudioStreamInfo]
 
+    /// Whether a seek lands on the very frame asked for, so that reading from there gives the
+    /// samples reading through would: libsndfile's PCM, FLAC, Ogg and the like (not its MP3, nor
+    /// FFmpeg's containers, whose seeks go by packets).
+    public var seeksExactly: Bool {
+        guard case .sndfile = backend else { return false }
+        return info.format.major != Int32(SF_FORMAT_MPEG)
+    }
+
     /// Opens `path` for reading: libsndfile first (`sf_open`), FFmpeg where libsndfile does not
     /// know the format, or where `audioStream` asks for a stream after the first.
     public init(path: String, audioStream: Int? = nil) throws(AudioFileError) {

@@ -22,6 +22,9 @@ public struct RenderJob: Sendable {
     /// WAV output as cue points wherever the output plays them: once per pass of a loop, after
     /// count-ins and gaps, at each pass's rate (placed by the stream's `Timeline`).
     public var cues: [InterchangeEntry] = []
+    /// The length of the pieces a plain render is cut into for both cores (SplitRender); nil:
+    /// 20 s. (Tests make them short, to have seams in a short render.)
+    public var pieceSeconds: Double?
     /// For lossless containers; nil = the input's own (16-bit for lossy inputs).
     public var sampleFormat: SoundFileWriter.SampleFormat?
     /// nil = the input's rate (or what the container requires).
@@ -106,31 +109,53 @@ public enum Renderer {
         AtomicFile.removeAbandoned(in: url.deletingLastPathComponent().path) { name in
             name.hasPrefix(partial) ? Int32(name.dropFirst(partial.count)) : nil
         }
-        var writer: SoundFileWriter
-        do {
-            var tags = track.tags
-            if let title = title(for: job, track: track) { tags["title"] = title }
-            writer = try SoundFileWriter(path: temporary, container: container, sampleFormat: sampleFormat,
-                                         sampleRate: rate, channels: track.info.channels, tags: tags)
-        } catch {
-            let reason: String
-            if case .sndfile(let e) = error, e.isSystem { reason = systemMessage() } else { reason = error.message }
-            throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
+        func makeWriter() throws(PracticeError) -> SoundFileWriter {
+            do {
+                var tags = track.tags
+                if let title = title(for: job, track: track) { tags["title"] = title }
+                return try SoundFileWriter(path: temporary, container: container, sampleFormat: sampleFormat,
+                                           sampleRate: rate, channels: track.info.channels, tags: tags)
+            } catch {
+                let reason: String
+                if case .sndfile(let e) = error, e.isSystem { reason = systemMessage() } else { reason = error.message }
+                throw PracticeError(.cannotCreate, "\(job.output): cannot create: \(reason)")
+            }
         }
+        var writer = try makeWriter()
         FaultPoint.reach("render-created")
         var frames = 0
         var program: Program
+        // A plain range goes over both cores where that gives the same length (SplitRender).
+        let split = region == nil && !track.lengthIsEstimate
+            ? SplitRender(path: job.input, audioStream: job.audioStream, file: opened.file, start: start, end: end,
+                          settings: job.settings, outputRate: rate, pieceSeconds: job.pieceSeconds ?? SplitRender.pieceSeconds)
+            : nil
         do {
             let pipeline = try Pipeline(file: opened.file, outputRate: rate, settings: job.settings)
             pipeline.lengthIsEstimate = track.lengthIsEstimate
             program = Program(pipeline: pipeline)
             try program.start(at: start, end: end, loop: region, settings: job.settings)
-            var lastReport = -1.0
-            while try program.produce({ (p, n) throws in
+            func write(_ p: UnsafePointer<Float>, _ n: Int) throws {
                 try writer.write(p, frames: n)
                 if frames == 0 { FaultPoint.reach("render-block") }
                 frames += n
-            }) {
+            }
+            var single = split == nil
+            if let split {
+                do {
+                    _ = try split.run(write: write, interrupted: interrupted, progress: progress)
+                } catch SplitRender.Stop.interrupted {
+                    throw Interrupted()
+                } catch SplitRender.Stop.fileShort {
+                    // The file holds less than it says: one stream renders what there is, and says so.
+                    try writer.close()
+                    writer = try makeWriter()
+                    frames = 0
+                    single = true
+                }
+            }
+            var lastReport = -1.0
+            while try single && program.produce({ (p, n) throws in try write(p, n) }) {
                 if interrupted() { throw Interrupted() }
                 let done = program.progress ?? 0
                 if done - lastReport >= 0.01 { progress(done); lastReport = done }

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
+import PracticeAudio
+import PracticeSystem
+
+/// A plain render (one range, no loop) over both cores: the output is cut into pieces of about
+/// 20 s, two threads stretch them at once, each on its own copy of the file, and the writer takes
+/// them in order.
+///
+/// A piece after the first starts a quarter of a second early (so that the stretcher has settled
+/// by the piece's start) and fades in over the 10 ms where the piece before it fades out. The two
+/// are renditions of the same audio, but a stretcher's splices leave each a few milliseconds off
+/// the other, in a phase of its own: so the piece is moved (by at most 10 ms) to where its start
+/// is most like the end of the piece before, as the stretcher itself does at each splice. The
+/// first piece is what one stream gives, to the sample; the length is one stream's, to the frame:
+/// each piece starts on a source frame that is a whole number of output frames from the range's
+/// start, and takes exactly its share of the output wherever it was moved to.
+///
+/// Only where that holds: no pitch shift and no resampling (a source frame per `rate` output
+/// frames exactly, with `rate` a fraction of at most 100 in the denominator), a file read by
+/// libsndfile whose seeks are exact, and enough output for two pieces.
+struct SplitRender: Sendable {
+    let path: String
+    let audioStream: Int?
+    let settings: PlaybackSettings
+    let outputRate: Int
+    let channels: Int
+    /// The range in source frames, and the output frames one stream makes of it.
+    let start: Int
+    let end: Int
+    let total: Int
+    /// Output frames: where each piece starts (the first at 0), its lead-in, the crossfade, and
+    /// how far a piece may be moved to line up with the one before.
+    let starts: [Int]
+    let leadIn: Int
+    let fade: Int
+    let reach: Int
+
+    static let pieceSeconds = 10.0
+    static let leadInSeconds = 0.25
+
+    /// The plan for `start..<end` of the file at `path`, or nil where one stream must do it.
+    init?(path: String, audioStream: Int?, file: borrowing SoundFile, start: Int, end: Int, settings: PlaybackSettings,
+          outputRate: Int, pieceSeconds: Double = SplitRender.pieceSeconds) {
+        guard settings.rate != 1, settings.pitch == 0, !settings.formant, outputRate == file.info.sampleRate,
+              file.seeksExactly, end > start, sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2,
+              let step = Self.denominator(of: settings.rate) else { return nil }
+        let total = Int((Double(end - start) / settings.rate).rounded())
+        // Pieces and lead-ins in whole steps: `step` output frames are a whole number of source frames.
+        func steps(_ seconds: Double) -> Int { max(Int(seconds * Double(outputRate) / Double(step)), 1) * step }
+        let piece = steps(pieceSeconds)
+        guard total >= 2 * piece else { return nil }
+        self.path = path
+        self.audioStream = audioStream
+        self.settings = settings
+        self.outputRate = outputRate
+        channels = file.info.channels
+        self.start = start
+        self.end = end
+        self.total = total
+        starts = Array(stride(from: 0, to: total - piece / 2, by: piece))
+        leadIn = steps(Self.leadInSeconds)
+        fade = max(1, outputRate / 100)
+        reach = fade
+    }
+
+    /// The smallest q ≤ 100 with rate × q whole, if there is one.
+    static func denominator(of rate: Double) -> Int? {
+        (1...100).first { q in
+            let x = rate * Double(q)
+            return abs(x - x.rounded()) < 1e-9
+        }
+    }
+
+    /// Output frames piece `k` adds to the file, not counting the crossfade into the next piece.
+    func length(of k: Int) -> Int { (k + 1 < starts.count ? starts[k + 1] : total) - starts[k] }
+
+    /// Stretches piece `k` on `pipeline`: its lead-in (the first `leadIn(k)` frames, to be
+    /// dropped), its own frames, and (but for the last) the `fade` frames that lie under the next
+    /// piece's start and `reach` more, for moving it. Nil if the file gave less, or `stop` said so.
+    func make(_ k: Int, on pipeline: Pipeline, stop: () -> Bool = { false }) throws -> [Float]? {
+        let lead = leadIn(k)
+        let from = start + Int((Double(starts[k] - lead) * settings.rate).rounded())
+        try pipeline.start(at: from, end: end, settings: settings)
+        let want = length(of: k) + (k + 1 < starts.count ? fade + reach : 0)
+        var samples: [Float] = []
+        samples.reserveCapacity((lead + want) * channels)
+        while samples.count < (lead + want) * channels, !stop(), try pipeline.produce({ p, n in
+            samples.append(contentsOf: UnsafeBufferPointer(start: p, count: n * channels))
+        }) {}
+        guard samples.count >= (lead + want) * channels, pipeline.earlyEnd == nil else { return nil }
+        samples.removeLast(samples.count - (lead + want) * channels)
+        return samples
+    }
+
+    func leadIn(_ k: Int) -> Int { k == 0 ? 0 : min(leadIn, starts[k]) }
+
+    /// Why a split render stopped: the file gave less than its header said (a single stream
+    /// then renders it and says so), or it was interrupted.
+    enum Stop: Error { case fileShort, interrupted }
+
+    /// Renders every piece, two at a time, and hands the output to `write` in order; returns the
+    /// frames written. At most three pieces are in memory at once (7 MB each for 20 s of stereo).
+    func run(write: (UnsafePointer<Float>, Int) throws -> Void, interrupted: () -> Bool, progress: (Double) -> Void) throws -> Int {
+        let state = Shared(count: starts.count)
+        let workers = (0..<2).map { _ in
+            ControlThread(name: "practice-render") { [self] in
+                var pipeline: Pipeline?
+                while let k = state.next() {
+                    var made: [Float]?
+                    do {
+                        if pipeline == nil {
+                            pipeline = try Pipeline(file: SoundFile(path: path, audioStream: audioStream), outputRate: outputRate, settings: settings)
+                        }
+                        made = try make(k, on: pipeline!, stop: state.isStopped)
+                    } catch {
+                        made = nil
+                    }
+                    state.finish(k, made)
+                }
+            }
+        }
+        defer {
+            state.stop()
+            for w in workers { w.join() }
+        }
+        var written = 0
+        var tail: [Float] = []   // the crossfade's far side: the last `fade` frames of the piece before
+        for k in starts.indices {
+            guard let taken = state.take(k, interrupted: interrupted) else { throw Stop.interrupted }
+            guard var piece = taken else { throw Stop.fileShort }
+            // The last piece has nothing after its end: it may only move earlier.
+            let at = (leadIn(k) + (tail.isEmpty ? 0 : bestShift(of: piece, at: leadIn(k), under: tail, last: k + 1 == starts.count))) * channels
+            if !tail.isEmpty {
+                piece.replaceSubrange(at..<(at + tail.count), with: PassCache.linearFade(from: tail[...], into: piece[at...], frames: fade, channels: channels))
+            }
+            let own = length(of: k)
+            tail = k + 1 < starts.count ? Array(piece[(at + own * channels)..<(at + (own + fade) * channels)]) : []
+            try piece.withUnsafeBufferPointer { try write($0.baseAddress! + at, own) }
+            written += own
+            progress(Double(written) / Double(total))
+        }
+        return written
+    }
+
+    /// Where, within `reach` of `lead`, the piece's start is most like `tail` (the end of the
+    /// piece before it): the shift with the largest normalised cross-correlation over the fade.
+    func bestShift(of piece: [Float], at lead: Int, under tail: [Float], last: Bool) -> Int {
+        var best = 0, bestScore = -Double.infinity
+        for shift in -reach...(last ? 0 : reach) {
+            var dot = 0.0, energy = 0.0
+            let base = (lead + shift) * channels
+            for i in 0..<tail.count {
+                let b = Double(piece[base + i])
+                dot += Double(tail[i]) * b
+                energy += b * b
+            }
+            let score = energy > 0 ? dot / energy.squareRoot() : 0
+            if score > bestScore || (score == bestScore && abs(shift) < abs(best)) { best = shift; bestScore = score }
+        }
+        return best
+    }
+
+    /// The pieces between the threads and the writer: which is next to make, what is made.
+    private final class Shared: @unchecked Sendable {   // every field is only touched with `condition` locked
+        private let condition = Condition()
+        private let count: Int
+        private var nextPiece = 0
+        private var taken = 0
+        private var made: [Int: [Float]?] = [:]
+        private var stopped = false
+
+        init(count: Int) { self.count = count }
+
+        /// The next piece to make, once fewer than two are made ahead of the writer; nil when
+        /// there are none left or the writer stopped.
+        func next() -> Int? {
+            condition.lock()
+            defer { condition.unlock() }
+            while !stopped && nextPiece < count && nextPiece >= taken + 2 { condition.wait() }
+            guard !stopped, nextPiece < count else { return nil }
+            nextPiece += 1
+            return nextPiece - 1
+        }
+
+        func finish(_ k: Int, _ samples: [Float]?) {
+            condition.lock()
+            made[k] = .some(samples)
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Waits for piece `k` and takes it (.some(nil) if it could not be made); nil once
+        /// `interrupted` says so (asked first, and every 50 ms while it waits).
+        func take(_ k: Int, interrupted: () -> Bool) -> [Float]?? {
+            condition.lock()
+            defer { condition.unlock() }
+            while true {
+                if interrupted() { return nil }
+                if made[k] != nil { break }
+                condition.wait(seconds: 0.05)
+            }
+            taken = k + 1
+            condition.broadcast()
+            return made.removeValue(forKey: k)!
+        }
+
+        func isStopped() -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            return stopped
+        }
+
+        func stop() {
+            condition.lock()
+            stopped = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

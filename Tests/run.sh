@@ -9,9 +9,10 @@
 # make check-install.
 # Then the quiet part, alone on the machine: the suites that play through a live sound server in
 # real time and measure what is heard to the millisecond (beside a busy build they fail: a pass
-# 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then TerminalTests in
-# two processes (the two 30-second study drills, then MPRISTests; and the other screens), which
-# mostly wait and take a tenth of a core each; then RemoteTests (headless Chromium driving a player)
+# 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then three processes
+# that mostly wait and take a tenth of a core each: the two 30-second study drills of
+# TerminalTests, then MPRISTests; the other screens; LyricsFollowTests (lyric lines printed to the
+# millisecond beside a real-time player); then RemoteTests (headless Chromium driving a player)
 # and VideoTimingTests (the video's picture against the sound).
 # The test bundle is run directly, not through `swift test`, which locks the build folder that
 # check-install builds the manual in. Each run's output is in .build/test-logs; a failed run's
@@ -22,7 +23,7 @@ make=${MAKE:-make}
 bundle=.build/debug/practicePackageTests.xctest
 logs=.build/test-logs
 shards=${SHARDS:-3}
-quiet=(RealTimeTests TerminalTests MPRISTests RemoteTests VideoTimingTests)
+quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests RemoteTests VideoTimingTests)
 export PRACTICE_BINARY=$PWD/.build/release/practice SWIFT_BACKTRACE=interactive=no NO_COLOR=1
 [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
 
@@ -54,6 +55,7 @@ busy() {
 quiet() {
     run RealTimeTests --filter '\.RealTimeTests/'
     { run TerminalTests-drills --filter '\.TerminalTests/theStudysTask'; run MPRISTests --filter '\.MPRISTests/'; } &
+    run LyricsFollowTests --filter '\.LyricsFollowTests/' &
     run TerminalTests --filter '\.TerminalTests/' --skip '\.TerminalTests/theStudysTask'
     wait
     # The phone remote in headless Chromium, whose taps it checks in a real-time player's events

@@ -4,7 +4,7 @@ import PracticeAudio
 import PracticeSystem
 
 /// A plain render (one range, no loop) over both cores: the output is cut into pieces of about
-/// 20 s, two threads stretch them at once, each on its own copy of the file, and the writer takes
+/// 10 s, two threads stretch them at once, each on its own copy of the file, and the writer takes
 /// them in order.
 ///
 /// A piece after the first starts a quarter of a second early (so that the stretcher has settled
@@ -100,7 +100,7 @@ struct SplitRender: Sendable {
     enum Stop: Error { case fileShort, interrupted }
 
     /// Renders every piece, two at a time, and hands the output to `write` in order; returns the
-    /// frames written. At most three pieces are in memory at once (7 MB each for 20 s of stereo).
+    /// frames written. At most three pieces are in memory at once (3.5 MB each for 10 s of stereo).
     func run(write: (UnsafePointer<Float>, Int) throws -> Void, interrupted: () -> Bool, progress: (Double) -> Void) throws -> Int {
         let state = Shared(count: starts.count)
         let workers = (0..<2).map { _ in

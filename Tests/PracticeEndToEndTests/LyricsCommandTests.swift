@@ -241,15 +241,31 @@ import Synchronization
         #expect(follower.wait() == 0)
     }
 
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// `00:01.30`: a stamp for the test's LRC file.
+    static func stamp(_ t: Double) -> String {
+        let cs = Int((t * 100).rounded())
+        return String(format: "%02d:%02d.%02d", cs / 6000, cs / 100 % 60, cs % 100)
+    }
+}
+
+/// `lyrics --follow` against a player playing in real time: timed to the millisecond, so run in
+/// the quiet part of the suite (Tests/run.sh), not beside busy builds and renders.
+@Suite struct LyricsFollowTests {
     /// Playing in real time (a private PulseAudio null sink), each line prints within 20 ms of the
     /// moment the player reports hearing its time: the follower extrapolates between the reports
     /// (ten a second) instead of waiting for the next one, which alone would be up to 100 ms late.
     @Test(.serialized, arguments: [0.8, 1.5])
     func followPrintsLinesOnTimeWhilePlaying(rate: Double) throws {
         let rig = try PulseRig()
-        let w = try workspace(lrc: nil)
+        let w = try LyricsCommandTests().workspace(lrc: nil)
         let stamps = stride(from: 10, through: 46, by: 3).map { Double($0) / 10 }   // 1.0, 1.3 … 4.6 s
-        let lrc = stamps.enumerated().map { "[\(Self.stamp($0.element))]line \($0.offset + 1)" }.joined(separator: "\n")
+        let lrc = stamps.enumerated().map { "[\(LyricsCommandTests.stamp($0.element))]line \($0.offset + 1)" }.joined(separator: "\n")
         try lrc.write(toFile: w.dir.file("tone.lrc"), atomically: true, encoding: .utf8)
         let sock = w.dir.file("c.sock")
         let env = rig.environment.merging(w.env) { $1 }
@@ -272,7 +288,7 @@ import Synchronization
         let rawReports = Mutex<[String]>([])
         let reader = Thread {
             while let line = reportsFrom.line(seconds: 15) {
-                let t = Self.now()
+                let t = LyricsCommandTests.now()
                 rawReports.withLock { $0.append("\(t) \(line)") }
                 guard line.contains(#""playing":true"#),
                       let p = line.split(separator: ",").first(where: { $0.hasPrefix(#""position":"#) }).flatMap({ Double($0.dropFirst(11)) }) else { continue }
@@ -281,7 +297,7 @@ import Synchronization
         }
         reader.start()
         var printed: [(t: Double, line: String)] = []
-        while let line = out.line(seconds: 15) { printed.append((Self.now(), line)) }
+        while let line = out.line(seconds: 15) { printed.append((LyricsCommandTests.now(), line)) }
         #expect(player.wait() == 0 && follower.wait() == 0)
         while !reader.isFinished { usleep(10_000) }
         let heard = reports.withLock { $0 }
@@ -300,7 +316,7 @@ import Synchronization
             let (t0, p0) = heard[j - 1], (t1, p1) = heard[j]
             return t0 + (t1 - t0) * (time - p0) / (p1 - p0)
         }
-        let expected = stamps.enumerated().map { "[\(Self.stamp($0.element).dropFirst())] line \($0.offset + 1)" }
+        let expected = stamps.enumerated().map { "[\(LyricsCommandTests.stamp($0.element).dropFirst())] line \($0.offset + 1)" }
         // Every line printed, in order: none skipped, whatever the machine did to the reports.
         var rest = printed.map(\.line)[...]
         let missed = expected.filter { line in
@@ -319,17 +335,5 @@ import Synchronization
         print("rate \(rate): printed − heard, ms: \(late.map { Int($0.rounded()) }) (\(stamps.count - late.count) lines not timed)")
         try #require(late.count >= stamps.count / 2, "too few steady reports to time the lines: \(rawReports.withLock { $0 }.joined(separator: "\n"))")
         #expect(late.allSatisfy { $0 > -10 && $0 < 20 }, "printed − heard (ms): \(late); reports: \(rawReports.withLock { $0 }.joined(separator: "\n"))")
-    }
-
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
-    /// `00:01.30`: a stamp for the test's LRC file.
-    static func stamp(_ t: Double) -> String {
-        let cs = Int((t * 100).rounded())
-        return String(format: "%02d:%02d.%02d", cs / 6000, cs / 100 % 60, cs % 100)
     }
 }

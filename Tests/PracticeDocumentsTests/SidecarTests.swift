@@ -182,6 +182,30 @@ import PracticeEngine
         }
     }
 
+    /// The document as written is `json.prettyBytes()` to the byte, though markers are written
+    /// from their fields: every optional field, unknown ones sorting before, between and after the
+    /// known ones, tombstones with and without unknown fields.
+    @Test func markersWrittenFromTheirFieldsAreTheJSONsBytes() throws {
+        var s = Sidecar()
+        var full = Marker(name: "Verse \"1\"", time: 45.125, note: "quiet\there", color: "#ff8800")
+        full.author = "Ana"
+        full.extra = ["aaa": .number("1"), "kind": .string("cue"), "zzz": .object(["nested": .array([.null, .bool(true)])])]
+        var gone = Marker(name: "Old", time: 3)
+        gone.deleted = true
+        var goneWithExtra = Marker(name: "", time: 0)
+        goneWithExtra.deleted = true
+        goneWithExtra.extra = ["by": .string("merge")]
+        s.markers = [full, Marker(name: "Intro", time: 0), Marker(name: "Ünïcödé ✨", time: 12.5), gone, goneWithExtra]
+        s.loops = [Loop(name: "Chorus", start: .marker(s.markers[1].id), end: .time(20))]
+        s.extra = ["$schema": .string("x"), "zNext": .array([])]
+        s.normalize()
+        let written = s.encoded()
+        #expect(written == Data(s.json.prettyBytes()))
+        #expect(try Sidecar.decode(written).encoded() == written)   // (a tombstone keeps no name or time)
+        s.markers = []
+        #expect(s.encoded() == Data(s.json.prettyBytes()))
+    }
+
     /// Strings are taken straight from the input when they have no escapes: ASCII as it is, the rest
     /// checked as UTF-8 (bytes that are not are an error at the string, never a repaired string).
     @Test func stringsWithoutEscapesAreTakenAsTheyAreAndCheckedWhenNotASCII() throws {

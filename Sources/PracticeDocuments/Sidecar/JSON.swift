@@ -367,7 +367,7 @@ extension JSONValue {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func newline(_ indent: Int, into out: inout [UInt8]) {
+    static func newline(_ indent: Int, into out: inout [UInt8]) {
         out.append(0x0A)
         out.append(contentsOf: repeatElement(0x20, count: indent))
     }
@@ -389,20 +389,33 @@ extension JSONValue {
             if pretty { JSONValue.newline(indent, into: &out) }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
-            out.append(UInt8(ascii: "{"))
-            for (k, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                if pretty { JSONValue.newline(indent + 2, into: &out) }
-                JSONValue.quote(member.key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                if pretty { out.append(0x20) }
-                member.value.write(into: &out, indent: indent + 2, pretty: pretty)
+            JSONValue.writeObject(members.count, members.sorted(by: { $0.key < $1.key }), into: &out, indent: indent, pretty: pretty) { member, out, indent in
+                member.value.write(into: &out, indent: indent, pretty: pretty)
             }
-            if pretty { JSONValue.newline(indent, into: &out) }
-            out.append(UInt8(ascii: "}"))
         }
     }
+
+    /// An object of `count` members given in key order, each value written by `value`: for
+    /// writers that have their members in order already (a sidecar's markers), with no dictionary
+    /// made and nothing sorted.
+    static func writeObject<Value>(_ count: Int, _ members: some Sequence<(key: String, value: Value)>, into out: inout [UInt8],
+                                   indent: Int, pretty: Bool, value: ((key: String, value: Value), inout [UInt8], Int) -> Void) {
+        if count == 0 { out.append(contentsOf: "{}".utf8); return }
+        out.append(UInt8(ascii: "{"))
+        for (k, member) in members.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            if pretty { JSONValue.newline(indent + 2, into: &out) }
+            JSONValue.quote(member.key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            if pretty { out.append(0x20) }
+            value(member, &out, indent + 2)
+        }
+        if pretty { JSONValue.newline(indent, into: &out) }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `write` for this module's writers that put values inside members of their own.
+    func writePretty(into out: inout [UInt8], indent: Int) { write(into: &out, indent: indent, pretty: true) }
 
     static func quote(_ s: String, into out: inout [UInt8]) {
         // (0xC2 and 0xE2 start the C1 controls and the bidirectional marks, which are escaped too,

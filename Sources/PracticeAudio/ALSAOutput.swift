@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CALSA
 import Glibc
+import Synchronization
 
 /// Plays interleaved float frames through an ALSA PCM (`default` reaches PipeWire or PulseAudio).
 ///
@@ -68,10 +69,52 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         pollFDs.initialize(repeating: pollfd(), count: pollCount + 1)
     }
 
+    /// Starts opening `device` on a thread of its own, while the caller reads the file and sets up
+    /// the rest: the first `init` for the same device takes the handle (waiting for it if it is
+    /// not open yet). Opening is most of a player's way to its first sound: ALSA reads its
+    /// configuration, loads the plugin (`pulse` brings libpulse and its libraries), and the plugin
+    /// connects to the sound server. If this open fails, `init` opens again itself and reports
+    /// what it finds then.
+    public static func prepare(device: String) {
+        // Once: a second call while the first one's handle waits to be taken changes nothing.
+        guard preparedOpen.withLock({ $0 == nil }) else { return }
+        CALSA_silenceLibraryErrors()
+        let box = UnsafeMutablePointer<PreparedOpen>.allocate(capacity: 1)
+        box.initialize(to: PreparedOpen(device: device))
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { raw in
+            let box = raw!.assumingMemoryBound(to: PreparedOpen.self)
+            var handle: OpaquePointer?
+            box.pointee.code = snd_pcm_open(&handle, box.pointee.device, SND_PCM_STREAM_PLAYBACK, 0)
+            box.pointee.pcm = handle
+            return nil
+        }, box)
+        guard started == 0 else { box.deinitialize(count: 1); box.deallocate(); return }
+        preparedOpen.withLock { $0 = (thread, UInt(bitPattern: box)) }
+    }
+
+    /// The handle `prepare` opened for `device`, once its thread has finished; nil if none was
+    /// prepared for it, or if that open failed.
+    private static func takePrepared(device: String) -> OpaquePointer? {
+        guard let (thread, address) = preparedOpen.withLock({ p -> (pthread_t, UInt)? in
+            defer { p = nil }
+            return p
+        }), let box = UnsafeMutablePointer<PreparedOpen>(bitPattern: address) else { return nil }
+        pthread_join(thread, nil)
+        defer { box.deinitialize(count: 1); box.deallocate() }
+        guard box.pointee.device == device, box.pointee.code == 0, let pcm = box.pointee.pcm else {
+            if let pcm = box.pointee.pcm { snd_pcm_close(pcm) }
+            return nil
+        }
+        return pcm
+    }
+
     private static func open(device: String, sampleRate: Int, channels: Int,
                              periodMicroseconds: UInt32, bufferMicroseconds: UInt32) throws(ALSAError) -> Opened {
-        var handle: OpaquePointer?
-        try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+        var handle = takePrepared(device: device)
+        if handle == nil {
+            try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+        }
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }
         do throws(ALSAError) {
             var hw: OpaquePointer?
@@ -283,3 +326,13 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         snd_pcm_prepare(pcm)
     }
 }
+
+/// A device being opened ahead by `ALSAOutput.prepare`: written by its thread, read after the join.
+private struct PreparedOpen {
+    let device: String
+    var pcm: OpaquePointer?
+    var code: Int32 = 0
+}
+
+/// The thread `ALSAOutput.prepare` started and the address of what it writes (at most one at a time).
+private let preparedOpen = Mutex<(pthread_t, UInt)?>(nil)

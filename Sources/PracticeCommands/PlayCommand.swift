@@ -47,6 +47,10 @@ public struct PlayCommand: Sendable {
     /// Plays until the session ends; exits the process itself on a signal (128 + N) or replaces
     /// it with the player a desktop asked for.
     public func run() async throws {
+        // The sound device opens while the rest is set up, if it did not start to while the
+        // arguments were parsed (the screen of a player already open on the track, or an error
+        // found later, leaves it unused).
+        if !background || detached, access(file, R_OK) == 0 { ALSAOutput.prepare(device: device) }
         // Read (and refused if wrong) here; its warnings are the detached player's to say.
         let config = try Config.load(warn: !background || detached)
         if remoteBind == nil, let bind = config.remoteBind {
@@ -116,6 +120,21 @@ public struct PlayCommand: Sendable {
         case .signal(let signal): Glibc.exit(128 + signal)
         case .replaced(let uri): DesktopServices.exec(DesktopServices.replacementArguments(uri, device: device, detached: detached, quiet: quiet))
         }
+    }
+
+    /// Starts opening the sound device of `practice play FILE …` before the arguments are parsed
+    /// (they take a few milliseconds), when they start with a readable file. The device is the
+    /// `--device` given, else `default`; if the parsed command wants another one, the player opens
+    /// that one itself and this one is closed unused.
+    public static func prepareDevice(arguments: [String]) {
+        guard arguments.count >= 2, arguments[0] == "play", !arguments[1].hasPrefix("-"), access(arguments[1], R_OK) == 0,
+              !arguments.contains(where: { $0 == "--background" || $0 == "--help" || $0 == "-h" }) else { return }
+        var device = "default"
+        for (i, a) in arguments.enumerated() {
+            if a == "--device", i + 1 < arguments.count { device = arguments[i + 1] }
+            if a.hasPrefix("--device=") { device = String(a.dropFirst("--device=".count)) }
+        }
+        ALSAOutput.prepare(device: device)
     }
 
     /// The command line of the detached player that takes over from a screen left with `d`.

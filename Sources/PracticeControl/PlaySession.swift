@@ -80,13 +80,20 @@ public final class PlaySession: Sendable {
         let resumed = settings.resume?.fresh == false ? store?.point(for: file) : nil
         if let resumed, let rules = settings.resume { Self.resume(from: resumed, into: &options, rules: rules, file: file) }
         self.resumed = resumed
+        // The journal opens (SQLite, its schema checked) while the player opens the track and
+        // the device: a person hears the first note that much sooner.
+        let journal = Locked<Result<Journal, PracticeError>?>(nil)
+        let opening = settings.journal ? ControlThread(name: "practice-journal") { journal.withLock { $0 = Result { () throws(PracticeError) in try Journal() } } } : nil
+        defer { opening?.join() }
         player = try Player(path: file, options: options)
         if let loop = resumed?.loop, settings.resume?.loop == false {
             try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: settings.rehearsal), on: loop.isOn)
         }
         self.store = Locked(store)
         // The journal records the session as it goes (a view of the player, on its own queue).
-        recorder = settings.journal ? Self.record(player, sidecar: settings.sidecar, say: settings.say) : nil
+        opening?.join()
+        let (player, sidecar, say) = (player, settings.sidecar, settings.say)
+        recorder = journal.withLock { $0 }.flatMap { Self.record($0, player: player, sidecar: sidecar, say: say) }
         // A spoken count-in is made before the first note, not on the decoder's thread as it starts.
         if settings.rehearsal.voice || options.loop?.rehearsal.voice == true {
             player.prepareSpokenCount(max(options.loop?.rehearsal.countIn ?? 0, 4))
@@ -134,9 +141,9 @@ public final class PlaySession: Sendable {
 
     /// A recorder of the session into the journal; nil (and a warning said, on a terminal) when
     /// the journal cannot be opened or is from a newer version: playing matters more.
-    static func record(_ player: Player, sidecar: String?, say: Bool) -> JournalRecorder? {
+    static func record(_ opened: Result<Journal, PracticeError>, player: Player, sidecar: String?, say: Bool) -> JournalRecorder? {
         do {
-            let journal = try Journal()
+            let journal = try opened.get()
             if let warning = journal.warning, say { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
             return JournalRecorder(journal: journal, player: player, sidecar: sidecar)
         } catch {

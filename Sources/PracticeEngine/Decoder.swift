@@ -47,8 +47,10 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     private let earlyEnds = Locked<[UInt64: (frame: Int, reason: String)]>([:])
 
     private let outputRate: Int
-    /// Called on the decoder thread when a new generation's first frames are in the ring.
+    /// Called on the decoder thread when a new generation's first frames are in the ring, and
+    /// again when it holds `primeFrames` (what the audio thread waits for before it starts it).
     private let onGeneration: @Sendable () -> Void
+    private let primeFrames: Int
 
     /// Whether the audio thread is paused (nothing takes audio from the ring).
     private let isIdle: @Sendable () -> Bool
@@ -57,7 +59,8 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     private let edgeFade: Double
 
     init(program: Program, ring: RingBuffer, range: Range<Int>, outputRate: Int, edgeFade: Double = 0, isIdle: @escaping @Sendable () -> Bool,
-         onGeneration: @escaping @Sendable () -> Void) {
+         primeFrames: Int = 0, onGeneration: @escaping @Sendable () -> Void) {
+        self.primeFrames = primeFrames
         self.edgeFade = edgeFade
         self.isIdle = isIdle
         self.program = program
@@ -122,6 +125,8 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     private func run() {
         var phase = Phase.idle
         var carry: [Float] = []          // produced frames that did not fit in the ring yet
+        var generationStart = 0          // the ring's frame index where the latest generation starts
+        var primed = true                // the audio thread was woken for its `primeFrames` of it
         var carryOffset = 0              // frames of `carry` already written
         func canWrite(carryPending: Bool) -> Bool {
             carryPending ? ring.freeFrames > 0 : (phase != .waiting || !ring.consumerInCurrentGeneration) && ring.freeFrames >= Pipeline.blockFrames
@@ -160,6 +165,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                 do {
                     try program.start(at: request.frame, end: range.upperBound, loop: request.loop, edgeFade: edgeFade, settings: request.settings)
                     let ringFrame = ring.beginGeneration(request.generation)
+                    generationStart = ringFrame
                     let segment = Segment(generation: request.generation, ringFrame: ringFrame,
                                           endFrame: request.loop?.end ?? range.upperBound, timeline: program.timeline)
                     segments.withLock { s in
@@ -198,6 +204,12 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
                 }
                 if phase == .starting {
                     phase = .filling
+                    primed = ring.producerIndex &- generationStart >= primeFrames
+                    onGeneration()
+                } else if !primed, ring.producerIndex &- generationStart >= primeFrames {
+                    // The audio thread waits for this much before it starts the stream: it
+                    // starts now, not at its next look.
+                    primed = true
                     onGeneration()
                 }
                 if !more {

@@ -416,7 +416,7 @@ public final class Player: Sendable {
         let audioStream = track.audioStream
         passCache = PassCache(outputRate: outputFormat.sampleRate, profile: options.settings.profile) { try SoundFile(path: path, audioStream: audioStream) }
         decoder = Decoder(program: Program(pipeline: pipeline, cache: passCache), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
-                          isIdle: { !audio.isPlaying }, onGeneration: { audio.wake() })
+                          isIdle: { !audio.isPlaying }, primeFrames: audio.primeFrames, onGeneration: { audio.wake() })
         engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop, mirror: options.mirror, video: options.video))
         isRealTime = audio.start()
         decoder.start()

@@ -45,6 +45,8 @@ struct Practice: AsyncParsableCommand {
            let command = CommandWords.misspelled(first, commands: configuration.subcommands.map { $0._commandName }) {
             fail("\(first.terminalSafe): no such file, nor a command; did you mean 'practice \(command)'?", code: PracticeError.Kind.usage.rawValue)
         }
+        // `play`: the sound device opens while the arguments are parsed.
+        PlayCommand.prepareDevice(arguments: Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try parseAsRoot(CommandWords.allowingNudges(Array(CommandLine.arguments.dropFirst())))
             // One rule for every command, as git has for its configuration: a settings file that

@@ -46,7 +46,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     private let scratch: UnsafeMutablePointer<Float>
     private let chunkFrames: Int
     /// Frames the ring must hold before a new stream starts, so it does not underrun at once.
-    private let primeFrames: Int
+    public let primeFrames: Int
     private var thread = pthread_t()
     private var started = false
     /// Whether the thread got SCHED_FIFO.
@@ -173,6 +173,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 continue
             }
             if !primed {
+                // The decoder wakes us once they are there.
                 if available < primeFrames && !ring.hasEnded { sleep(timeoutMs: 2); continue }
                 primed = true
             }
@@ -220,7 +221,11 @@ public protocol AudioThreadControl: AnyObject, Sendable {
     var threadID: UInt { get }
     @discardableResult func start() -> Bool
     func stop()
+    /// Wakes the thread from its wait (a command came, or a new stream's frames are in the ring).
     func wake()
+    /// Frames of a new stream the ring must hold before the thread starts it on the device:
+    /// the producer wakes the thread when they are there.
+    var primeFrames: Int { get }
     /// Plays or pauses generation `generation` (no other is heard).
     func setTransport(_ t: Transport, generation: UInt64)
     var isPlaying: Bool { get }

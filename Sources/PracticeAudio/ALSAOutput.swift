@@ -30,9 +30,13 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// What `init` asked for, to ask for it again in `reopen`.
     private let periodMicroseconds: UInt32, bufferMicroseconds: UInt32
 
+    /// Whether `init` played through the handle `prepare` opened ahead (for the tests).
+    let openedAhead: Bool
+
     /// An opened and configured PCM.
     private struct Opened {
         var pcm: OpaquePointer
+        var ahead = false
         var sampleFormat: SampleFormat
         var rate: Int
         var periodFrames: Int
@@ -54,6 +58,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         let o = try Self.open(device: device, sampleRate: sampleRate, channels: channels,
                               periodMicroseconds: periodMicroseconds, bufferMicroseconds: bufferMicroseconds)
         pcm = o.pcm
+        openedAhead = o.ahead
         sampleFormat = o.sampleFormat
         periodFrames = o.periodFrames
         bufferFrames = o.bufferFrames
@@ -74,10 +79,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// not open yet). Opening is most of a player's way to its first sound: ALSA reads its
     /// configuration, loads the plugin (`pulse` brings libpulse and its libraries), and the plugin
     /// connects to the sound server. If this open fails, `init` opens again itself and reports
-    /// what it finds then.
+    /// what it finds then. One device at a time: asked for another, the first one's handle is
+    /// closed unused.
     public static func prepare(device: String) {
-        // Once: a second call while the first one's handle waits to be taken changes nothing.
-        guard preparedOpen.withLock({ $0 == nil }) else { return }
+        let pending = preparedOpen.withLock { p -> Prepared? in
+            guard let current = p, current.device != device else { return nil }
+            p = nil
+            return current
+        }
+        if let pending, let pcm = join(pending) { snd_pcm_close(pcm) }
+        guard preparedOpen.withLock({ $0 == nil }) else { return }   // this device's is under way
         CALSA_silenceLibraryErrors()
         let box = UnsafeMutablePointer<PreparedOpen>.allocate(capacity: 1)
         box.initialize(to: PreparedOpen(device: device))
@@ -90,28 +101,35 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             return nil
         }, box)
         guard started == 0 else { box.deinitialize(count: 1); box.deallocate(); return }
-        preparedOpen.withLock { $0 = (thread, UInt(bitPattern: box)) }
+        preparedOpen.withLock { $0 = Prepared(thread: thread, box: UInt(bitPattern: box), device: device) }
     }
+
+    /// Whether a handle `prepare` opened (or is opening) for `device` waits to be taken.
+    static func isPrepared(device: String) -> Bool { preparedOpen.withLock { $0?.device == device } }
 
     /// The handle `prepare` opened for `device`, once its thread has finished; nil if none was
     /// prepared for it, or if that open failed.
     private static func takePrepared(device: String) -> OpaquePointer? {
-        guard let (thread, address) = preparedOpen.withLock({ p -> (pthread_t, UInt)? in
-            defer { p = nil }
-            return p
-        }), let box = UnsafeMutablePointer<PreparedOpen>(bitPattern: address) else { return nil }
-        pthread_join(thread, nil)
-        defer { box.deinitialize(count: 1); box.deallocate() }
-        guard box.pointee.device == device, box.pointee.code == 0, let pcm = box.pointee.pcm else {
-            if let pcm = box.pointee.pcm { snd_pcm_close(pcm) }
-            return nil
+        let pending = preparedOpen.withLock { p -> Prepared? in
+            guard let current = p, current.device == device else { return nil }
+            p = nil
+            return current
         }
-        return pcm
+        return pending.flatMap(join)
+    }
+
+    /// Waits for a `prepare`'s thread: its handle, or nil if its open failed.
+    private static func join(_ pending: Prepared) -> OpaquePointer? {
+        pthread_join(pending.thread, nil)
+        guard let box = UnsafeMutablePointer<PreparedOpen>(bitPattern: pending.box) else { return nil }
+        defer { box.deinitialize(count: 1); box.deallocate() }
+        return box.pointee.code == 0 ? box.pointee.pcm : nil
     }
 
     private static func open(device: String, sampleRate: Int, channels: Int,
                              periodMicroseconds: UInt32, bufferMicroseconds: UInt32) throws(ALSAError) -> Opened {
         var handle = takePrepared(device: device)
+        let ahead = handle != nil
         if handle == nil {
             try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
         }
@@ -163,7 +181,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
                 snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(periodFrames))
             }
             try alsa("snd_pcm_sw_params", device: device) { snd_pcm_sw_params(pcm, sw) }
-            return Opened(pcm: pcm, sampleFormat: chosen.0, rate: Int(rate), periodFrames: periodFrames, bufferFrames: bufferFrames)
+            return Opened(pcm: pcm, ahead: ahead, sampleFormat: chosen.0, rate: Int(rate), periodFrames: periodFrames, bufferFrames: bufferFrames)
         } catch {
             snd_pcm_close(pcm)
             throw error
@@ -334,5 +352,12 @@ private struct PreparedOpen {
     var code: Int32 = 0
 }
 
-/// The thread `ALSAOutput.prepare` started and the address of what it writes (at most one at a time).
-private let preparedOpen = Mutex<(pthread_t, UInt)?>(nil)
+/// The thread `ALSAOutput.prepare` started, the address of what it writes, and for which device.
+private struct Prepared: Sendable {
+    let thread: pthread_t
+    let box: UInt
+    let device: String
+}
+
+/// At most one device is opened ahead at a time.
+private let preparedOpen = Mutex<Prepared?>(nil)

@@ -26,6 +26,34 @@ import PracticeTestSupport
         }
     }
 
+    /// A device opened ahead (`prepare`, while a player parses its arguments and opens the track)
+    /// is the one the player plays through; asked for another device, the first is closed unused;
+    /// one that failed to open ahead is opened again by the player, which says what is wrong.
+    @Test func aDeviceOpenedAheadIsTheOneThatPlays() throws {
+        let a = "plug:'null'", b = "plug:{SLAVE null}"   // names no other test opens
+        ALSAOutput.prepare(device: a)
+        #expect(ALSAOutput.isPrepared(device: a))
+        let out = try ALSAOutput(device: a, sampleRate: 44_100, channels: 2)
+        #expect(out.openedAhead && !ALSAOutput.isPrepared(device: a))
+        let tone = Signals.sine(440, seconds: 0.1)
+        #expect(tone.withUnsafeBufferPointer { out.write($0.baseAddress!, count: tone.count / 2) } == WriteResult.written(underruns: 0))
+        #expect(try !ALSAOutput(device: a, sampleRate: 44_100, channels: 2).openedAhead, "nothing was opened ahead this time")
+
+        ALSAOutput.prepare(device: a)
+        ALSAOutput.prepare(device: b)
+        #expect(!ALSAOutput.isPrepared(device: a) && ALSAOutput.isPrepared(device: b))
+        #expect(try ALSAOutput(device: b, sampleRate: 44_100, channels: 2).openedAhead)
+
+        ALSAOutput.prepare(device: "no_such_device_here")
+        do {
+            _ = try ALSAOutput(device: "no_such_device_here", sampleRate: 44_100, channels: 2)
+            Issue.record("opened a device that does not exist")
+        } catch {
+            #expect(error.function == "snd_pcm_open" && error.device == "no_such_device_here" && error.code == -ENOENT)
+        }
+        #expect(!ALSAOutput.isPrepared(device: "no_such_device_here"))
+    }
+
     @Test func theAudioThreadPlaysTheRingToItsEndAndReportsTheHeardFrame() throws {
         let out = try ALSAOutput(device: "null", sampleRate: 44_100, channels: 2)
         let ring = RingBuffer(minimumFrames: 32_768, channels: 2)

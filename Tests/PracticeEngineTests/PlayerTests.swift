@@ -5,6 +5,8 @@ import PracticeTestSupport
 @testable import PracticeEngine
 import PracticeDocuments
 import PracticeControl
+import PracticeAudio
+import PracticeSystem
 
 /// The hub on ALSA's `null` device: no timing, but the whole command and state path for real.
 @Suite struct PlayerTests {
@@ -24,6 +26,31 @@ import PracticeControl
         o.from = from
         o.to = to
         return o
+    }
+
+    /// The audio thread starts a new stream (at launch, after a seek) once the ring holds its
+    /// `primeFrames`: the decoder wakes it when the first frames are in and again at the block
+    /// that brings them there, and not for every block after (the thread is not left to look again
+    /// on its own, 2 ms later).
+    @Test func theDecoderWakesTheAudioThreadWhenANewStreamHoldsWhatItWaitsFor() throws {
+        let file = try SoundFile(path: try track(seconds: 10))
+        let frames = file.info.frames
+        let pipeline = try Pipeline(file: file, outputRate: 44_100, settings: PlaybackSettings(rate: 0.8))
+        let ring = RingBuffer(minimumFrames: 65_536, channels: 2)
+        let prime = 3 * Pipeline.blockFrames   // more than the first block's output
+        let wakes = Locked<[Int]>([])          // the frames in the ring at each wake
+        let decoder = Decoder(program: Program(pipeline: pipeline, cache: nil), ring: ring, range: 0..<frames, outputRate: 44_100,
+                              isIdle: { false }, primeFrames: prime) { wakes.withLock { $0.append(ring.producerIndex) } }
+        decoder.start()
+        defer { decoder.stop() }
+        decoder.request(Decoder.Request(generation: 1, frame: 0, settings: PlaybackSettings(rate: 0.8), loop: nil))
+        // Nothing reads the ring: the decoder fills it and waits.
+        let deadline = Date().addingTimeInterval(20)
+        while ring.freeFrames >= Pipeline.blockFrames && Date() < deadline { usleep(1_000) }
+        let seen = wakes.withLock { $0 }
+        try #require(seen.count == 2, "wakes at \(seen) frames")
+        #expect(seen[0] > 0 && seen[0] < prime)
+        #expect(seen[1] >= prime && seen[1] < prime + 2 * Pipeline.blockFrames)
     }
 
     @Test func playsARangeToItsEnd() async throws {

@@ -121,10 +121,15 @@ extension Sidecar {
     @discardableResult
     public mutating func addMarker(name: String, time: Double, note: String? = nil, color: String? = nil,
                                    duration: Double) throws(PracticeError) -> Marker {
-        let name = try Self.checkName(name, kind: "marker", taken: markers.lazy.filter { !$0.deleted }.map(\.name))
+        let checked: String
+        do {
+            // The names read in place: a marker is not copied to be looked at.
+            let all = markers
+            checked = try Self.checkName(name, kind: "marker", taken: all.indices.lazy.filter { !all[$0].deleted }.map { all[$0].name })
+        }
         let t = try Self.checkTime(time, duration: duration, what: "the time")
         if let color { try Self.checkColor(color) }
-        let m = Marker(name: name, time: t, note: note, color: color)
+        let m = Marker(name: checked, time: t, note: note, color: color)
         markers.append(m)
         return m
     }

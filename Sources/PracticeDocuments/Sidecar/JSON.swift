@@ -422,8 +422,16 @@ extension JSONValue {
         // so that JSON printed to a terminal stays JSON: nothing in it is left for
         // `terminalSafe` to show as `\u{…}`.)
         out.append(UInt8(ascii: "\""))
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
+        // Most strings need no escape: their bytes are looked at in place and copied at once.
+        func plain(_ c: UInt8) -> Bool {
+            c >= 0x20 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\")
+        }
+        let copied = s.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.allSatisfy(plain) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        } ?? (s.utf8.allSatisfy(plain) ? { out.append(contentsOf: s.utf8); return true }() : false)
+        if copied {
             out.append(UInt8(ascii: "\""))
             return
         }

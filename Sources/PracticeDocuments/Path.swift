@@ -16,7 +16,8 @@ public enum Path {
     public static func lastComponent(_ path: String) -> String {
         let trimmed = withoutTrailingSlashes(path)
         if trimmed == "/" { return "/" }
-        return trimmed.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return trimmed }
+        return String(trimmed[trimmed.utf8.index(after: slash)...])
     }
 
     /// The folder: "/a/b.wav" → "/a", "/a" → "/", "b.wav" → "", "/" → "/".
@@ -65,8 +66,12 @@ public enum Path {
     }
 
     private static func withoutTrailingSlashes(_ path: String) -> String {
-        var p = Substring(path)
-        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
-        return String(p)
+        // On the bytes: a library screen asks this of every track's path and folder.
+        let bytes = path.utf8
+        var end = bytes.endIndex
+        while bytes.distance(from: bytes.startIndex, to: end) > 1, bytes[bytes.index(before: end)] == UInt8(ascii: "/") {
+            end = bytes.index(before: end)
+        }
+        return end == bytes.endIndex ? path : String(path[..<end])
     }
 }

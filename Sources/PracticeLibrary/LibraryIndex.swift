@@ -62,6 +62,10 @@ public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
     /// The folder the file is in.
     public var folder: String { Path.directory(path) }
 
+    /// A format's name, by the file's extension (lower case).
+    private static let formatNames = ["flac": "FLAC", "ogg": "Ogg", "oga": "Ogg", "opus": "Opus", "mp3": "MP3", "wav": "WAV",
+                                      "aif": "AIFF", "aiff": "AIFF", "m4a": "M4A", "webm": "WebM"]
+
     /// What tells apart the tracks among `tracks` that would show alike (the same artist and
     /// title: the FLAC and the Ogg of one song): their format (`FLAC`), and where that is the same
     /// too, their folder's name as well. Keyed by path; tracks that show alone have none.
@@ -72,14 +76,13 @@ public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
         for group in groups.values {
             let paths = Set(group.map(\.path))
             guard paths.count > 1 else { continue }
-            func format(_ t: LibraryTrack) -> String {
+            let formats = group.map { t in
                 let ext = Path.pathExtension(t.path).lowercased()
-                return ["flac": "FLAC", "ogg": "Ogg", "oga": "Ogg", "opus": "Opus", "mp3": "MP3", "wav": "WAV", "aif": "AIFF", "aiff": "AIFF", "m4a": "M4A", "webm": "WebM"][ext] ?? ext.uppercased()
+                return Self.formatNames[ext] ?? ext.uppercased()
             }
             var byFormat: [String: Set<String>] = [:]
-            for t in group { byFormat[format(t), default: []].insert(t.path) }
-            for t in group {
-                let f = format(t)
+            for (t, f) in zip(group, formats) { byFormat[f, default: []].insert(t.path) }
+            for (t, f) in zip(group, formats) {
                 out[t.path] = byFormat[f]!.count > 1 ? "\(f), \(Path.lastComponent(t.folder))" : f
             }
         }

@@ -82,12 +82,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// what it finds then. One device at a time: asked for another, the first one's handle is
     /// closed unused.
     public static func prepare(device: String) {
-        let pending = preparedOpen.withLock { p -> Prepared? in
-            guard let current = p, current.device != device else { return nil }
-            p = nil
-            return current
-        }
-        if let pending, let pcm = join(pending) { snd_pcm_close(pcm) }
+        if preparedOpen.withLock({ $0.map { $0.device != device } ?? false }) { closePrepared() }
         guard preparedOpen.withLock({ $0 == nil }) else { return }   // this device's is under way
         CALSA_silenceLibraryErrors()
         let box = UnsafeMutablePointer<PreparedOpen>.allocate(capacity: 1)
@@ -102,6 +97,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }, box)
         guard started == 0 else { box.deinitialize(count: 1); box.deallocate(); return }
         preparedOpen.withLock { $0 = Prepared(thread: thread, box: UInt(bitPattern: box), device: device) }
+    }
+
+    /// Closes the handle `prepare` opened, if nobody took it (this process will not play: it
+    /// shows another player's screen), so that it holds no device while it runs.
+    public static func closePrepared() {
+        let pending = preparedOpen.withLock { p -> Prepared? in
+            defer { p = nil }
+            return p
+        }
+        if let pending, let pcm = join(pending) { snd_pcm_close(pcm) }
     }
 
     /// Whether a handle `prepare` opened (or is opening) for `device` waits to be taken.

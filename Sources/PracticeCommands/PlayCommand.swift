@@ -71,6 +71,7 @@ public struct PlayCommand: Sendable {
         if let noDisplay, !noVideo { Terminal.write("practice: \(file.terminalSafe): \(noDisplay); playing the sound alone\n", to: STDERR_FILENO) }
         if video != nil, noDisplay == nil { options.video = VideoState(isShown: !noVideo, isFullScreen: fullScreen) }
         var run = PlayTerminal(file: file, options: options)
+        run.beforeAttaching = { ALSAOutput.closePrepared() }
         (run.control, run.socketPath) = (control, socketPath)
         (run.noTui, run.verbose, run.detached, run.paused) = (noTui, verbose, detached, paused)
         (run.given.fresh, run.given.rate, run.given.pitch, run.given.mirror) = (fresh, rateGiven, pitchGiven, mirror)

@@ -38,6 +38,9 @@ public struct PlayTerminal {
     /// The command line of the detached player that takes over from a screen left with `d`, given
     /// the state the screen left (a video's window as it was).
     public var detachedArguments: (PlayerState) -> [String] = { _ in [] }
+    /// Called when a player is already open on the track and this process only shows its screen
+    /// (the device opened ahead for this one is closed).
+    public var beforeAttaching: () -> Void = {}
 
     public init(file: String, options: PlayerOptions) {
         self.file = file
@@ -64,6 +67,7 @@ public struct PlayTerminal {
         let interactive = !controlled && (Terminal.isTTY(STDOUT_FILENO) || detached)
         // A player is already open on this track (in the background, or another terminal): its screen.
         if screen, let running = Players.running().first(where: { $0.path == (Path.resolved(file) ?? file) }) {
+            beforeAttaching()   // this process only shows that player's screen
             try Self.attach(to: running, bindings: bindings,
                             notice: "already playing in pid \(running.pid): this is its screen (\(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing)")
             return .done

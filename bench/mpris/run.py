@@ -120,8 +120,8 @@ def main():
     ap.add_argument('--commands', type=int, default=10, help='seeks and rate changes per player (default 10)')
     ap.add_argument('--idle-seconds', type=float, default=30, help='CPU windows, paused and playing (default 30)')
     ap.add_argument('--tol-ms', type=float, default=1.0)
-    ap.add_argument('--monitor-latency-ms', type=int, default=20,
-                    help="parec --latency-msec on the sink's monitor; sets the sink's block (default 20, as bench/realtime)")
+    ap.add_argument('--monitor-latency-ms', type=int, default=5,
+                    help="parec --latency-msec on the sink's monitor; sets the sink's block (default 5, as bench/realtime)")
     args = ap.parse_args()
     practice_bin = os.path.abspath(args.practice)
     if not os.access(practice_bin, os.X_OK):

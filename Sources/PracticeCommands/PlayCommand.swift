@@ -48,8 +48,8 @@ public struct PlayCommand: Sendable {
     /// it with the player a desktop asked for.
     public func run() async throws {
         // The sound device opens while the rest is set up, if it did not start to while the
-        // arguments were parsed (the screen of a player already open on the track, or an error
-        // found later, leaves it unused).
+        // arguments were parsed (the screen of a player already open on the track closes it; an
+        // error found later leaves it unused until the process ends).
         if !background || detached, access(file, R_OK) == 0 { ALSAOutput.prepare(device: device) }
         // Read (and refused if wrong) here; its warnings are the detached player's to say.
         let config = try Config.load(warn: !background || detached)

@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "PracticeSongsTests", dependencies: ["PracticeSongs", "PracticeEngine", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeTUITests", dependencies: ["PracticeTUI", "PracticeEngine", "PracticeDocuments", "PracticeControl", "PracticeLibrary", "PracticeAudio", "PracticeTestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "PracticeJournalTests", dependencies: ["PracticeJournal", "PracticeEngine", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeCommandsTests", dependencies: ["PracticeCommands", "PracticeEngine"]),
+        .testTarget(name: "PracticeCommandsTests", dependencies: ["PracticeCommands", "PracticeEngine", "PracticeTestSupport"]),
         .testTarget(name: "PracticeRemoteTests", dependencies: ["PracticeRemote", "PracticeDocuments", "PracticeTestSupport"]),
         .testTarget(name: "PracticeLibraryTests", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeDocuments", "PracticeTestSupport"],
                     exclude: ["make-library.py"]),

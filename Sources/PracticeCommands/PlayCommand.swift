@@ -123,19 +123,29 @@ public struct PlayCommand: Sendable {
         }
     }
 
-    /// Starts opening the sound device of `practice play FILE …` before the arguments are parsed
-    /// (they take a few milliseconds), when they start with a readable file. The device is the
-    /// `--device` given, else `default`; if the parsed command wants another one, the player opens
-    /// that one itself and this one is closed unused.
-    public static func prepareDevice(arguments: [String]) {
-        guard arguments.count >= 2, arguments[0] == "play", !arguments[1].hasPrefix("-"), access(arguments[1], R_OK) == 0,
-              !arguments.contains(where: { $0 == "--background" || $0 == "--help" || $0 == "-h" }) else { return }
+    /// Starts opening the sound device of `practice play FILE …` (or `practice FILE …`) before
+    /// the arguments are parsed (they take a few milliseconds), when they start with a readable
+    /// file. The device is the `--device` given, else `default`; if the parsed command wants
+    /// another one, the player opens that one itself and this one is closed unused. `commands`:
+    /// the command words, which a first argument that is a file's name too stands for.
+    public static func prepareDevice(arguments: [String], commands: [String]) {
+        if let device = deviceToPrepare(arguments: arguments, commands: commands) { ALSAOutput.prepare(device: device) }
+    }
+
+    /// The device `prepareDevice` opens for these arguments, or nil.
+    static func deviceToPrepare(arguments: [String], commands: [String]) -> String? {
+        let file: String
+        if arguments.first == "play", arguments.count >= 2 { file = arguments[1] }
+        else if let first = arguments.first, !commands.contains(first) { file = first }
+        else { return nil }
+        guard !file.hasPrefix("-"), access(file, R_OK) == 0,
+              !arguments.contains(where: { $0 == "--background" || $0 == "--help" || $0 == "-h" }) else { return nil }
         var device = "default"
         for (i, a) in arguments.enumerated() {
             if a == "--device", i + 1 < arguments.count { device = arguments[i + 1] }
             if a.hasPrefix("--device=") { device = String(a.dropFirst("--device=".count)) }
         }
-        ALSAOutput.prepare(device: device)
+        return device
     }
 
     /// The command line of the detached player that takes over from a screen left with `d`.

@@ -41,12 +41,12 @@ struct Practice: AsyncParsableCommand {
             Terminal.write(usage, to: STDOUT_FILENO)
             Glibc.exit(0)
         }
-        if let first = CommandLine.arguments.dropFirst().first,
-           let command = CommandWords.misspelled(first, commands: configuration.subcommands.map { $0._commandName }) {
+        let commands = configuration.subcommands.map { $0._commandName }
+        if let first = CommandLine.arguments.dropFirst().first, let command = CommandWords.misspelled(first, commands: commands) {
             fail("\(first.terminalSafe): no such file, nor a command; did you mean 'practice \(command)'?", code: PracticeError.Kind.usage.rawValue)
         }
         // `play`: the sound device opens while the arguments are parsed.
-        PlayCommand.prepareDevice(arguments: Array(CommandLine.arguments.dropFirst()))
+        PlayCommand.prepareDevice(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands)
         do {
             var command = try parseAsRoot(CommandWords.allowingNudges(Array(CommandLine.arguments.dropFirst())))
             // One rule for every command, as git has for its configuration: a settings file that

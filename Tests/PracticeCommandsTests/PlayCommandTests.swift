@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import PracticeCommands
+@testable import PracticeCommands
 import PracticeEngine
+import PracticeTestSupport
 import Testing
 
 /// `play`'s wiring without starting the binary: the command line of the player that takes over
@@ -23,6 +24,29 @@ import Testing
         (plain.noVideo, plain.fullScreen, plain.remoteBind, plain.noMpris, plain.reconnect) = (true, true, "10.0.0.2", true, true)
         #expect(plain.detachedArguments(paused: false)
                 == ["play", "song.flac", "--device", "default", "--no-mpris", "--reconnect", "--remote-bind", "10.0.0.2", "--no-video", "--fullscreen"])
+    }
+
+    /// The device opened before the arguments are parsed: `play FILE` or `FILE` with a readable
+    /// file, on the `--device` given; nothing for another command, a missing file, options first,
+    /// a background start (another process plays) or help.
+    @Test func theDeviceOpenedAheadIsTheOneTheCommandLineNames() throws {
+        let dir = ScratchDirectory("prepare")
+        let song = dir.file("song.wav")
+        try Signals.write(Signals.sine(440, seconds: 0.1), to: song)
+        let commands = ["play", "render", "markers"]
+        let cases: [([String], String?)] = [
+            (["play", song, "--device", "pulse"], "pulse"),
+            ([song, "--rate", "0.8"], "default"),
+            ([song, "--device=plughw:1"], "plughw:1"),
+            (["render", song, "-o", "x.wav"], nil),
+            (["play", dir.file("missing.wav")], nil),
+            (["play", "--rate", "0.8", song], nil),
+            ([song, "--background"], nil),
+            (["play", song, "--help"], nil),
+        ]
+        for (arguments, device) in cases {
+            #expect(PlayCommand.deviceToPrepare(arguments: arguments, commands: commands) == device, "\(arguments)")
+        }
     }
 
     @Test func nudgesBackAreKeptAsValuesAndAMisspelledCommandIsNamed() {

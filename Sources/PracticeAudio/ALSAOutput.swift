@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CALSA
 import Glibc
+import PracticeSystem
 import Synchronization
 
 /// Plays interleaved float frames through an ALSA PCM (`default` reaches PipeWire or PulseAudio).
@@ -85,18 +86,13 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         if preparedOpen.withLock({ $0.map { $0.device != device } ?? false }) { closePrepared() }
         guard preparedOpen.withLock({ $0 == nil }) else { return }   // this device's is under way
         CALSA_silenceLibraryErrors()
-        let box = UnsafeMutablePointer<PreparedOpen>.allocate(capacity: 1)
-        box.initialize(to: PreparedOpen(device: device))
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            let box = raw!.assumingMemoryBound(to: PreparedOpen.self)
+        let opened = Locked<(handle: UInt, code: Int32)>((0, 0))
+        let thread = ControlThread(name: "practice-device") {
             var handle: OpaquePointer?
-            box.pointee.code = snd_pcm_open(&handle, box.pointee.device, SND_PCM_STREAM_PLAYBACK, 0)
-            box.pointee.pcm = handle
-            return nil
-        }, box)
-        guard started == 0 else { box.deinitialize(count: 1); box.deallocate(); return }
-        preparedOpen.withLock { $0 = Prepared(thread: thread, box: UInt(bitPattern: box), device: device) }
+            let code = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+            opened.withLock { $0 = (UInt(bitPattern: handle), code) }
+        }
+        preparedOpen.withLock { $0 = Prepared(device: device, thread: thread, opened: opened) }
     }
 
     /// Closes the handle `prepare` opened, if nobody took it (this process will not play: it
@@ -125,10 +121,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     /// Waits for a `prepare`'s thread: its handle, or nil if its open failed.
     private static func join(_ pending: Prepared) -> OpaquePointer? {
-        pthread_join(pending.thread, nil)
-        guard let box = UnsafeMutablePointer<PreparedOpen>(bitPattern: pending.box) else { return nil }
-        defer { box.deinitialize(count: 1); box.deallocate() }
-        return box.pointee.code == 0 ? box.pointee.pcm : nil
+        pending.thread.join()
+        let (handle, code) = pending.opened.withLock { $0 }
+        return code == 0 ? OpaquePointer(bitPattern: handle) : nil
     }
 
     private static func open(device: String, sampleRate: Int, channels: Int,
@@ -350,18 +345,12 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 }
 
-/// A device being opened ahead by `ALSAOutput.prepare`: written by its thread, read after the join.
-private struct PreparedOpen {
-    let device: String
-    var pcm: OpaquePointer?
-    var code: Int32 = 0
-}
-
-/// The thread `ALSAOutput.prepare` started, the address of what it writes, and for which device.
+/// A device being opened ahead by `ALSAOutput.prepare`: the thread opening it, and what it
+/// opened (the handle's address, and `snd_pcm_open`'s code) once it has.
 private struct Prepared: Sendable {
-    let thread: pthread_t
-    let box: UInt
     let device: String
+    let thread: ControlThread
+    let opened: Locked<(handle: UInt, code: Int32)>
 }
 
 /// At most one device is opened ahead at a time.

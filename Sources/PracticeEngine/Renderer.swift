@@ -23,7 +23,7 @@ public struct RenderJob: Sendable {
     /// count-ins and gaps, at each pass's rate (placed by the stream's `Timeline`).
     public var cues: [InterchangeEntry] = []
     /// The length of the pieces a plain render is cut into for both cores (SplitRender); nil:
-    /// 20 s. (Tests make them short, to have seams in a short render.)
+    /// 10 s (`SplitRender.pieceSeconds`). (Tests make them short, to have seams in a short render.)
     public var pieceSeconds: Double?
     /// For lossless containers; nil = the input's own (16-bit for lossy inputs).
     public var sampleFormat: SoundFileWriter.SampleFormat?

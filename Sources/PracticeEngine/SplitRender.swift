@@ -29,12 +29,13 @@ struct SplitRender: Sendable {
     let start: Int
     let end: Int
     let total: Int
-    /// Output frames: where each piece starts (the first at 0), its lead-in, the crossfade, and
-    /// how far a piece may be moved to line up with the one before.
+    /// Output frames: where each piece starts (the first at 0), the lead-in of a piece after the
+    /// first, and the crossfade between pieces.
     let starts: [Int]
-    let leadIn: Int
+    let leadInFrames: Int
     let fade: Int
-    let reach: Int
+    /// How far a piece may be moved to line up with the one before: as far as the crossfade is long.
+    var reach: Int { fade }
 
     static let pieceSeconds = 10.0
     static let leadInSeconds = 0.25
@@ -59,9 +60,8 @@ struct SplitRender: Sendable {
         self.end = end
         self.total = total
         starts = Array(stride(from: 0, to: total - piece / 2, by: piece))
-        leadIn = steps(Self.leadInSeconds)
+        leadInFrames = steps(Self.leadInSeconds)
         fade = max(1, outputRate / 100)
-        reach = fade
     }
 
     /// The smallest q ≤ 100 with rate × q whole, if there is one.
@@ -93,7 +93,8 @@ struct SplitRender: Sendable {
         return samples
     }
 
-    func leadIn(_ k: Int) -> Int { k == 0 ? 0 : min(leadIn, starts[k]) }
+    /// Frames piece `k` starts early by (none for the first).
+    func leadIn(_ k: Int) -> Int { k == 0 ? 0 : min(leadInFrames, starts[k]) }
 
     /// Why a split render stopped: the file gave less than its header said (a single stream
     /// then renders it and says so), or it was interrupted.

@@ -4,6 +4,7 @@ import Testing
 import PracticeTestSupport
 @testable import PracticeEngine
 import PracticeAudio
+import PracticeDocuments
 
 /// A plain render over both cores (SplitRender), here with pieces of 2 or 3 s so that a short
 /// render has seams: the same length as one stream, the first piece the same to the sample, and
@@ -13,8 +14,9 @@ import PracticeAudio
 
     /// Renders `input` as float WAV; `pieces` nil renders it as one stream.
     func render(_ input: String, rate: Double, quality: StretchQuality = .fast, pieces: Double?, from: Double? = nil, to: Double? = nil,
-                name: String) throws -> [Float] {
+                cues: [InterchangeEntry] = [], name: String) throws -> [Float] {
         var job = RenderJob(input: input, output: dir.file("\(name).wav"))
+        job.cues = cues
         job.settings = PlaybackSettings(rate: rate)
         job.settings.quality = quality
         job.sampleFormat = .float
@@ -81,6 +83,57 @@ import PracticeAudio
             func largestStep(_ x: [Double]) -> Double { ((seam - 220)..<(seam + 660)).map { abs(x[$0 + 1] - x[$0]) }.max()! }
             #expect(largestStep(a) <= 1.5 * largestStep(b), "seam at \(seam): a step of \(largestStep(a)), one stream's largest \(largestStep(b))")
         }
+    }
+
+    /// A WAV's cue points (the sidecar's markers and loops) fall where one stream puts them, to
+    /// the frame, when the render is made in pieces.
+    @Test func cuePointsFallWhereOneStreamPutsThem() throws {
+        let path = dir.file("cues.wav")
+        try Signals.write(Signals.sine(440, seconds: 12), to: path)
+        let cues = [InterchangeEntry(name: "Verse", start: 1.25), InterchangeEntry(name: "Chorus", start: 6.5, end: 9.75),
+                    InterchangeEntry(name: "Outro", start: 11)]
+        _ = try render(path, rate: 0.8, pieces: nil, cues: cues, name: "cues-one")
+        _ = try render(path, rate: 0.8, pieces: 2, cues: cues, name: "cues-split")
+        func read(_ name: String) throws -> [InterchangeEntry] {
+            try Interchange.read(Data(contentsOf: URL(fileURLWithPath: dir.file("\(name).wav"))), format: .wav).entries
+        }
+        let one = try read("cues-one"), split = try read("cues-split")
+        #expect(one.count == 3 && split == one, "in pieces \(split), one stream \(one)")
+        // At 0.8x the verse is 1.25 s / 0.8 into the output (give or take the stretcher's own delay).
+        #expect(abs((one.first?.start ?? 0) - 1.5625) < 0.02, "\(one)")
+    }
+
+    /// A file whose header says it is longer than its audio (a FLAC's STREAMINFO doubled): the
+    /// pieces past its real end cannot be made, so one stream renders it instead, to where the
+    /// audio ends, and says so, as it does without pieces.
+    @Test func aFileShorterThanItsHeaderIsRenderedByOneStream() throws {
+        let path = dir.file("short.flac")
+        try Signals.write(Signals.sine(440, seconds: 12), to: path, container: .flac)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // STREAMINFO's 36-bit sample count: the low 4 bits of byte 21, then bytes 22...25.
+        var samples = UInt64(bytes[21] & 0x0F)
+        for i in 22...25 { samples = samples << 8 | UInt64(bytes[i]) }
+        try #require(samples == 529_200)
+        samples *= 2
+        bytes[21] = bytes[21] & 0xF0 | UInt8(samples >> 32)
+        for (k, i) in (22...25).enumerated() { bytes[i] = UInt8(truncatingIfNeeded: samples >> (24 - 8 * UInt64(k))) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        func job(_ name: String, pieces: Double?) -> RenderJob {
+            var job = RenderJob(input: path, output: dir.file("\(name).wav"))
+            job.settings = PlaybackSettings(rate: 0.8)
+            job.sampleFormat = .float
+            job.pieceSeconds = pieces ?? 1e6
+            return job
+        }
+        // Its header is believed: the render is planned in pieces, as far as the header says.
+        let plan = try SplitRender(path: path, audioStream: nil, file: SoundFile(path: path), start: 0, end: 2 * 529_200,
+                                   settings: PlaybackSettings(rate: 0.8), outputRate: 44_100, pieceSeconds: 2)
+        #expect(plan?.total == 1_323_000)
+        let one = try Renderer.render(job("short-one", pieces: nil))
+        let split = try Renderer.render(job("short-split", pieces: 2))
+        #expect(one.earlyEnd != nil && split.earlyEnd == one.earlyEnd, "\(split.earlyEnd ?? "no early end"); one stream: \(one.earlyEnd ?? "none")")
+        #expect(split.frames == one.frames && abs(Double(one.frames) - 12 / 0.8 * 44_100) < 4_410, "\(split.frames) frames, one stream \(one.frames)")
+        #expect(try Signals.read(dir.file("short-split.wav")).samples == Signals.read(dir.file("short-one.wav")).samples)
     }
 
     /// Where one stream must do it: a pitch shift, rate 1, a range too short for two pieces, an

@@ -426,11 +426,12 @@ extension JSONValue {
         func plain(_ c: UInt8) -> Bool {
             c >= 0x20 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\")
         }
+        // (Swift's own strings are always contiguous; one that is not takes the loop below.)
         let copied = s.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.allSatisfy(plain) else { return false }
             out.append(contentsOf: bytes)
             return true
-        } ?? (s.utf8.allSatisfy(plain) ? { out.append(contentsOf: s.utf8); return true }() : false)
+        } ?? false
         if copied {
             out.append(UInt8(ascii: "\""))
             return

@@ -241,7 +241,8 @@ extension Marker {
         extra = m.rest
     }
 
-    /// `json`'s members in key order, made without a dictionary.
+    /// The marker's members in key order (its fields, and those a newer version or a person
+    /// added), made without a dictionary: what `json` holds, and what the writer writes.
     var orderedMembers: [(key: String, value: JSONValue)] {
         var known: [(key: String, value: JSONValue)] = []
         known.reserveCapacity(8 + extra.count)
@@ -260,17 +261,8 @@ extension Marker {
         return (known + extra.map { (key: $0.key, value: $0.value) }).sorted { $0.key < $1.key }
     }
 
-    var json: JSONValue {
-        var o = extra
-        o.reserveCapacity(extra.count + 7)   // grown once, not four times
-        if let tombstone = entryJSON(&o, id: id, updatedAt: updatedAt, deleted: deleted) { return tombstone }
-        o["name"] = .string(name)
-        o["time"] = .seconds(time)
-        if let note { o["note"] = .string(note) }
-        if let color { o["color"] = .string(color) }
-        if let author { o["author"] = .string(author) }
-        return .object(o)
-    }
+    /// The marker as the sidecar holds it: `orderedMembers`, the one list of its fields.
+    var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers.lazy.map { ($0.key, $0.value) })) }
 }
 
 extension Loop {

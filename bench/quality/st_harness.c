@@ -11,8 +11,8 @@
  *         speed = input seconds processed per CPU second (x real time of the
  *         input); decoding and writing the files are not counted.
  *
- * Debian ships libSoundTouchDll but not SoundTouchDLL.h, so the prototypes
- * are declared here.  Samples are fed in blocks of 1024 frames, as a player
+ * Debian ships libSoundTouchDll but not SoundTouchDLL.h: the prototypes are
+ * in ../soundtouch_dll.h.  Samples are fed in blocks of 1024 frames, as a player
  * would, and read back after each block.  OUT is 32-bit float WAV, cut to
  * round(in_frames / TEMPO) frames (flush() pads with silence).
  */
@@ -22,18 +22,7 @@
 #include <time.h>
 #include <sndfile.h>
 
-typedef void *HANDLE;
-HANDLE soundtouch_createInstance(void);
-void soundtouch_destroyInstance(HANDLE h);
-void soundtouch_setTempo(HANDLE h, float newTempo);
-void soundtouch_setChannels(HANDLE h, unsigned int numChannels);
-void soundtouch_setSampleRate(HANDLE h, unsigned int srate);
-int soundtouch_setSetting(HANDLE h, int settingId, int value);
-int soundtouch_getSetting(HANDLE h, int settingId);
-void soundtouch_putSamples(HANDLE h, const float *samples, unsigned int numSamples);
-unsigned int soundtouch_receiveSamples(HANDLE h, float *outBuffer, unsigned int maxSamples);
-void soundtouch_flush(HANDLE h);
-const char *soundtouch_getVersionString(void);
+#include "../soundtouch_dll.h"
 
 enum { USE_AA_FILTER = 0, USE_QUICKSEEK = 2, SEQUENCE_MS = 3, SEEKWINDOW_MS = 4, OVERLAP_MS = 5 };
 

@@ -7,7 +7,7 @@
  * build:  gcc -O2 c_loop.c -o c_loop -lSoundTouchDll -lsndfile
  * usage:  c_loop IN OUT TEMPO
  *
- * Debian ships libSoundTouchDll but not SoundTouchDLL.h, so the prototypes are declared here.
+ * Debian ships libSoundTouchDll but not SoundTouchDLL.h: the prototypes are in ../soundtouch_dll.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,15 +15,7 @@
 #include <string.h>
 #include <sndfile.h>
 
-typedef void *HANDLE;
-HANDLE soundtouch_createInstance(void);
-void soundtouch_destroyInstance(HANDLE h);
-void soundtouch_setTempo(HANDLE h, float newTempo);
-void soundtouch_setChannels(HANDLE h, unsigned int numChannels);
-void soundtouch_setSampleRate(HANDLE h, unsigned int srate);
-void soundtouch_putSamples(HANDLE h, const float *samples, unsigned int numSamples);
-unsigned int soundtouch_receiveSamples(HANDLE h, float *outBuffer, unsigned int maxSamples);
-void soundtouch_flush(HANDLE h);
+#include "../soundtouch_dll.h"
 
 enum { BLOCK = 4096 };
 

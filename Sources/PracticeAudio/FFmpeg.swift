@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CFFmpeg
 import Glibc
+import PracticeSystem
 import Synchronization
 
 /// An error reported by FFmpeg's libraries (or found in what they returned): what is wrong, the
@@ -63,8 +64,7 @@ extension SoundFile {
     /// decoder waits for what is left. Nothing otherwise, or once they are loading.
     public static func prepare(_ path: String) {
         guard isContainer(path), !loading.exchange(true, ordering: .relaxed) else { return }
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, { _ in _ = loaded; return nil }, nil) == 0 { pthread_detach(thread) }
+        _ = ControlThread(name: "practice-ffmpeg") { _ = loaded }   // not joined: detached
     }
 }
 

@@ -12,6 +12,8 @@ import PracticeEngine
 public struct TrackView: Sendable {
     public let player: Player
     private var stamp = ""
+    /// The file last read (or where it would be): looked at first, so an unchanged sidecar is not read again.
+    private var lastPath: String?
     /// The markers, by time.
     public private(set) var markers: [Marker] = []
     public private(set) var beats: BeatGrid?
@@ -38,20 +40,38 @@ public struct TrackView: Sendable {
     }
 
     /// Reads the sidecar again when it has changed since the last look (or `force`); true when
-    /// it was read. An unreadable sidecar is no markers and no beats.
+    /// it was read. An unreadable sidecar is no markers and no beats. The file last read is looked
+    /// at first: while it is unchanged (size, time, inode) nothing is read.
     public mutating func refresh(force: Bool) -> Bool {
+        if !force, let lastPath, Self.stamp(lastPath) == stamp { return false }
         guard let loaded = try? SidecarStore.load(for: player.track, explicit: player.sidecar) else {
-            if force { (markers, beats, stamp) = ([], nil, "") }
+            if force { (markers, beats, stamp, lastPath) = ([], nil, "", nil) }
             return force
         }
         let path = loaded.readPath ?? loaded.writePath
-        var info = stat()
-        let now = stat(path, &info) == 0 ? "\(path) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)" : path
+        let now = Self.stamp(path)
+        lastPath = path
         guard force || now != stamp else { return false }
         stamp = now
         markers = loaded.sidecar.markers.sorted { $0.time < $1.time }
         beats = loaded.sidecar.beats
         return true
+    }
+
+    private static func stamp(_ path: String) -> String {
+        var info = stat()
+        return stat(path, &info) == 0 ? "\(path) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec) \(info.st_ino)" : path
+    }
+
+    /// The first moment after `position` at which `here(at:)` says something else (the next
+    /// marker, beat or lyric line), on the track's timeline; nil when nothing changes after it.
+    public func nextChange(after position: Double) -> Double? {
+        var next: Double?
+        func consider(_ t: Double) { if t > position, next.map({ t < $0 }) ?? true { next = t } }
+        if let k = Sections.next(markers.map(\.time), after: position) { consider(markers[k].time - 0.0005) }
+        if let g = beats, let t = g.times.first(where: { $0 > position + 0.0005 }) { consider(t - 0.0005) }
+        if let l = lyrics, let line = l.lines.first(where: { $0.time > position }) { consider(line.time) }
+        return next
     }
 
     /// What is at `position`.

@@ -106,7 +106,15 @@ enum RemotePage {
         if (document.body && document.body.hasAttribute('data-paired')) { location.replace('/'); }
         (() => {
           const $ = (id) => document.getElementById(id);
-          let ws = null, state = null, markers = [], tempo = null, retry = 0, closedFor = null;
+          let ws = null, state = null, at = 0, markers = [], tempo = null, retry = 0, closedFor = null;
+          // The heard position now: the player sends it when the page could not foresee it, and
+          // while it moves (view.moving) the page moves it on at the rate, to the loop's or the track's end.
+          const heard = () => {
+            const s = state; if (!s) return 0; if (!(s.view && s.view.moving)) return s.position;
+            const end = s.loop && s.loop.on ? s.loop.end : s.duration;
+            return Math.min(s.position + s.rate * (performance.now() - at) / 1000, Math.max(end, s.position));
+          };
+          const drawPosition = () => { if (state) $('position').textContent = fmt(heard()) + (state.finished ? ' · the end' : ''); };
           const fmt = (t) => { t = Math.max(0, t || 0); const m = Math.floor(t / 60), s = t - 60 * m; return m + ':' + (s < 10 ? '0' : '') + s.toFixed(1); };
           const say = (text, bad) => { const m = $('message'); m.textContent = text || ''; m.className = bad ? 'bad' : ''; };
           const link = (text, cls) => { const l = $('link'); l.textContent = text; l.className = 'link ' + (cls || ''); };
@@ -123,7 +131,7 @@ enum RemotePage {
             toggle: () => send({ cmd: 'toggle' }),
             again: () => {
               if (state && state.loop && state.loop.on) { send({ cmd: 'rewind' }); send({ cmd: 'play' }); return; }
-              const here = state ? state.position : 0; let start = 0;
+              const here = heard(); let start = 0;
               for (const m of markers) if (m.time <= here + 0.0005) start = m.time;
               send({ cmd: 'jump', to: start });
             },
@@ -159,7 +167,7 @@ enum RemotePage {
           function draw() {
             const s = state; if (!s) return; const v = s.view || {};
             $('title').textContent = s.title || 'practice';
-            $('position').textContent = fmt(s.position) + (s.finished ? ' · the end' : '');
+            drawPosition();
             $('speed').textContent = s.rate.toFixed(2) + '×' + (s.pitch ? '  ' + (s.pitch > 0 ? '+' : '') + s.pitch + ' st' : '');
             $('section').textContent = v.section || '–';
             $('eight').textContent = v.eight ? v.eight.name + ' ' + v.eight.group + ' · ' + v.eight.beat : '';
@@ -190,7 +198,7 @@ enum RemotePage {
               let o; try { o = JSON.parse(e.data); } catch (x) { return; }
               if (o.event === 'markers') { markers = o.markers || []; tempo = o.tempo || null; drawMarkers(); draw(); }
               else if (o.event === 'full' || o.event === 'state') {
-                state = o; draw();
+                state = o; at = performance.now(); draw();
                 // The page is live: drawn from the player's state (what the bench reads as "interactive").
                 if (!performance.getEntriesByName('practice-live').length) performance.mark('practice-live');
               }
@@ -216,6 +224,7 @@ enum RemotePage {
             const h = { play: () => send({ cmd: 'play' }), pause: () => send({ cmd: 'pause' }), previoustrack: actions.previous, nexttrack: actions.next };
             for (const k in h) { try { navigator.mediaSession.setActionHandler(k, h[k]); } catch (x) {} }
           }
+          setInterval(() => { if (state && state.view && state.view.moving) drawPosition(); }, 50);
           if (!document.body.hasAttribute('data-paired')) connect();
         })();
         """

@@ -29,9 +29,16 @@ struct RemoteView {
         return JSONValue.object(o).compact()
     }
 
+    /// What is at `position`, and when that next changes (see `TrackView`).
+    func here(at position: Double) -> TrackView.Here { track.here(at: position) }
+    func nextChange(after position: Double) -> Double? { track.nextChange(after: position) }
+    var markers: [Marker] { track.markers }
+    var tempo: Double? { track.beats?.tempo }
+
     /// The `full` state message with a `view`: `section` (the marker it opens at, or none),
-    /// `eight` (`{"name":"Eight","group":3,"beat":5}` from the beat grid) and `lyric` (the line heard).
-    func stateMessage(_ state: PlayerState, kind: PlayerEvent.Kind) -> String {
+    /// `eight` (`{"name":"Eight","group":3,"beat":5}` from the beat grid), `lyric` (the line
+    /// heard) and `moving` (the page moves the position on by itself at `rate`; see `RemoteFeed`).
+    func stateMessage(_ state: PlayerState, kind: PlayerEvent.Kind, moving: Bool) -> String {
         var o = player.fullMessage(state, kind: kind).object
         // The phone is told no path on this machine.
         o["path"] = nil
@@ -41,6 +48,7 @@ struct RemoteView {
         if let next = here.next { view["next"] = .string(next) }
         if let e = here.eight { view["eight"] = .object(["name": .string(e.name), "group": .integer(e.group), "beat": .integer(e.beat), "of": .integer(e.of)]) }
         if let lyric = here.lyric { view["lyric"] = .string(lyric) }
+        view["moving"] = .bool(moving)
         o["view"] = .object(view)
         return JSONValue.object(o).compact()
     }

@@ -64,7 +64,9 @@ public final class WebRemote: SessionService, Sendable {
         case .success(let (task, bound)):
             self.task = task
             state.setOrigin("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
-        case .failure(let error): throw error
+        case .failure(let error):
+            state.feed.stop()
+            throw error
         }
         self.state = state
     }
@@ -73,6 +75,7 @@ public final class WebRemote: SessionService, Sendable {
     /// go out), then stops serving.
     public func stop() {
         state.closeAll(within: 0.5)
+        state.feed.stop()
         task.cancel()
     }
 
@@ -142,6 +145,8 @@ public final class WebRemote: SessionService, Sendable {
 /// connections; and how it answers each request.
 final class RemoteState: Sendable {
     let player: Player
+    /// What the pages are sent, worked out once for all of them.
+    let feed: RemoteFeed
     let settings: WebRemote.Settings
     private let gate = Locked(PairingGate(now: 0))
     private let devices: Locked<(list: RemoteDevices, stamp: String)>
@@ -156,6 +161,7 @@ final class RemoteState: Sendable {
 
     init(player: Player, settings: WebRemote.Settings, devices: RemoteDevices, notice: @escaping @Sendable (String) -> Void) {
         self.player = player
+        feed = RemoteFeed(player: player, devicesPath: settings.devicesPath)
         self.settings = settings
         self.devices = Locked((devices, Self.stamp(settings.devicesPath)))
         self.notice = notice
@@ -177,7 +183,7 @@ final class RemoteState: Sendable {
     // MARK: Devices
 
     /// The file's size and modification time: read again when they change (`practice remote revoke`).
-    private static func stamp(_ path: String) -> String {
+    static func stamp(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return "" }
         return "\(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec) \(info.st_ino)"
@@ -315,37 +321,22 @@ final class RemoteState: Sendable {
             _ = connections.withLock { $0.removeValue(forKey: id) }
             serving.subtract(1, ordering: .releasing)
         }
-        let events = player.events(keepingNewest: 64)
+        let messages = feed.join()
         await withTaskGroup(of: Void.self) { group in
-            // The page's view: the markers and the state now, then each change.
+            // The page's view: the markers and the state now, then each change (`RemoteFeed`).
             group.addTask { [self] in
-                var view = RemoteView(player: player)
-                do {
-                    try await outbound.write(.text(view.markersMessage(force: true)!))
-                    try await outbound.write(.text(view.stateMessage(player.state, kind: .snapshot)))
-                } catch { return }
-                for await event in events where event.kind != .snapshot {
-                    // A revoked phone is refused at once, mid-connection too.
+                for await message in messages {
+                    // A revoked phone is refused at once, mid-connection too; while nothing is
+                    // sent, within a second (the feed's empty message: the devices' file changed).
                     guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
                         await Self.close(outbound, .policyViolation, "this phone was unpaired")
                         return
                     }
-                    do {
-                        if let markers = view.markersMessage(force: false) { try await outbound.write(.text(markers)) }
-                        try await outbound.write(.text(view.stateMessage(event.state, kind: event.kind)))
-                    } catch { return }
+                    if message.isEmpty { continue }
+                    do { try await outbound.write(.text(message)) } catch { return }
                 }
-                // The player's events are over: it has stopped (the server may not be told before the process ends).
+                // The feed is over: the player has stopped (the server may not be told before the process ends).
                 if !Task.isCancelled { await Self.close(outbound, .goingAway, "the player has quit") }
-            }
-            // A phone revoked while the player says nothing (paused): closed within a second all the same.
-            group.addTask { [self] in
-                while (try? await Task.sleep(for: .seconds(1))) != nil {
-                    guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
-                        await Self.close(outbound, .policyViolation, "this phone was unpaired")
-                        return
-                    }
-                }
             }
             // The page's commands.
             group.addTask { [self] in

@@ -422,4 +422,48 @@ import PracticeTestSupport
         let after = slow.flatMap { streak(of: 250, from: $0) }
         #expect(before != nil && slow != nil && after != nil, "gaps between clicks heard (ms): \(gaps)")
     }
+
+    /// The pages are sent what they cannot foresee, not the player's ten ticks a second: playing
+    /// at 120 bpm with a beat grid, one state a beat, each sent within 50 ms after its beat, with
+    /// `moving` (the page moves the position on by itself between); paused, nothing.
+    @Test func thePageIsSentEachBeatNotEachTick() throws {
+        let rig = try PulseRig()
+        let dir = ScratchDirectory("remote-feed")
+        try Signals.write(Signals.sine(440, seconds: 60), to: dir.file("song.wav"))
+        let grid = try run(practiceBinary, ["beats", "song.wav", "--bpm", "120", "--one", "1"], currentDirectory: dir.path)
+        try #require(grid.status == 0, "\(grid)")
+        var env = rig.environment
+        env["XDG_STATE_HOME"] = dir.file("state")
+        let player = try ControlledPlayer(["song.wav", "--device", "pulse", "--control", "stdin", "--no-journal", "--fresh", "--from", "1",
+                                           "--remote", "--remote-bind", "127.0.0.1:0"], in: dir.path, environment: env)
+        let line = try player.stderrLine(containing: "the remote is at")
+        let found = try #require(line.firstMatch(of: /the remote is at (http:\/\/127\.0\.0\.1:([0-9]+)):.*open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/([A-Z2-7]{26}))\)/), "\(line)")
+        let remote = Remote(port: String(found.2), origin: String(found.1), token: String(found.4))
+        let paired = try remote.http("/P/" + remote.token)
+        let cookie = try #require(Self.header(paired, "set-cookie")?.firstMatch(of: /practice_remote=([A-Z2-7]{52});/)?.1, "\(paired)")
+        try player.next("state", within: 5) { $0["playing"] as? Bool == true }
+
+        // 1 s, then 3 s more, then 1 s (the client's own reads): about 5 s, ten beats.
+        let frames = try remote.ws(["Cookie: practice_remote=\(cookie)", "Origin: \(remote.origin)"], ["@wait:3"])
+        let states = frames.compactMap { $0["text"] as? String }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "full" }
+        let looks = states.dropFirst()   // after the state the page is given as it connects
+        func view(_ o: [String: Any]) -> [String: Any] { o["view"] as? [String: Any] ?? [:] }
+        func beat(_ o: [String: Any]) -> Int? { (view(o)["eight"] as? [String: Any])?["beat"] as? Int }
+        #expect(looks.count >= 8 && looks.count <= 13, "\(looks.count) states in about 5 s (ticks would be 50): \(states)")
+        for o in looks {
+            let position = o["position"] as? Double ?? -1
+            let sinceBeat = position - (position * 2).rounded(.down) / 2
+            #expect(view(o)["moving"] as? Bool == true && sinceBeat < 0.05, "a state 0.\(Int(sinceBeat * 1000)) s after its beat: \(o)")
+        }
+        for (a, b) in zip(looks, looks.dropFirst()) {
+            #expect(beat(b) == (beat(a) ?? 0) % 8 + 1, "the eight-count went \(beat(a) ?? 0) → \(beat(b) ?? 0): \(states)")
+        }
+
+        player.send(#"{"cmd":"pause"}"#)
+        try player.next("state") { $0["playing"] as? Bool == false }
+        let paused = try remote.ws(["Cookie: practice_remote=\(cookie)", "Origin: \(remote.origin)"], ["@wait:2"])
+            .compactMap { $0["text"] as? String }.filter { $0.contains(#""event":"full""#) }
+        #expect(paused.count == 1 && paused[0].contains(#""moving":false"#), "paused, the page is given the state once: \(paused)")
+    }
 }

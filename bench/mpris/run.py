@@ -93,24 +93,12 @@ class Mpv(Player):
                 '--speed=%g' % rate, '--start=%g' % start, '--script=' + MPV_MPRIS, track]
 
 
-def cpu_of(pid):
-    """CPU seconds of the whole process: the sum of its threads' time on a CPU from
-    /proc/PID/task/*/schedstat (nanoseconds; the tick-based utime and stime in /proc/PID/stat
-    are 10 ms steps, too coarse for a paused player, and miss short wake-ups)."""
-    total = 0
-    for tid in os.listdir('/proc/%d/task' % pid):
-        try:
-            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
-                total += int(f.read().split()[0])
-        except OSError:
-            pass   # a thread that ended meanwhile
-    return total / 1e9
 
 
 def cpu_window(pid, seconds):
-    c0, t0 = cpu_of(pid), time.monotonic()
+    c0, t0 = rt.cpu_of(pid), time.monotonic()
     time.sleep(seconds)
-    return 100 * (cpu_of(pid) - c0) / (time.monotonic() - t0)
+    return 100 * (rt.cpu_of(pid) - c0) / (time.monotonic() - t0)
 
 
 def main():

@@ -12,6 +12,9 @@ Figures (each for practice and for mpv, then practice / mpv):
           marker's button -> the new position audible (beside mpv's seek over its IPC socket,
           the seek test's, in the same run), and the page's load -> live (drawn from the
           player's state over its WebSocket)
+  phones  what the phone remote costs the player (practice only): CPU at 0.8x once settled and
+          peak RSS, without --remote, with it and no page open, and with two phones paired and
+          live (two browser contexts of headless Chromium, each with its own cookie), alternately
 
 Needs: pulseaudio, pulseaudio-utils (pactl, parec), libasound2-plugins (ALSA 'pulse' PCM),
 sox, mpv, python3 with numpy; for remote, chromium.
@@ -636,6 +639,83 @@ def remote_session(rig, binary, logdir, track, count, spacing, first, loads):
     return events, load_ms
 
 
+def cpu_of(pid):
+    """CPU seconds of the whole process: the sum of its threads' time on a CPU from
+    /proc/PID/task/*/schedstat (nanoseconds; the tick-based utime and stime in /proc/PID/stat
+    are 10 ms steps, too coarse for a paused player, and miss short wake-ups)."""
+    total = 0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass   # a thread that ended meanwhile
+    return total / 1e9
+
+
+def phones_run(rig, binary, logdir, track, seconds, variant):
+    """practice playing `track` at 0.8: `variant` 'off' (no --remote), 'idle' (--remote, no page) or
+    'phones' (two phones paired and live: each a browser context of its own in one headless
+    Chromium, so each its own cookie, as two phones are). CPU of the player's threads over
+    `seconds` from 1 s after the phones are live (or the same moment without them), and the whole
+    process's peak RSS."""
+    rig.wait_silence(0.3)
+    rig.keep = False
+    state = tempfile.mkdtemp(prefix='state-', dir=logdir)
+    env = dict(rig.env, XDG_STATE_HOME=state)
+    argv = [binary, 'play', track, '--rate', '0.8', '--device', 'pulse', '--no-journal']
+    if variant != 'off':
+        argv += ['--remote', '--remote-bind', '127.0.0.1:0']
+    log = open(os.path.join(logdir, 'practice-phones.log'), 'ab')
+    p = spawn(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t_start = time.monotonic()
+    pages, chrome = [], None
+    if variant != 'off':
+        pairing = None
+        for line in p.stderr:
+            log.write(line)
+            if b'open HTTP://' in line:
+                pairing = line.decode(errors='replace').split('open ')[1].split(')')[0]
+                break
+        if pairing is None:
+            raise RuntimeError('practice did not say where its remote is (see %s)' % log.name)
+    threading.Thread(target=lambda: [log.write(l) for l in p.stderr], daemon=True).start()
+    if variant == 'phones':
+        rc = remote_client()
+        chrome, port = rc.chromium(popen=spawn)
+        import urllib.request
+        browser = rc.DevTools(json.load(urllib.request.urlopen('http://127.0.0.1:%s/json/version' % port))['webSocketDebuggerUrl'])
+        for i in range(2):
+            if i > 0:
+                # The next phone's code: what `practice remote` prints for a player already running.
+                out = subprocess.run([binary, 'remote'], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=10).stdout.decode()
+                pairing = out.split('(or open ')[1].split(')')[0]
+            context = browser.call('Target.createBrowserContext')['browserContextId']
+            target = browser.call('Target.createTarget', url='about:blank', browserContextId=context)['targetId']
+            pages.append(rc.phone('ws://127.0.0.1:%s/devtools/page/%s' % (port, target), pairing))
+    else:
+        time.sleep(max(0.0, t_start + 1.5 - time.monotonic()))   # as long as two phones take to pair
+    time.sleep(1.0)
+    if p.poll() is not None:
+        raise RuntimeError('practice exited early (%s) during the phones run' % p.returncode)
+    c0, t0 = cpu_of(p.pid), time.monotonic()
+    time.sleep(seconds)
+    c1, t1 = cpu_of(p.pid), time.monotonic()
+    live = [d.js("document.getElementById('link').textContent") for d in pages]
+    if p.poll() is not None:
+        raise RuntimeError('practice exited early (%s) during the phones run' % p.returncode)
+    if chrome is not None:
+        stop_process(chrome)
+    p.send_signal(signal.SIGTERM)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = status
+    log.close()
+    shutil.rmtree(state, ignore_errors=True)
+    rig.keep = True
+    return dict(player='practice', variant=variant, pct=100 * (c1 - c0) / (t1 - t0), wall=t1 - t0,
+                rss_kb=ru.ru_maxrss, pages=live)
+
+
 def rate_session(rig, player, track, count, hold, rest):
     """Plays chirp.wav at 0.8; switches to 1.0 (measured), holds, back to 0.8, rests."""
     rig.wait_silence(0.3)
@@ -844,6 +924,8 @@ def main():
                     help='the launch track as a WAV (default) or an M4A (AAC, decoded through FFmpeg)')
     ap.add_argument('--tests', default='launch,seek,rate,remote,cpu',
                     help='which measurements to make, comma-separated (default launch,seek,rate,remote,cpu)')
+    ap.add_argument('--phone-seconds', type=float, default=30.0, help='phones: CPU measured over this long a run (default 30)')
+    ap.add_argument('--phone-reps', type=int, default=3, help='phones: runs of each variant, alternately (default 3)')
     ap.add_argument('--page-loads', type=int, default=5, help='remote: loads of the page (default 5)')
     ap.add_argument('--tol-ms', type=float, default=1.0,
                     help='rate test: distance from the 1 s/s line that counts as off it (default 1 ms)')
@@ -852,7 +934,7 @@ def main():
     practice_bin = os.path.abspath(args.practice)
     if not os.access(practice_bin, os.X_OK):
         sys.exit('run.py: %s not found (build it, or pass --practice)' % practice_bin)
-    for tool in ('pulseaudio', 'pactl', 'parec', 'sox', 'mpv') + (('chromium',) if 'remote' in args.tests.split(',') else ()):
+    for tool in ('pulseaudio', 'pactl', 'parec', 'sox', 'mpv') + (('chromium',) if {'remote', 'phones'} & set(args.tests.split(',')) else ()):
         if shutil.which(tool) is None:
             sys.exit('run.py: %s not found (apt-get install pulseaudio pulseaudio-utils libasound2-plugins sox mpv chromium; '
                      'or leave out the remote test: --tests launch,seek,rate,cpu)' % tool)
@@ -921,6 +1003,22 @@ def main():
                     e, l = remote_session(rig, practice_bin, logdir, tracks['seek'], n, 1.3, i * half, args.page_loads if i == 0 else 0)
                     taps += e
                     loads += l
+
+        phones = []
+        if 'phones' in tests:
+            print('phones (%d x %g s each: no remote, remote and no page, two phones) ...' % (args.phone_reps, args.phone_seconds), flush=True)
+            # A beat grid at 120 bpm, as `practice beats` leaves one: the page's eight-count changes
+            # at every beat, so the phones are sent a state a beat (a song without one: a state a second).
+            phones_track = os.path.join(args.out, 'tracks', 'phones.wav')
+            shutil.copy(tracks['music'], phones_track)
+            for f in (phones_track + '.practice.json',):
+                if os.path.exists(f):
+                    os.remove(f)
+            run_quiet([practice_bin, 'beats', phones_track, '--bpm', '120', '--one', '1'])
+            order = ['off', 'idle', 'phones']
+            for i in range(args.phone_reps):
+                for variant in (order if i % 2 == 0 else order[::-1]):
+                    phones.append(phones_run(rig, practice_bin, logdir, phones_track, args.phone_seconds, variant))
 
         print('rate ...', flush=True)
         rates = []
@@ -1034,6 +1132,20 @@ def main():
                                                                        fmt(r.get('old_stops'), 1000), ('  ' + r['note']) if 'note' in r else ''))
         say('  page load -> live (ms from navigation, %d loads): %s' % (len(loads), ', '.join(fmt(x, 1, 1) for x in loads)))
         say('')
+    if phones:
+        say('what the phone remote costs (music.wav with a 120 bpm beat grid, at 0.8x; CPU of the player\'s threads over %g s once settled; peak RSS of the process):' % args.phone_seconds)
+        for c in phones:
+            say('  %-7s %6.3f %% of a core, peak RSS %6.1f MB%s' % (c['variant'], c['pct'], c['rss_kb'] / 1024,
+                                                                  ('  pages: ' + ', '.join(c['pages'])) if c['pages'] else ''))
+        cost = {v: med([c['pct'] for c in phones if c['variant'] == v]) for v in ('off', 'idle', 'phones')}
+        rss = {v: med([c['rss_kb'] / 1024 for c in phones if c['variant'] == v]) for v in ('off', 'idle', 'phones')}
+        say('  medians: without --remote %.3f %%, %.1f MB; --remote, no page %.3f %%, %.1f MB; two phones %.3f %%, %.1f MB'
+            % (cost['off'], rss['off'], cost['idle'], rss['idle'], cost['phones'], rss['phones']))
+        say('  two phones live: %+.3f %% of a core against no remote (target <= 0.1 %%: %s), %+.3f %% against the remote idle; '
+            'peak RSS %+.1f MB against no remote (target <= 10 MB: %s)'
+            % (cost['phones'] - cost['off'], 'met' if cost['phones'] - cost['off'] <= 0.1 else 'MISSED', cost['phones'] - cost['idle'],
+               rss['phones'] - rss['off'], 'met' if rss['phones'] - rss['off'] <= 10 else 'MISSED'))
+        say('')
     say('rate changes (chirp.wav; ms to the first frame of the final 1 s/s stretch, tol %.1f ms; slope before = d(lag)/dt, -0.2 at 0.8x):' % args.tol_ms)
     for r in R:
         if r['kind'] == '0.8->1.0':
@@ -1096,7 +1208,7 @@ def main():
     print()
     print(text)
     with open(os.path.join(args.out, 'results.json'), 'w') as f:
-        json.dump(dict(summary=summary, cpu=cpus, journal=journal, cpu_variants=variants, launches=L, seeks=S, rates=R, taps=T, page_loads=loads,
+        json.dump(dict(summary=summary, cpu=cpus, journal=journal, cpu_variants=variants, launches=L, seeks=S, rates=R, taps=T, page_loads=loads, phones=phones,
                        args=vars(args)), f, indent=1, default=str)
     with open(os.path.join(args.out, 'results.txt'), 'w') as f:
         f.write(text + '\n')

@@ -68,7 +68,7 @@ let package = Package(
         ]),
         // The practice journal: every play session recorded from the player's events into SQLite (GRDB), reports, notes.
         .target(name: "PracticeJournal", dependencies: [
-            "PracticeEngine", "PracticeDocuments",
+            "PracticeSystem", "PracticeEngine", "PracticeDocuments",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The library: the music folders scanned into an SQLite index (GRDB, FTS5), their tags and

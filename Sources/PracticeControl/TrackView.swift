@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 /// What the views beside the screen show with the player's state (the phone's page, the video's
 /// overlay), worked out here as the screen works it out so that none keeps rules of its own: the
@@ -43,24 +44,18 @@ public struct TrackView: Sendable {
     /// it was read. An unreadable sidecar is no markers and no beats. The file last read is looked
     /// at first: while it is unchanged (size, time, inode) nothing is read.
     public mutating func refresh(force: Bool) -> Bool {
-        if !force, let lastPath, Self.stamp(lastPath) == stamp { return false }
+        if !force, let lastPath, FileStamp.of(lastPath) == stamp { return false }
         guard let loaded = try? SidecarStore.load(for: player.track, explicit: player.sidecar) else {
             if force { (markers, beats, stamp, lastPath) = ([], nil, "", nil) }
             return force
         }
         let path = loaded.readPath ?? loaded.writePath
-        let now = Self.stamp(path)
-        lastPath = path
-        guard force || now != stamp else { return false }
-        stamp = now
+        let now = FileStamp.of(path)
+        defer { (stamp, lastPath) = (now, path) }
+        guard force || now != stamp || path != lastPath else { return false }
         markers = loaded.sidecar.markers.sorted { $0.time < $1.time }
         beats = loaded.sidecar.beats
         return true
-    }
-
-    private static func stamp(_ path: String) -> String {
-        var info = stat()
-        return stat(path, &info) == 0 ? "\(path) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec) \(info.st_ino)" : path
     }
 
     /// The first moment after `position` at which `here(at:)` says something else (the next

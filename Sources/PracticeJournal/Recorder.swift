@@ -5,6 +5,7 @@ import Glibc
 import Synchronization
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 /// Records one player's session in the journal: a view of the player like any other. It takes
 /// every event (no ticks: it wakes nobody while nothing changes), reads the state once a second
@@ -124,7 +125,7 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     /// Whether the sidecar's file is not as it was when its markers were read.
     var sidecarChanged: Bool {
         guard let (path, stamp) = state.withLock({ r in r.sidecarPath.map { ($0, r.sidecarStamp) } }) else { return false }
-        return Self.stamp(path) != stamp
+        return FileStamp.of(path) != stamp
     }
 
     /// What the timer does, now (tests on a virtual device, whose clock is not the wall's).
@@ -182,7 +183,7 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
             writePath = sidecar ?? SidecarStore.ownPath(forAudio: player.track.path)
             markers = FileManager.default.fileExists(atPath: writePath) ? ((try? SidecarStore.read(writePath))?.liveMarkers ?? []) : []
         }
-        let stamp = Self.stamp(writePath)
+        let stamp = FileStamp.of(writePath)
         state.withLock { r in
             r.sidecarPath = writePath
             r.sidecarStamp = stamp
@@ -234,11 +235,5 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         } catch {
             state.withLock { r in if r.problem == nil { r.problem = error.message } }
         }
-    }
-
-    static func stamp(_ path: String) -> String {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return "" }
-        return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 }

@@ -49,7 +49,7 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
     init(player: Player, devicesPath: String) {
         self.player = player
         self.devicesPath = devicesPath
-        devicesStamp = RemoteState.stamp(devicesPath)
+        devicesStamp = FileStamp.of(devicesPath)
         view = RemoteView(player: player)
         _ = view.markersMessage(force: true)
         player.subscribe(ticks: { false }) { [weak self] event in self?.take(event) }
@@ -142,7 +142,7 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
         let unforeseen = sent.map { Self.withoutPosition(s) != Self.withoutPosition($0.state) || here != $0.here || moving != $0.moving } ?? true
         let due = s.isPlaying && (sent.map { now - $0.at >= Self.resync - 0.005 } ?? true)
         if let markers { for page in pages { page.yield(markers) } }
-        let stamp = RemoteState.stamp(devicesPath)
+        let stamp = FileStamp.of(devicesPath)
         if stamp != devicesStamp {
             devicesStamp = stamp
             for page in pages { page.yield("") }

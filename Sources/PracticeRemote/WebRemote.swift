@@ -163,7 +163,7 @@ final class RemoteState: Sendable {
         self.player = player
         feed = RemoteFeed(player: player, devicesPath: settings.devicesPath)
         self.settings = settings
-        self.devices = Locked((devices, Self.stamp(settings.devicesPath)))
+        self.devices = Locked((devices, FileStamp.of(settings.devicesPath)))
         self.notice = notice
     }
 
@@ -182,22 +182,16 @@ final class RemoteState: Sendable {
 
     // MARK: Devices
 
-    /// The file's size and modification time: read again when they change (`practice remote revoke`).
-    static func stamp(_ path: String) -> String {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "" }
-        return "\(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec) \(info.st_ino)"
-    }
-
     /// The paired device a request's cookie names, if any.
     func device(_ fields: HTTPFields) -> RemoteDevices.Device? {
         guard let cookie = Self.cookie(fields) else { return nil }
         return currentDevices().device(cookie: cookie)
     }
 
+    /// The paired devices, the file read again when it has changed (`practice remote revoke`).
     func currentDevices() -> RemoteDevices {
         devices.withLock { d in
-            let stamp = Self.stamp(settings.devicesPath)
+            let stamp = FileStamp.of(settings.devicesPath)
             if stamp != d.stamp, let fresh = try? RemoteDevices(path: settings.devicesPath) { d = (fresh, stamp) }
             return d.list
         }
@@ -277,7 +271,7 @@ final class RemoteState: Sendable {
                 notice("remote: cannot pair: \(error.message)")
                 return answer(.internalServerError)
             }
-            devices.withLock { $0 = (list, Self.stamp(settings.devicesPath)) }
+            devices.withLock { $0 = (list, FileStamp.of(settings.devicesPath)) }
             notice("remote: paired \(paired.name)")
             let cookie = "\(Self.cookieName)=\(paired.cookie); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000"
             // A page of its own that goes on to the remote: the cookie, SameSite=Strict, is not

@@ -5,8 +5,8 @@
 # First the busy part, every core kept busy: the suites that need no quiet machine, in SHARDS test
 # processes at once (a test process runs its tests on one thread per core, and a test waiting for
 # a program it started holds its thread), EngineTests in a process of its own (its stress test
-# wants the task pool to itself) and VideoTests in another (serialized, two minutes of waiting),
-# then the engine under ThreadSanitizer (make check-threads) and make check-install.
+# wants the task pool to itself), then the engine under ThreadSanitizer (make check-threads) and
+# make check-install.
 # Then the quiet part, alone on the machine: the suites that play through a live sound server in
 # real time and measure what is heard to the millisecond (beside a busy build they fail: a pass
 # 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then three processes
@@ -39,16 +39,12 @@ run() {
 busy() {
     local all pids=() i
     all=$("$bundle" --testing-library swift-testing --list-tests | sed 's#/.*##' | sort -u \
-        | grep -vE "\\.($(IFS='|'; echo "${quiet[*]}")|EngineTests|VideoTests)\$")
+        | grep -vE "\\.($(IFS='|'; echo "${quiet[*]}")|EngineTests)\$")
     for ((i = 0; i < shards; i++)); do
         run "shard-$i" --filter "$(awk -v n="$shards" -v i="$i" 'NR % n == i' <<< "$all" | suites_filter)" &
         pids+=($!)
     done
     run EngineTests --filter '\.EngineTests/' &
-    pids+=($!)
-    # The video window's tests run one after another (one display) for about two minutes, most
-    # of it waiting for mpv and the screenshots: in a shard they held one of its two threads.
-    run VideoTests --filter '\.VideoTests/' &
     pids+=($!)
     "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"
     wait "${pids[@]}"

@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "PracticeControl", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeJournal"]),
         // FLO song documents, fetching (libcurl, opened when a song is fetched) and the song cache.
         .target(name: "PracticeSongs", dependencies: [
-            "PracticeEngine", "PracticeDocuments", "CCurl",
+            "PracticeSystem", "PracticeEngine", "PracticeDocuments", "CCurl",
         ]),
         // The practice journal: every play session recorded from the player's events into SQLite (GRDB), reports, notes.
         .target(name: "PracticeJournal", dependencies: [

@@ -2,6 +2,7 @@
 import Glibc
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 extension LyricsFollower {
     /// Prints `[0:12.00] Line one` as each line is heard by the player on `socket`, until it goes away.
@@ -37,12 +38,5 @@ extension LyricsFollower {
                 return
             }
         }
-    }
-
-    /// CLOCK_MONOTONIC in seconds.
-    static func monotonicSeconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Glibc
 import PracticeControl
 import PracticeEngine
 import PracticeSystem
@@ -96,12 +95,6 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
         condition.unlock()
     }
 
-    private static var now: Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
     private func run() {
         var wait = 0.0
         while true {
@@ -130,7 +123,7 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
     /// just `joined`; returns how long until the next look.
     private func look(change: PlayerEvent.Kind?, joined: [AsyncStream<String>.Continuation], pages: [AsyncStream<String>.Continuation]) -> Double {
         let s = player.state
-        let now = Self.now
+        let now = monotonicSeconds()
         let markers = view.markersMessage(force: false)
         let here = view.here(at: s.position)
         // Held still while playing since the last look, nothing asked meanwhile: a count-in, a

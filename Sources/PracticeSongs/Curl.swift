@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CCurl
 import Glibc
+import PracticeSystem
 
 /// An error from libcurl, or from opening it: what went wrong, in libcurl's words or ours.
 public struct CurlError: Error, CustomStringConvertible, Sendable {
@@ -150,7 +151,7 @@ private final class Transfer {
     let body: (UnsafeRawBufferPointer, HTTPGet.Response) -> Bool
     let isCancelled: () -> Bool
     var received: Int64 = 0
-    var lastActivity = Transfer.now()
+    var lastActivity = monotonicSeconds()
     var timedOut = false
     var stopped = false
 
@@ -159,11 +160,6 @@ private final class Transfer {
         self.api = api; self.handle = handle; self.idleTimeout = idleTimeout; self.body = body; self.isCancelled = isCancelled
     }
 
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
 
     func response() -> HTTPGet.Response {
         var status = 0
@@ -180,7 +176,7 @@ private final class Transfer {
         let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
         let bytes = size * count
         transfer.received += Int64(bytes)
-        transfer.lastActivity = now()
+        transfer.lastActivity = monotonicSeconds()
         guard transfer.body(UnsafeRawBufferPointer(start: data, count: bytes), transfer.response()) else {
             transfer.stopped = true
             return 0   // fewer bytes than given: libcurl stops with CURLE_WRITE_ERROR
@@ -194,7 +190,7 @@ private final class Transfer {
             transfer.stopped = true
             return 1
         }
-        if now() - transfer.lastActivity > transfer.idleTimeout {
+        if monotonicSeconds() - transfer.lastActivity > transfer.idleTimeout {
             transfer.timedOut = true
             return 1
         }

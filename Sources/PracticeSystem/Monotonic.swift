@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
+
+/// CLOCK_MONOTONIC in seconds: for control-side timing (the audio thread has its own clock in
+/// nanoseconds, `monotonicNanoseconds`, in PracticeAudio).
+public func monotonicSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}

@@ -189,8 +189,11 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         var arguments = [
             "--no-config", "--aid=no", "--input-ipc-server=\(socketPath)", "--idle=yes", "--keep-open=always", "--pause",
             "--osd-level=0", "--force-window=yes", "--hr-seek=yes", "--input-terminal=no", "--terminal=no",
-            // Its keys would move the picture away from the sound: the keys are the screen's.
-            "--input-default-bindings=no",
+            // Its keys would move the picture away from the sound: the keys are the screen's. So
+            // would its on-screen controller's seek bar; it and mpv's other built-in scripts
+            // (stats, console, youtube-dl) are not loaded: a Lua thread woken at every frame,
+            // about 1 % of a core (bench/video).
+            "--input-default-bindings=no", "--osc=no", "--load-stats-overlay=no", "--load-osd-console=no", "--ytdl=no",
             // mpv expands ${…} in a title: a tag's dollar signs are kept as they are ($$).
             "--title=\(s.title.terminalSafe.replacing("$", with: "$$")) — practice", "--vf=\(s.isMirrored ? "hflip" : "")",
         ]

@@ -107,6 +107,11 @@ class Line:
     def send(self, obj):
         self.s.sendall((json.dumps(obj) + '\n').encode())
 
+    def close(self):
+        # The socket's file descriptor stays open while its reader (makefile) is: both closed.
+        self.f.close()
+        self.s.close()
+
     def until(self, test):
         while True:
             line = self.f.readline()
@@ -255,7 +260,7 @@ def cpu_figures(binary, rig, disp, work, clip, seconds):
         disp.window()
         # Nothing connected while measured, as with mpv alone: a client on the control socket is
         # sent the state ten times a second, which a person playing a video does not have.
-        p.c.s.close()
+        p.c.close()
         time.sleep(1)
         pids = p.pids()
         c0, own0, t0 = cpu_of(pids), cpu_of(pids[:1]), time.monotonic()
@@ -286,7 +291,7 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--tests', default='sync,jump,cpu')
     ap.add_argument('--cpu-seconds', type=float, default=20)
-    ap.add_argument('--cpu-reps', type=int, default=5, help='cpu: pairs of runs, alternating which plays first (default 5)')
+    ap.add_argument('--cpu-reps', type=int, default=9, help='cpu: pairs of runs, alternating which plays first (default 9)')
     a = ap.parse_args()
     tests = set(a.tests.split(','))
     os.makedirs(a.out, exist_ok=True)

@@ -4,7 +4,7 @@
 # the same files, in one run under a private Xvfb (openbox) and a real-time PulseAudio null
 # sink. See README.md in this folder. All arguments go to run.py (run.sh --help lists them).
 #
-#   bench/video/run.sh                     # sync, jump and cpu: about 2 minutes
+#   bench/video/run.sh                     # sync, jump and cpu: about 9 minutes
 #   bench/video/run.sh --tests sync,jump   # without the CPU runs: about 1 minute
 #
 # Environment:

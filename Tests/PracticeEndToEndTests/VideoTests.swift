@@ -237,6 +237,27 @@ final class FrameWatcher {
         #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
     }
 
+    /// The window has no controls of its own: the pointer moved over it brings up no on-screen
+    /// controller (mpv's, whose seek bar would move the picture away from the sound; with it,
+    /// its white time and icons appear at the bottom), and the picture stays at the frame heard.
+    @Test func thePointerBringsUpNoControllerOverThePicture() throws {
+        let p = try player(["--no-overlay"])
+        p.send(#"{"cmd":"pause"}"#)
+        try p.next("state") { $0["playing"] as? Bool == false }
+        p.send(#"{"cmd":"seek","to":3.2}"#)
+        try waitShown("frame 80") { $0.frame == 80 }
+        let hovered = try run("/usr/bin/python3", [videoFrames, "hover"], environment: ["DISPLAY": display.name])
+        try #require(hovered.status == 0, "\(hovered)")
+        // mpv's controller fades in within a few frames of the pointer's move; a second is many.
+        for _ in 0..<5 {
+            let seen = try #require(try shown(text: true))
+            #expect(seen.frame == 80 && seen.bottomInk == 0, "\(seen)")
+            usleep(200_000)
+        }
+        let (status, _, stderr) = try p.quit()
+        #expect(status == 0 && stderr.isEmpty, "stderr: \(stderr)")
+    }
+
     /// `{"cmd":"video"}` (`v`, `practice ctl video`) hides the window and shows it again, at the
     /// frame heard; `{"cmd":"fullscreen"}` (`f`) fills the screen (800×600) and gives it back.
     @Test func theWindowHidesShowsAndFillsTheScreen() throws {

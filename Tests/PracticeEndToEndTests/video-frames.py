@@ -14,11 +14,15 @@
       and at the bottom ("bottom"): the picture's own white is its blocks, so the text is read
       where frames below 128 have none; and how many white pixels each of those places holds
       ("topInk", "middleInk", "bottomInk")
+  video-frames.py hover
+      moves the pointer over the mpv window on $DISPLAY, along its lower part where mpv's
+      on-screen controller would show (it shows when the pointer moves over the window), and
+      leaves it there
   video-frames.py watch
       for each line read on stdin, the frame the mpv window on $DISPLAY shows, read with
       XGetImage in a few milliseconds: {"frame": N} or {"window": null}, a line each
 """
-import ctypes, json, subprocess, sys
+import ctypes, json, subprocess, sys, time
 
 W, H, FPS = 320, 240, 25
 
@@ -155,6 +159,21 @@ class Screen:
         return self.frame(self.wid) if self.wid is not None else None
 
 
+def hover():
+    wid = window()
+    if wid is None:
+        return 1
+    screen = Screen()
+    w, h = screen.size(int(wid, 16))
+    screen.x.XWarpPointer.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong] + [ctypes.c_int] * 2 + [ctypes.c_uint] * 2 + [ctypes.c_int] * 2
+    screen.x.XFlush.argtypes = [ctypes.c_void_p]
+    for k in range(20):
+        screen.x.XWarpPointer(screen.dpy, 0, int(wid, 16), 0, 0, 0, 0, w // 4 + k * w // 40, h - h // 8 - k % 3)
+        screen.x.XFlush(screen.dpy)
+        time.sleep(0.02)
+    return 0
+
+
 def watch():
     screen = Screen()
     for _ in sys.stdin:
@@ -167,4 +186,6 @@ if __name__ == "__main__":
         sys.exit(make(sys.argv[2], float(sys.argv[3])))
     if sys.argv[1] == "watch":
         sys.exit(watch())
+    if sys.argv[1] == "hover":
+        sys.exit(hover())
     read(sys.argv[2], "--text" in sys.argv[3:])

@@ -115,6 +115,8 @@ class Screen:
         self.x.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
                                      ctypes.c_ulong, ctypes.c_int]
         self.x.XGetGeometry.argtypes = [ctypes.c_void_p, ctypes.c_ulong] + [ctypes.c_void_p] * 7
+        self.x.XWarpPointer.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong] + [ctypes.c_int] * 2 + [ctypes.c_uint] * 2 + [ctypes.c_int] * 2
+        self.x.XFlush.argtypes = [ctypes.c_void_p]
         # A window not (or no longer) shown makes a read fail: None, not an exit.
         self._on_error = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(lambda d, e: 0)
         self.x.XSetErrorHandler(self._on_error)
@@ -148,6 +150,19 @@ class Screen:
         finally:
             img.contents.destroy_image(img)
 
+    def hover(self, wid):
+        """Moves the pointer along the lower part of `wid` in small steps (as a hand would), and
+        leaves it there; False when the window is not shown."""
+        size = self.size(wid)
+        if size is None:
+            return False
+        w, h = size
+        for k in range(20):
+            self.x.XWarpPointer(self.dpy, 0, wid, 0, 0, 0, 0, w // 4 + k * w // 40, h - h // 8 - k % 3)
+            self.x.XFlush(self.dpy)
+            time.sleep(0.02)
+        return True
+
     def shown(self):
         """The frame mpv's window shows now, the window found again when it has gone."""
         if self.wid is not None:
@@ -161,17 +176,7 @@ class Screen:
 
 def hover():
     wid = window()
-    if wid is None:
-        return 1
-    screen = Screen()
-    w, h = screen.size(int(wid, 16))
-    screen.x.XWarpPointer.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong] + [ctypes.c_int] * 2 + [ctypes.c_uint] * 2 + [ctypes.c_int] * 2
-    screen.x.XFlush.argtypes = [ctypes.c_void_p]
-    for k in range(20):
-        screen.x.XWarpPointer(screen.dpy, 0, int(wid, 16), 0, 0, 0, 0, w // 4 + k * w // 40, h - h // 8 - k % 3)
-        screen.x.XFlush(screen.dpy)
-        time.sleep(0.02)
-    return 0
+    return 0 if wid is not None and Screen().hover(int(wid, 16)) else 1
 
 
 def watch():

@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The web remote's server: HTTP/1.1 and WebSocket on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
@@ -37,6 +36,8 @@ let package = Package(
         // SHA-256 (nettle-dev): checksums of files and decoded audio, covers' and cached songs' names.
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
+        // SQLite 3 (libsqlite3-dev): the practice journal and the library's index.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
@@ -66,16 +67,13 @@ let package = Package(
         .target(name: "PracticeSongs", dependencies: [
             "PracticeSystem", "PracticeEngine", "PracticeDocuments", "CCurl",
         ]),
-        // The practice journal: every play session recorded from the player's events into SQLite (GRDB), reports, notes.
-        .target(name: "PracticeJournal", dependencies: [
-            "PracticeSystem", "PracticeEngine", "PracticeDocuments",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        // The library: the music folders scanned into an SQLite index (GRDB, FTS5), their tags and
+        // The practice journal: every play session recorded from the player's events into SQLite, reports,
+        // notes; SQLite (libsqlite3) wrapped once, for the journal and the library's index.
+        .target(name: "PracticeJournal", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "CSQLite"]),
+        // The library: the music folders scanned into an SQLite index (FTS5), their tags and
         // covers (TagLib), covers drawn in the terminal (chafa), search, today's pick.
         .target(name: "PracticeLibrary", dependencies: [
             "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal", "CTagLib", "CChafa",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
         .target(name: "PracticeDesktop", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CSystemdBus"]),
@@ -153,7 +151,7 @@ if Context.environment["PRACTICE_THREADS"] == "1" {
     package.products.removeAll()
 }
 
-// Members only from modules a file imports itself: GRDB imports all of Foundation, and
+// Members only from modules a file imports itself: Hummingbird imports all of Foundation, and
 // without this its String extensions (`contains`, `range(of:)`) would quietly win over the
 // standard library's and link Foundation, CoreFoundation and ICU tables into the binary.
 for target in package.targets where target.type == .regular && target.name.hasPrefix("Practice") && target.name != "PracticeAudio"

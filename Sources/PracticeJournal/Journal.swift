@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import GRDB
 import Glibc
 import PracticeDocuments
 import PracticeEngine
 
-/// The practice journal: `$XDG_DATA_HOME/practice/journal.sqlite`, an SQLite database (through
-/// GRDB, WAL) of every play session (the track, when, how long at each speed, the passes of each
+/// The practice journal: `$XDG_DATA_HOME/practice/journal.sqlite`, an SQLite database (WAL,
+/// through `SQLiteDatabase`) of every play session (the track, when, how long at each speed, the passes of each
 /// loop and section, count-ins, the top speed, markers added) and the diary notes. It is the
 /// person's own record, worth backing up (unlike the caches), and it never leaves the machine.
 /// Several players write to it at once, each its own session.
 public final class Journal: Sendable {
     public let path: String
-    let db: DatabasePool
+    let db: SQLiteDatabase
     /// Made by a newer version: read, never written (`warning` says so).
     public let isReadOnly: Bool
     public let warning: String?
@@ -41,10 +40,10 @@ public final class Journal: Sendable {
         PRAGMA user_version = 3;
         """
 
-    static func create(_ db: Database) throws {
+    static func create(_ db: SQLiteConnection) throws {
         // Version 2 keeps each part's most practised speed; a version 1 journal gains the column,
         // and a version 2 journal the copies.
-        switch try Int.fetchOne(db, sql: "PRAGMA user_version") {
+        switch try db.value(Int.self, sql: "PRAGMA user_version") {
         case 1:
             try db.execute(sql: "ALTER TABLE part ADD COLUMN mainSpeed REAL;" + copies)
             return
@@ -96,14 +95,14 @@ public final class Journal: Sendable {
             """ + copies)
     }
 
-    func writing<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
+    func writing<T>(_ body: (SQLiteConnection) throws -> T) throws(PracticeError) -> T {
         guard !isReadOnly else { throw PracticeError(.cannotCreate, warning ?? path) }
         do { return try db.write(body) } catch {
             throw PracticeError(.ioError, "\(path): cannot write the practice journal (\(SQLiteFile.describe(error)))")
         }
     }
 
-    func reading<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
+    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws(PracticeError) -> T {
         do { return try db.read(body) } catch {
             throw PracticeError(.ioError, "\(path): cannot read the practice journal (\(SQLiteFile.describe(error)))")
         }
@@ -120,10 +119,10 @@ public final class Journal: Sendable {
         try writing { db in
             var row = id
             if let id {
-                try db.cachedStatement(sql: "UPDATE session SET audio = ?, ended = ?, heard = ?, countIns = ?, topSpeed = ?, markersAdded = ? WHERE id = ?")
+                try db.statement(sql: "UPDATE session SET audio = ?, ended = ?, heard = ?, countIns = ?, topSpeed = ?, markersAdded = ? WHERE id = ?")
                     .execute(arguments: [s.audio, s.ended.timeIntervalSince1970, s.heard, s.countIns, s.topSpeed, s.markersAdded, id])
                 // Gone (the journal was replaced under the player): made again, whole.
-                if db.changesCount == 0 { row = nil }
+                if db.changes == 0 { row = nil }
             }
             let whole = row == nil || last == nil
             if row == nil {
@@ -135,12 +134,12 @@ public final class Journal: Sendable {
                 row = db.lastInsertedRowID
             }
             let id = row!
-            let speed = try db.cachedStatement(sql: "INSERT INTO speed (sessionId, rate, seconds) VALUES (?, ?, ?) ON CONFLICT (sessionId, rate) DO UPDATE SET seconds = excluded.seconds")
+            let speed = try db.statement(sql: "INSERT INTO speed (sessionId, rate, seconds) VALUES (?, ?, ?) ON CONFLICT (sessionId, rate) DO UPDATE SET seconds = excluded.seconds")
             for (rate, seconds) in s.speeds where seconds > 0 && (whole || last?.speeds[rate] != seconds) {
                 try speed.execute(arguments: [id, rate, seconds])
             }
             let before = whole ? [:] : Dictionary((last?.parts ?? []).map { ("\($0.kind.rawValue)\u{0}\($0.name)", $0) }, uniquingKeysWith: { a, _ in a })
-            let part = try db.cachedStatement(sql: """
+            let part = try db.statement(sql: """
                 INSERT INTO part (sessionId, kind, name, passes, seconds, topSpeed, mainSpeed) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (sessionId, kind, name) DO UPDATE SET passes = excluded.passes, seconds = excluded.seconds, topSpeed = excluded.topSpeed, mainSpeed = excluded.mainSpeed
                 """)
@@ -161,14 +160,14 @@ public final class Journal: Sendable {
     /// same length (within 30 s); it is done once a recording.
     public func registerCopy(_ identity: TrackIdentity, sameAs reference: String? = nil) throws(PracticeError) {
         let audio = identity.pcm.sha256
-        let known = try reading { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM copy WHERE audio = ?", arguments: [audio]) ?? false }
+        let known = try reading { db in try db.value(Bool.self, sql: "SELECT 1 FROM copy WHERE audio = ?", arguments: [audio]) ?? false }
         guard !known else { return }
         var song = audio
         if let reference, reference != audio {
-            song = try reading { db in try String.fetchOne(db, sql: "SELECT song FROM copy WHERE audio = ?", arguments: [reference]) } ?? reference
+            song = try reading { db in try db.value(String.self, sql: "SELECT song FROM copy WHERE audio = ?", arguments: [reference]) } ?? reference
         } else if identity.chromaprint != nil {
             let candidates = try reading { db in
-                try Row.fetchAll(db, sql: "SELECT song, duration, fingerprint FROM copy WHERE fingerprint IS NOT NULL AND abs(duration - ?) <= 30 ORDER BY abs(duration - ?)",
+                try db.rows(sql: "SELECT song, duration, fingerprint FROM copy WHERE fingerprint IS NOT NULL AND abs(duration - ?) <= 30 ORDER BY abs(duration - ?)",
                                  arguments: [identity.duration, identity.duration])
             }
             for row in candidates {
@@ -189,20 +188,20 @@ public final class Journal: Sendable {
     /// The sessions that started on the days `from` through `to`, oldest first, with their speeds and parts.
     public func sessions(from: Day, to: Day) throws(PracticeError) -> [JournalSession] {
         try reading { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM session WHERE day >= ? AND day <= ? ORDER BY started, id",
+            let rows = try db.rows(sql: "SELECT * FROM session WHERE day >= ? AND day <= ? ORDER BY started, id",
                                         arguments: [from.description, to.description])
             guard !rows.isEmpty else { return [] }
             let ids = rows.map { $0["id"] as Int64 }
             let (low, high) = (ids.min()!, ids.max()!)
             var speeds: [Int64: [Double: Double]] = [:]
-            for r in try Row.fetchAll(db, sql: "SELECT sessionId, rate, seconds FROM speed WHERE sessionId BETWEEN ? AND ?", arguments: [low, high]) {
+            for r in try db.rows(sql: "SELECT sessionId, rate, seconds FROM speed WHERE sessionId BETWEEN ? AND ?", arguments: [low, high]) {
                 speeds[r["sessionId"], default: [:]][r["rate"]] = r["seconds"]
             }
             // A copy of a song another recording is counts as that song.
             var songs: [String: String] = [:]
-            for r in try Row.fetchAll(db, sql: "SELECT audio, song FROM copy WHERE audio != song") { songs[r["audio"]] = r["song"] }
+            for r in try db.rows(sql: "SELECT audio, song FROM copy WHERE audio != song") { songs[r["audio"]] = r["song"] }
             var parts: [Int64: [JournalPart]] = [:]
-            for r in try Row.fetchAll(db, sql: "SELECT * FROM part WHERE sessionId BETWEEN ? AND ? ORDER BY sessionId, kind, name", arguments: [low, high]) {
+            for r in try db.rows(sql: "SELECT * FROM part WHERE sessionId BETWEEN ? AND ? ORDER BY sessionId, kind, name", arguments: [low, high]) {
                 parts[r["sessionId"], default: []].append(JournalPart(kind: JournalPart.Kind(rawValue: r["kind"]) ?? .section, name: r["name"],
                                                                       passes: r["passes"], seconds: r["seconds"], topSpeed: r["topSpeed"], mainSpeed: r["mainSpeed"]))
             }
@@ -229,7 +228,7 @@ public final class Journal: Sendable {
     public func lastPractised() throws(PracticeError) -> [String: Date] {
         try reading { db in
             var out: [String: Date] = [:]
-            for r in try Row.fetchAll(db, sql: "SELECT path, max(ended) AS last FROM session WHERE heard > 0 GROUP BY path") {
+            for r in try db.rows(sql: "SELECT path, max(ended) AS last FROM session WHERE heard > 0 GROUP BY path") {
                 out[r["path"]] = Date(timeIntervalSince1970: r["last"])
             }
             return out
@@ -239,7 +238,7 @@ public final class Journal: Sendable {
     /// The days with any practice, newest first (for streaks and calendars).
     public func practiceDays() throws(PracticeError) -> [Day] {
         try reading { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT day FROM session WHERE heard > 0 ORDER BY day DESC").compactMap { Day($0) }
+            try db.values(String.self, sql: "SELECT DISTINCT day FROM session WHERE heard > 0 ORDER BY day DESC").compactMap { Day($0) }
         }
     }
 
@@ -253,7 +252,7 @@ public final class Journal: Sendable {
 
     public func notes(from: Day, to: Day) throws(PracticeError) -> [JournalNote] {
         try reading { db in
-            try Row.fetchAll(db, sql: "SELECT day, text FROM note WHERE day >= ? AND day <= ? ORDER BY day, written, id",
+            try db.rows(sql: "SELECT day, text FROM note WHERE day >= ? AND day <= ? ORDER BY day, written, id",
                              arguments: [from.description, to.description]).compactMap { r in
                 Day(r["day"] as String).map { JournalNote(day: $0, text: r["text"]) }
             }

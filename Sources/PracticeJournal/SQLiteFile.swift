@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import GRDB
 import Glibc
 import PracticeDocuments
 
@@ -18,49 +17,46 @@ public enum SQLiteFile {
 
     /// `open`, with its folder made first and every failure one line naming the file: busy (75),
     /// not such a file (65), the folder not makeable (73).
-    public static func open(_ path: String, kind: Kind, version: Int, create: @escaping (Database) throws -> Void) throws(PracticeError) -> (DatabasePool, newer: Bool) {
+    public static func open(_ path: String, kind: Kind, version: Int, create: @escaping (SQLiteConnection) throws -> Void) throws(PracticeError) -> (SQLiteDatabase, newer: Bool) {
         do {
             try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
         } catch {
             throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for \(kind.name)")
         }
-        var config = Configuration()
-        config.busyMode = .timeout(5)
-        // WAL with synchronous NORMAL: a commit is in the operating system's hands at once (a
-        // crash or a kill of ours loses nothing committed), and only checkpoints wait for the
-        // disk; a power cut may take the last commits. FULL would sync the disk at every commit.
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        // WAL with synchronous NORMAL (`SQLiteDatabase`): a commit is in the operating system's
+        // hands at once (a crash or a kill of ours loses nothing committed), and only checkpoints
+        // wait for the disk; a power cut may take the last commits. FULL would sync the disk at
+        // every commit.
         do {
-            return try open(path, config, version: version, create: create)
-        } catch let error as DatabaseError where isBusy(error) {
+            return try open(path, version: version, create: create)
+        } catch let error as SQLiteError where error.isBusy {
             throw PracticeError(.tempFailure, "\(path): \(kind.name) is busy (another practice is making it); try again")
-        } catch let error as DatabaseError {
-            throw PracticeError(.dataError, "\(path): not \(kind.notOne) (\(describe(error))); \(kind.remedy)")
+        } catch let error as SQLiteError {
+            throw PracticeError(.dataError, "\(path): not \(kind.notOne) (\(error.message)); \(kind.remedy)")
         } catch {
             throw PracticeError(.dataError, "\(path): cannot open \(kind.name) (\(error))")
         }
     }
 
-    /// Opens the pool at `path` and makes its tables (`create`, which sets `PRAGMA user_version`)
+    /// Opens the file at `path` and makes its tables (`create`, which sets `PRAGMA user_version`)
     /// when it has none. The version is read again inside the (immediate) write, so two players
     /// starting together do not both make the tables; and SQLite answers "busy" without waiting
     /// while another process turns a new file into a WAL database, so that is tried again for up
-    /// to five seconds. Returns the pool and whether a newer version made the file.
-    public static func open(_ path: String, _ config: Configuration, version: Int,
-                            create: @escaping (Database) throws -> Void) throws -> (DatabasePool, newer: Bool) {
+    /// to five seconds. Returns the database and whether a newer version made the file.
+    static func open(_ path: String, version: Int, create: @escaping (SQLiteConnection) throws -> Void) throws -> (SQLiteDatabase, newer: Bool) {
         var attempt = 0
         while true {
             do {
-                let db = try DatabasePool(path: path, configuration: config)
-                let found = try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+                let db = try SQLiteDatabase(path: path)
+                let found = try db.read { try $0.value(Int.self, sql: "PRAGMA user_version") ?? 0 }
                 if found > version { return (db, true) }
                 if found < version {
                     try db.write { db in
-                        if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < version { try create(db) }
+                        if try db.value(Int.self, sql: "PRAGMA user_version") ?? 0 < version { try create(db) }
                     }
                 }
                 return (db, false)
-            } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 100 {
+            } catch let error as SQLiteError where error.isBusy && attempt < 100 {
                 attempt += 1
                 usleep(50_000)
             }
@@ -69,10 +65,6 @@ public enum SQLiteFile {
 
     /// What went wrong, in SQLite's words.
     public static func describe(_ error: any Error) -> String {
-        if let e = error as? DatabaseError { return e.message ?? "SQLite error \(e.resultCode.rawValue)" }
-        return "\(error)"
+        (error as? SQLiteError)?.message ?? "\(error)"
     }
-
-    /// Whether `error` is SQLite saying another connection holds the file.
-    public static func isBusy(_ error: DatabaseError) -> Bool { error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED }
 }

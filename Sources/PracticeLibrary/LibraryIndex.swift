@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import GRDB
 import Glibc
 import PracticeDocuments
 import PracticeEngine
 import PracticeJournal
 
 /// One track in the library: where it is, its tags, and what practice knows of it.
-public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
+public struct LibraryTrack: Sendable, Equatable {
     public var id: Int64
     /// Absolute.
     public var path: String
@@ -38,7 +37,7 @@ public struct LibraryTrack: Sendable, Equatable, FetchableRecord {
         self.cover = cover; self.markerCount = markerCount; self.loopCount = loopCount; self.hasLyrics = hasLyrics; self.problem = problem
     }
 
-    public init(row: Row) throws {
+    init(row: SQLiteRow) {
         id = row["id"]; path = row["path"]
         title = row["title"]; artist = row["artist"]; album = row["album"]; albumArtist = row["albumArtist"]; genre = row["genre"]
         year = row["year"]; trackNumber = row["trackNumber"]; discNumber = row["discNumber"]; duration = row["duration"]
@@ -125,14 +124,14 @@ public struct LibraryAlbum: Sendable, Equatable {
 }
 
 /// The library's index: `$XDG_CACHE_HOME/practice/library.sqlite`, an SQLite database (through
-/// GRDB) of the tracks under the music folders, their tags, covers, markers, loops and lyrics, and
+/// `SQLiteDatabase`) of the tracks under the music folders, their tags, covers, markers, loops and lyrics, and
 /// a full-text index (FTS5) over all of their words. It is a cache: it can always be made again
 /// from the folders, and it never writes to them.
 public final class LibraryIndex: Sendable {
     public let path: String
     /// Where pictures taken from the files' tags are written (`Artwork.folder`, in the cache).
     public let covers: String
-    let db: DatabasePool
+    let db: SQLiteDatabase
     static let schemaVersion = 2
 
     /// `$XDG_CACHE_HOME/practice/library.sqlite`.
@@ -147,14 +146,14 @@ public final class LibraryIndex: Sendable {
         (db, newer) = try SQLiteFile.open(path, kind: .init(name: "the library's index", notOne: "a library index", remedy: "delete it and scan again"),
                                           version: Self.schemaVersion, create: Self.create)
         if newer {
-            let version = (try? db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }) ?? nil
+            let version = (try? db.read { try $0.value(Int.self, sql: "PRAGMA user_version") }) ?? nil
             throw PracticeError(.dataError, "\(path): made by a newer version of practice (index version \(version ?? 0)); delete it to start again with this one")
         }
     }
 
-    static func create(_ db: Database) throws {
+    static func create(_ db: SQLiteConnection) throws {
         // Version 2 adds the day's pick to an index of version 1.
-        if try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 {
+        if try db.value(Int.self, sql: "PRAGMA user_version") == 1 {
             try db.execute(sql: "CREATE TABLE pick (day TEXT PRIMARY KEY, path TEXT NOT NULL); PRAGMA user_version = 2;")
             return
         }
@@ -193,7 +192,7 @@ public final class LibraryIndex: Sendable {
     /// Every track, by album artist, album, disc, track number and path.
     public func tracks() throws(PracticeError) -> [LibraryTrack] {
         try reading { db in
-            try LibraryTrack.fetchAll(db, sql: "SELECT * FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path")
+            try db.rows(sql: "SELECT * FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path").map(LibraryTrack.init(row:))
         }
     }
 
@@ -231,13 +230,13 @@ public final class LibraryIndex: Sendable {
     public func search(_ text: String, limit: Int? = nil) throws(PracticeError) -> [LibraryHit] {
         guard let query = Self.ftsQuery(text) else { return [] }
         return try reading { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try db.rows(sql: """
                 SELECT track.*, entry.kind AS hitKind, entry.name AS hitName, entry.text AS hitText, entry.time AS hitTime
                 FROM words JOIN entry ON entry.id = words.rowid JOIN track ON track.id = entry.trackId
                 WHERE words MATCH ? ORDER BY words.rank, track.path, entry.time LIMIT ?
                 """, arguments: [query, limit ?? -1])
-            return try rows.map { row in
-                LibraryHit(track: try LibraryTrack(row: row), kind: LibraryHit.Kind(rawValue: row["hitKind"]) ?? .tags,
+            return rows.map { row in
+                LibraryHit(track: LibraryTrack(row: row), kind: LibraryHit.Kind(rawValue: row["hitKind"]) ?? .tags,
                            name: row["hitName"], text: row["hitText"], time: row["hitTime"])
             }
         }
@@ -256,10 +255,10 @@ public final class LibraryIndex: Sendable {
 
     /// How many tracks the index holds.
     public func count() throws(PracticeError) -> Int {
-        try reading { try Int.fetchOne($0, sql: "SELECT count(*) FROM track") ?? 0 }
+        try reading { try $0.value(Int.self, sql: "SELECT count(*) FROM track") ?? 0 }
     }
 
-    func reading<T>(_ body: (Database) throws -> T) throws(PracticeError) -> T {
+    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws(PracticeError) -> T {
         do { return try db.read(body) } catch {
             throw PracticeError(.ioError, "\(path): cannot read the library's index (\(SQLiteFile.describe(error)))")
         }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import GRDB
 import Glibc
 import PracticeDocuments
+import PracticeJournal
 
 /// Today's pick: one track to practise, the same all day.
 public struct TodaysPick: Sendable, Equatable {
@@ -89,7 +89,7 @@ extension LibraryIndex {
     /// The first loop of the track with `id` in its sidecar: its name and start.
     public func firstLoop(of id: Int64) -> (name: String, time: Double?)? {
         try? db.read { db in
-            try Row.fetchOne(db, sql: "SELECT name, time FROM entry WHERE trackId = ? AND kind = 'loop' ORDER BY id LIMIT 1", arguments: [id])
+            try db.row(sql: "SELECT name, time FROM entry WHERE trackId = ? AND kind = 'loop' ORDER BY id LIMIT 1", arguments: [id])
                 .map { (name: $0["name"], time: $0["time"]) }
         }
     }
@@ -105,7 +105,7 @@ extension LibraryIndex {
     /// the day; else chosen now and kept. Its reason is told as things are now.
     public func pick(among tracks: [LibraryTrack], now: Date = Date(), practised: (LibraryTrack) -> Date?) throws(PracticeError) -> TodaysPick? {
         let day = Day(now).description
-        let kept = (try? db.read { try String.fetchOne($0, sql: "SELECT path FROM pick WHERE day = ?", arguments: [day]) }) ?? nil
+        let kept = (try? db.read { try $0.value(String.self, sql: "SELECT path FROM pick WHERE day = ?", arguments: [day]) }) ?? nil
         if let kept, let track = tracks.first(where: { $0.path == kept }) {
             return TodaysPick.choose(among: [track], now: now, practised: practised) { firstLoop(of: $0.id) }
         }

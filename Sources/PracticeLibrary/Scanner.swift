@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import GRDB
 import PracticeJournal
 import Glibc
 import PracticeAudio
@@ -72,7 +71,7 @@ extension LibraryIndex {
                     // from "/root/" up to, not including, "/root0" ("0" follows "/").
                     let prefix = root == "/" ? "/" : root + "/"
                     let end = String(prefix.dropLast()) + "0"
-                    for row in try Row.fetchAll(db, sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE path >= ? AND path < ?",
+                    for row in try db.rows(sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE path >= ? AND path < ?",
                                                 arguments: [prefix, end]) {
                         out[Array((row["path"] as String).utf8)] = Known(id: row["id"], mtime: row["mtime"], size: row["size"], inode: row["inode"],
                                                  sidecar: row["sidecar"], sidecarMtime: row["sidecarMtime"],
@@ -288,11 +287,11 @@ extension LibraryIndex {
         }
     }
 
-    static func store(_ item: Indexed, in db: Database) throws {
+    static func store(_ item: Indexed, in db: SQLiteConnection) throws {
         let f = item.found
         // The row is found by its path again, inside this write: another scan (another player)
         // may have added the file, or dropped it, since this one read the index.
-        var row = try Int64.fetchOne(db, sql: "SELECT id FROM track WHERE path = ?", arguments: [f.path])
+        var row = try db.value(Int64.self, sql: "SELECT id FROM track WHERE path = ?", arguments: [f.path])
         if row == nil {
             guard !item.keepTags else { return }   // dropped meanwhile: the next scan reads it whole
             try db.execute(sql: "INSERT INTO track (path, mtime, size, inode) VALUES (?, 0, 0, 0)", arguments: [f.path])

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import PracticeTestSupport
+@testable import PracticeJournal
+
+/// The SQLite wrapper the journal and the library's index are written with: values stored and
+/// read back as they were (checked with the `sqlite3` program too), transactions all or nothing,
+/// and SQLite's errors in its own words.
+@Suite struct SQLiteTests {
+    let dir = ScratchDirectory("sqlite")
+
+    func database(_ name: String) throws -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: dir.file(name))
+        try db.write { try $0.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, i INTEGER, r REAL, s TEXT, b BLOB)") }
+        return db
+    }
+
+    /// Each kind of value, the edges of each: the empty text is text (not NULL), a text with a
+    /// NUL in it keeps all its bytes, the largest integers and non-ASCII text come back the same.
+    @Test func valuesComeBackAsTheyWereStored() throws {
+        let db = try database("values.sqlite")
+        let rows: [SQLiteArguments] = [
+            [Int64.max, 0.1, "", [UInt8]()] , [Int64.min, -1e300, "a\u{0}b", [0, 255]], [nil, nil, "Café — 踊り", nil],
+        ]
+        try db.write { db in
+            for r in rows { try db.execute(sql: "INSERT INTO t (i, r, s, b) VALUES (?, ?, ?, ?)", arguments: r) }
+        }
+        let back = try db.read { try $0.rows(sql: "SELECT * FROM t ORDER BY id") }
+        #expect(back.map { $0["i"] as Int64? } == [Int64.max, Int64.min, nil])
+        #expect(back.map { $0["r"] as Double? } == [0.1, -1e300, nil])
+        #expect(back.map { $0["s"] as String } == ["", "a\u{0}b", "Café — 踊り"])
+        #expect(back.map { $0["s"] as String? } == ["", "a\u{0}b", "Café — 踊り"])
+        #expect(back.map { $0["b"] as [UInt8]? } == [[], [0, 255], nil])
+        // As SQLite itself has them.
+        let shown = try run("/usr/bin/sqlite3", [dir.file("values.sqlite"), "SELECT typeof(i), typeof(r), typeof(s), length(CAST(s AS BLOB)), typeof(b), hex(b) FROM t ORDER BY id"])
+        #expect(shown.stdout == "integer|real|text|0|blob|\ninteger|real|text|3|blob|00FF\nnull|null|text|16|null|\n")
+    }
+
+    /// NULL read as a plain value is SQLite's own 0 or "", never a trap; a missing column too.
+    @Test func nullAndMissingColumnsReadAsSQLiteDoes() throws {
+        let db = try database("null.sqlite")
+        let row = try #require(try db.read { try $0.row(sql: "SELECT NULL AS n, '12' AS t, 2.9 AS r") })
+        #expect(row["n"] as Int == 0 && row["n"] as String == "" && row["n"] as Double? == nil)
+        #expect(row["t"] as Int == 12 && row["r"] as Int == 2 && row["gone"] as String? == nil)
+        #expect(try db.read { try $0.value(Int.self, sql: "SELECT NULL") } == nil)
+        #expect(try db.read { try $0.values(String.self, sql: "SELECT 'a' UNION ALL SELECT NULL UNION ALL SELECT 'b'") } == ["a", "b"])
+    }
+
+    /// A write that throws leaves nothing behind; a read sees what was committed.
+    @Test func aFailedWriteLeavesNothing() throws {
+        let db = try database("rollback.sqlite")
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try db.write { db in
+                try db.execute(sql: "INSERT INTO t (s) VALUES (?)", arguments: ["kept?"])
+                throw Stop()
+            }
+        }
+        #expect(try db.read { try $0.value(Int.self, sql: "SELECT count(*) FROM t") } == 0)
+        // And the connection is usable after it.
+        try db.write { try $0.statement(sql: "INSERT INTO t (s) VALUES (?)").execute(arguments: ["kept"]) }
+        try db.write { try $0.statement(sql: "INSERT INTO t (s) VALUES (?)").execute(arguments: ["again"]) }
+        #expect(try db.read { try $0.values(String.self, sql: "SELECT s FROM t ORDER BY id") } == ["kept", "again"])
+        #expect(try run("/usr/bin/sqlite3", [dir.file("rollback.sqlite"), "PRAGMA journal_mode"]).stdout == "wal\n")
+    }
+
+    /// SQLite's errors in its words: a file that is not a database, wrong SQL, the wrong number
+    /// of arguments, two statements where one is run with arguments.
+    @Test func errorsAreSQLitesOwn() throws {
+        let junk = dir.file("junk.sqlite")
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: junk))
+        #expect { _ = try SQLiteDatabase(path: junk) } throws: { ($0 as? SQLiteError)?.message == "file is not a database" }
+        let db = try database("errors.sqlite")
+        #expect { try db.read { try $0.rows(sql: "SELECT missing FROM t") } } throws: { ($0 as? SQLiteError)?.message == "no such column: missing" }
+        #expect { try db.write { try $0.execute(sql: "INSERT INTO t (s) VALUES (?)", arguments: ["a", "b"]) } } throws: {
+            ($0 as? SQLiteError)?.message == "2 arguments for 1 places"
+        }
+        #expect { try db.write { try $0.execute(sql: "INSERT INTO t (s) VALUES (?); DROP TABLE t", arguments: ["a"]) } } throws: {
+            ($0 as? SQLiteError)?.message == "more than one statement where one is run with arguments"
+        }
+        #expect(try db.read { try $0.value(Int.self, sql: "SELECT count(*) FROM t") } == 0)
+    }
+}

@@ -12,8 +12,9 @@
 # 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then three processes
 # that mostly wait and take a tenth of a core each: the two 30-second study drills of
 # TerminalTests, then MPRISTests; the other screens; LyricsFollowTests (lyric lines printed to the
-# millisecond beside a real-time player); then RemoteTests (headless Chromium driving a player)
-# and VideoTimingTests (the video's picture against the sound).
+# millisecond beside a real-time player); then RemoteTests (headless Chromium driving a player),
+# RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
+# VideoTimingTests (the video's picture against the sound).
 # The test bundle is run directly, not through `swift test`, which locks the build folder that
 # check-install builds the manual in. Each run's output is in .build/test-logs; a failed run's
 # is printed whole, and the exit status is 1 if any run failed.
@@ -23,7 +24,7 @@ make=${MAKE:-make}
 bundle=.build/debug/practicePackageTests.xctest
 logs=.build/test-logs
 shards=${SHARDS:-3}
-quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests RemoteTests VideoTimingTests)
+quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests RemoteTests RemoteTimingTests VideoTimingTests)
 export PRACTICE_BINARY=$PWD/.build/release/practice SWIFT_BACKTRACE=interactive=no NO_COLOR=1
 [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
 
@@ -61,6 +62,8 @@ quiet() {
     # The phone remote in headless Chromium, whose taps it checks in a real-time player's events
     # (beside a busy build a tap's answer came late): after the screens, which it would load.
     run RemoteTests --filter '\.RemoteTests/'
+    # What the remote's pages are sent, and when, and its taps heard: one at a time, alone.
+    run RemoteTimingTests --filter '\.RemoteTimingTests/'
     # The dancer's video in step with the sound at the real-time sink, to a frame.
     run VideoTimingTests --filter '\.VideoTimingTests/'
 }

@@ -148,27 +148,28 @@ public final class SQLiteStatement {
 
     /// Runs the statement with `arguments` to its end.
     public func execute(arguments: SQLiteArguments = []) throws(SQLiteError) {
-        try run(arguments) { () throws(SQLiteError) in }
+        try run(arguments)
     }
 
     /// The rows the statement gives with `arguments`.
     func rows(_ arguments: SQLiteArguments, limit: Int = .max) throws(SQLiteError) -> [SQLiteRow] {
         var out: [SQLiteRow] = []
-        try run(arguments) { () throws(SQLiteError) in
-            guard out.count < limit else { return }
+        try run(arguments) {
             out.append(SQLiteRow(names: names, values: (0..<sqlite3_column_count(handle)).map(column)))
+            return out.count < limit
         }
         return out
     }
 
-    private func run(_ arguments: SQLiteArguments, row: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+    /// Binds `arguments` and steps through the rows, each handed to `row` until it returns false.
+    private func run(_ arguments: SQLiteArguments, row: () -> Bool = { true }) throws(SQLiteError) {
         defer { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
         try bind(arguments)
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw SQLiteError(code, connection.handle) }
-            try row()
+            guard row() else { return }
         }
     }
 

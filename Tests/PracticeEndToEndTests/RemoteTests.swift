@@ -330,7 +330,12 @@ import PracticeTestSupport
         #expect(r.status == 78 && r.stdout.isEmpty
                 && r.stderr == "practice: \(dir.file("config/practice/config.toml")): [remote] bind takes a numeric address such as 192.168.1.20 (got 'my laptop')\n", "\(r)")
     }
+}
 
+/// The remote's timings, heard at a real-time sink: one test at a time, in a test process of its
+/// own after `RemoteTests` (Tests/run.sh), whose browsers starting beside them made a state
+/// 96 ms late on this 2-core machine where 50 ms is allowed.
+@Suite(.serialized) struct RemoteTimingTests {
     /// The page's taps, heard at a real-time sink: a marker, "previous" and "next" land where
     /// they should (the source is a counter whose every frame says where it is: within 20 ms),
     /// a speed preset changes the spacing of clicks heard (250 ms → 312.5 ms at 0.8×, and back),
@@ -367,7 +372,7 @@ import PracticeTestSupport
             "say:loop", "until:#loop=loop 0:10.0–0:11.5",
             "tap:[data-do=passes]", "until:#passes=Passes 3",
         ]
-        let browser = try Spawned("/usr/bin/python3", [Self.client, "browser", String(pairing)] + steps, environment: ProcessInfo.processInfo.environment, captureStdout: true)
+        let browser = try Spawned("/usr/bin/python3", [RemoteTests.client, "browser", String(pairing)] + steps, environment: ProcessInfo.processInfo.environment, captureStdout: true)
         var results: [[String: Any]] = []
         for line in FileDescriptorLines(browser.stdout!) {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
@@ -438,9 +443,9 @@ import PracticeTestSupport
                                            "--remote", "--remote-bind", "127.0.0.1:0"], in: dir.path, environment: env)
         let line = try player.stderrLine(containing: "the remote is at")
         let found = try #require(line.firstMatch(of: /the remote is at (http:\/\/127\.0\.0\.1:([0-9]+)):.*open (HTTP:\/\/127\.0\.0\.1:[0-9]+\/P\/([A-Z2-7]{26}))\)/), "\(line)")
-        let remote = Remote(port: String(found.2), origin: String(found.1), token: String(found.4))
+        let remote = RemoteTests.Remote(port: String(found.2), origin: String(found.1), token: String(found.4))
         let paired = try remote.http("/P/" + remote.token)
-        let cookie = try #require(Self.header(paired, "set-cookie")?.firstMatch(of: /practice_remote=([A-Z2-7]{52});/)?.1, "\(paired)")
+        let cookie = try #require(RemoteTests.header(paired, "set-cookie")?.firstMatch(of: /practice_remote=([A-Z2-7]{52});/)?.1, "\(paired)")
         try player.next("state", within: 5) { $0["playing"] as? Bool == true }
 
         // 1 s, then 3 s more, then 1 s (the client's own reads): about 5 s, ten beats.

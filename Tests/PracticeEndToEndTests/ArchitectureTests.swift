@@ -31,7 +31,7 @@ import Testing
         "CChromaprint": "PracticeEngine", "CAubio": "PracticeEngine",
         "CCurl": "PracticeSongs", "CToml": "PracticeDocuments", "CNettle": "PracticeDocuments", "CQRencode": "PracticeRemote",
         "CTagLib": "PracticeLibrary", "CChafa": "PracticeLibrary",
-        "CSystemdBus": "PracticeDesktop",
+        "CSystemdBus": "PracticeDesktop", "CSQLite": "PracticeJournal",
     ]
 
     @Test func eachCLibraryIsImportedInternallyByTheOneModuleWhoseJobItServes() throws {

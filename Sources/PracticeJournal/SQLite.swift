@@ -38,6 +38,14 @@ public protocol SQLiteConvertible {
     init(sqliteValue: SQLiteValue)
 }
 
+extension SQLiteConvertible {
+    /// `value` read as this type, nil for NULL.
+    init?(unlessNull value: SQLiteValue) {
+        guard value != .null else { return nil }
+        self.init(sqliteValue: value)
+    }
+}
+
 extension Int64: SQLiteConvertible {
     public var sqliteValue: SQLiteValue { .integer(self) }
     public init(sqliteValue v: SQLiteValue) {
@@ -111,8 +119,7 @@ public struct SQLiteRow {
     }
 
     public subscript<T: SQLiteConvertible>(_ column: String) -> T? {
-        guard let i = names[column], values[i] != .null else { return nil }
-        return T(sqliteValue: values[i])
+        names[column].flatMap { T(unlessNull: values[$0]) }
     }
 }
 
@@ -122,13 +129,9 @@ public final class SQLiteStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
     /// The result's column names, by index (first wins).
-    private lazy var names: [String: Int] = {
-        var out: [String: Int] = [:]
-        for i in 0..<sqlite3_column_count(handle) where out[String(cString: sqlite3_column_name(handle, i))] == nil {
-            out[String(cString: sqlite3_column_name(handle, i))] = Int(i)
-        }
-        return out
-    }()
+    private lazy var names: [String: Int] = Dictionary(
+        (0..<sqlite3_column_count(handle)).map { (String(cString: sqlite3_column_name(handle, $0)), Int($0)) },
+        uniquingKeysWith: { first, _ in first })
 
     init(_ sql: String, in connection: SQLiteConnection, persistent: Bool) throws(SQLiteError) {
         self.connection = connection
@@ -273,14 +276,12 @@ public final class SQLiteConnection {
 
     /// The first column of the first row, nil when there is no row or it is NULL.
     public func value<T: SQLiteConvertible>(_ type: T.Type, sql: String, arguments: SQLiteArguments = []) throws(SQLiteError) -> T? {
-        try SQLiteStatement(sql, in: self, persistent: false).rows(arguments, limit: 1).first.flatMap { $0.values.first }
-            .flatMap { $0 == .null ? nil : T(sqliteValue: $0) }
+        try SQLiteStatement(sql, in: self, persistent: false).rows(arguments, limit: 1).first?.values.first.flatMap(T.init(unlessNull:))
     }
 
     /// The first column of every row, NULLs left out.
     public func values<T: SQLiteConvertible>(_ type: T.Type, sql: String, arguments: SQLiteArguments = []) throws(SQLiteError) -> [T] {
-        try SQLiteStatement(sql, in: self, persistent: false).rows(arguments).compactMap { $0.values.first }
-            .compactMap { $0 == .null ? nil : T(sqliteValue: $0) }
+        try SQLiteStatement(sql, in: self, persistent: false).rows(arguments).compactMap { $0.values.first.flatMap(T.init(unlessNull:)) }
     }
 
     /// The rows the last INSERT, UPDATE or DELETE changed.

@@ -333,8 +333,8 @@ import PracticeTestSupport
 }
 
 /// The remote's timings, heard at a real-time sink: one test at a time, in a test process of its
-/// own after `RemoteTests` (Tests/run.sh), whose browsers starting beside them made a state
-/// 96 ms late on this 2-core machine where 50 ms is allowed.
+/// own after `RemoteTests` (Tests/run.sh). Beside that suite's browsers starting, on this 2-core
+/// machine, a state once came 96 ms after its beat where 50 ms is allowed.
 @Suite(.serialized) struct RemoteTimingTests {
     /// The page's taps, heard at a real-time sink: a marker, "previous" and "next" land where
     /// they should (the source is a counter whose every frame says where it is: within 20 ms),

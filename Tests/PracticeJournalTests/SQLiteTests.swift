@@ -65,6 +65,29 @@ import PracticeTestSupport
         #expect(try run("/usr/bin/sqlite3", [dir.file("rollback.sqlite"), "PRAGMA journal_mode"]).stdout == "wal\n")
     }
 
+    /// A write while another connection (another player) is writing waits for it, up to the busy
+    /// timeout, instead of failing: the second write lands after the first is committed.
+    @Test func aWriteWaitsForAnotherWriter() throws {
+        let first = try database("busy.sqlite")
+        let second = try SQLiteDatabase(path: dir.file("busy.sqlite"))
+        let begun = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? first.write { db in
+                try db.execute(sql: "INSERT INTO t (s) VALUES (?)", arguments: ["first"])
+                begun.signal()
+                usleep(300_000)   // the other player's write, held open
+            }
+            done.signal()
+        }
+        begun.wait()
+        let start = DispatchTime.now()
+        try second.write { try $0.execute(sql: "INSERT INTO t (s) VALUES (?)", arguments: ["second"]) }
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        done.wait()
+        #expect(waited > 0.2, "the second write did not wait for the first (\(waited) s)")
+        #expect(try second.read { try $0.values(String.self, sql: "SELECT s FROM t ORDER BY id") } == ["first", "second"])
+    }
+
     /// SQLite's errors in its words: a file that is not a database, wrong SQL, the wrong number
     /// of arguments, two statements where one is run with arguments.
     @Test func errorsAreSQLitesOwn() throws {

@@ -83,7 +83,7 @@ fuzz:
 # table of exported symbols (nothing loads symbols from the program): 36 → 20 MB resident while
 # playing (bench/memory). Linked by lld with packed relative relocations (RELR, glibc 2.36): the
 # loader no longer reads 2 MB of relocation records at each start (28.6 → 26.0 MB once all of
-# Foundation was linked in, by GRDB then, by Hummingbird's form coder now).
+# Foundation was linked in, by GRDB, then by Hummingbird until the remote moved onto SwiftNIO alone).
 RELEASE_LINK := -Xlinker --no-export-dynamic -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 release:
 	$(call install,$(BUILD_DEPS))

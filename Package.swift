@@ -10,11 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The web remote's server: HTTP/1.1 and WebSocket on SwiftNIO.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // The web remote's server: SwiftNIO's own HTTP/1.1 and WebSocket handlers.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C libraries from Debian's -dev packages; each is a module map plus shim.h.
@@ -78,15 +75,13 @@ let package = Package(
         // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
         .target(name: "PracticeDesktop", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CSystemdBus"]),
         // The web remote: a page for phones on the local network, paired by a QR code (libqrencode),
-        // live over a WebSocket (Hummingbird) on the control protocol.
+        // live over a WebSocket (SwiftNIO) on the control protocol.
         .target(name: "PracticeRemote", dependencies: [
             "PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CQRencode",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOWebSocket", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
         ]),
         // The dancer's video: the mpv program's window following the player (over its JSON IPC).
         .target(name: "PracticeVideo", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl"]),

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import FoundationEssentials
 import Dispatch
 import Glibc
 import Synchronization
-internal import Hummingbird
-internal import HummingbirdCore
-internal import HummingbirdWebSocket
-internal import Logging
 internal import NIOCore
+internal import NIOHTTP1
 internal import NIOWebSocket
 import PracticeControl
 import PracticeDocuments
@@ -41,7 +37,7 @@ public final class WebRemote: SessionService, Sendable {
     public static let defaultPort = 4797
 
     let state: RemoteState
-    private let task: Task<Void, Never>
+    private let server: RemoteServer
 
     /// `http://192.168.1.20:4797`: the page's origin.
     public var origin: String { state.origin }
@@ -56,18 +52,17 @@ public final class WebRemote: SessionService, Sendable {
     public init(player: Player, settings: Settings = Settings(), notice: @escaping @Sendable (String) -> Void = { _ in }) throws(PracticeError) {
         let (host, port) = try Self.bindAddress(settings.bind)
         let state = RemoteState(player: player, settings: settings, devices: try RemoteDevices(path: settings.devicesPath), notice: notice)
-        var started = Self.start(state, host: host, port: port)
-        if case .failure = started, port == Self.defaultPort {
-            started = Self.start(state, host: host, port: 0)   // 4797 taken (another player's remote): any free port
-        }
-        switch started {
-        case .success(let (task, bound)):
-            self.task = task
-            state.setOrigin("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
-        case .failure(let error):
+        do throws(PracticeError) {
+            do throws(PracticeError) {
+                server = try RemoteServer.start(state, host: host, port: port)
+            } catch where port == Self.defaultPort {
+                server = try RemoteServer.start(state, host: host, port: 0)   // 4797 taken (another player's remote): any free port
+            }
+        } catch {
             state.feed.stop()
             throw error
         }
+        state.setOrigin("http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)")
         self.state = state
     }
 
@@ -76,38 +71,11 @@ public final class WebRemote: SessionService, Sendable {
     public func stop() {
         state.closeAll(within: 0.5)
         state.feed.stop()
-        task.cancel()
+        server.stop()
     }
 
     public var replacement: String? { nil }
     public var quitBy: String? { nil }
-
-    /// Runs the server on `host`:`port` (0: any free port) until its task is cancelled; the task
-    /// and the port bound, once it listens.
-    private static func start(_ state: RemoteState, host: String, port: Int) -> Result<(Task<Void, Never>, Int), PracticeError> {
-        let outcome = Locked<Result<Int, PracticeError>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let app = state.application(host: host, port: port) { bound in
-            outcome.withLock { $0 = .success(bound) }
-            ready.signal()
-        }
-        let task = Task.detached {
-            do { try await app.run() } catch {
-                outcome.withLock { if $0 == nil { $0 = .failure(PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (\(Self.describe(error)))")) } }
-                ready.signal()
-            }
-        }
-        ready.wait()
-        switch outcome.withLock({ $0 })! {
-        case .success(let bound): return .success((task, bound))
-        case .failure(let error): task.cancel(); return .failure(error)
-        }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let e = error as? IOError { return String(cString: strerror(e.errnoCode)).lowercased() }
-        return "\(error)"
-    }
 
     /// The address and port `--remote-bind` names (`ADDR`, `ADDR:PORT`, `[V6]:PORT`), or this
     /// machine's first LAN address; port 4797 when none is given.
@@ -150,7 +118,7 @@ final class RemoteState: Sendable {
     let settings: WebRemote.Settings
     private let gate = Locked(PairingGate(now: 0))
     private let devices: Locked<(list: RemoteDevices, stamp: String)>
-    private let connections = Locked<[Int: WebSocketOutboundWriter]>([:])
+    private let connections = Locked<[Int: PageSocket]>([:])
     private let nextConnection = Atomic<Int>(0)
     /// Pages still connected, closed or not: their close handshake is over once this drops.
     private let serving = Atomic<Int>(0)
@@ -183,7 +151,7 @@ final class RemoteState: Sendable {
     // MARK: Devices
 
     /// The paired device a request's cookie names, if any.
-    func device(_ fields: HTTPFields) -> RemoteDevices.Device? {
+    func device(_ fields: HTTPHeaders) -> RemoteDevices.Device? {
         guard let cookie = Self.cookie(fields) else { return nil }
         return currentDevices().device(cookie: cookie)
     }
@@ -197,8 +165,8 @@ final class RemoteState: Sendable {
         }
     }
 
-    static func cookie(_ fields: HTTPFields) -> String? {
-        for header in fields[values: .cookie] {
+    static func cookie(_ fields: HTTPHeaders) -> String? {
+        for header in fields["cookie"] {
             for part in header.split(separator: ";") {
                 let kv = part.trimmingWhitespace().split(separator: "=", maxSplits: 1)
                 if kv.count == 2, kv[0] == cookieName { return String(kv[1]) }
@@ -209,52 +177,74 @@ final class RemoteState: Sendable {
 
     // MARK: HTTP
 
-    func application(host: String, port: Int, running: @escaping @Sendable (Int) -> Void) -> Application<CallbackResponder<BasicRequestContext>> {
-        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(60))
-        http1.httpDecoder = .init(maxHeaderFieldSize: 4_096, maxHeaderListSize: 16_384, maxHeaderFieldCount: 64)
-        let ws = WebSocketServerConfiguration(maxFrameSize: settings.maxMessage, autoPing: .enabled(timePeriod: .seconds(10)), validateUTF8: true)
-        let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in respond(request) }
-        return Application(
-            responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(http1: http1, ws: ws)) { [self] request, _, _ in
-                guard let device = canUpgrade(request) else { return .dontUpgrade }
-                return .upgrade([:]) { [self] inbound, outbound, _ in await serve(inbound, outbound, device: device) }
-            },
-            configuration: .init(address: .hostname(host, port: port), serverName: nil, reuseAddress: true),
-            onServerRunning: { channel in running(channel.localAddress?.port ?? port) },
-            logger: Logger(label: "practice-remote") { _ in SwiftLogNoOpLogHandler() })
+    /// An answer: its status, headers and body.
+    struct Answer {
+        var status: HTTPResponseStatus
+        var headers: HTTPHeaders
+        var body: String
     }
 
     /// Security headers on every answer: nothing cached, nothing framed, nothing sniffed, no
     /// script or connection but the page's own.
-    private func answer(_ status: HTTPResponse.Status, _ body: String = "", type: String? = nil, extra: HTTPFields = [:]) -> Response {
-        var headers: HTTPFields = [
-            .cacheControl: "no-store",
-            .init("X-Content-Type-Options")!: "nosniff",
-            .init("X-Frame-Options")!: "DENY",
-            .init("Referrer-Policy")!: "no-referrer",
-            .contentSecurityPolicy: "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
-        ]
-        if let type { headers[.contentType] = type }
-        headers.append(contentsOf: extra)
-        headers[.contentLength] = String(body.utf8.count)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    private func answer(_ status: HTTPResponseStatus, _ body: String = "", type: String? = nil, extra: [(String, String)] = []) -> Answer {
+        var headers = HTTPHeaders([
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("X-Frame-Options", "DENY"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"),
+        ])
+        if let type { headers.add(name: "Content-Type", value: type) }
+        headers.add(contentsOf: extra)
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        return Answer(status: status, headers: headers, body: body)
     }
 
-    func respond(_ request: Request) -> Response {
-        let path = request.uri.path
+    /// A request's path: its target without the query.
+    static func path(_ uri: String) -> Substring {
+        uri[..<(uri.firstIndex { $0 == "?" || $0 == "#" } ?? uri.endIndex)]
+    }
+
+    func respond(_ request: HTTPRequestHead) -> Answer {
+        let path = Self.path(request.uri)
         if path.hasPrefix("/P/") || path.hasPrefix("/p/") {
             return pair(token: String(path.dropFirst(3)).uppercased(), request: request)
         }
         guard device(request.headers) != nil else { return answer(.unauthorized) }
-        guard request.method == .get || request.method == .head else { return answer(.methodNotAllowed) }
+        guard request.method == .GET || request.method == .HEAD else { return answer(.methodNotAllowed) }
         // `/ws` without an upgrade: why it would be refused, to the paired phone only.
         if path == "/ws" { return answer(refusal(request.headers) ?? .badRequest) }
-        guard let asset = RemotePage.assets[path] else { return answer(.notFound) }
+        guard let asset = RemotePage.assets[String(path)] else { return answer(.notFound) }
         return answer(.ok, asset.body, type: asset.type)
     }
 
-    private func pair(token: String, request: Request) -> Response {
+    /// The answer to a WebSocket upgrade the server does not take: 400 and nothing else, whoever asks.
+    func refusedUpgrade() -> Answer { answer(.badRequest) }
+
+    /// Answers one connection's requests, one after the other, until the browser closes it (or
+    /// asks for it to be closed).
+    func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>) async {
+        try? await channel.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            for try await part in inbound {
+                switch part {
+                case .head(let h): head = h
+                case .body: continue
+                case .end:
+                    guard let request = head.take() else { return }
+                    var answer = respond(request)
+                    let keepAlive = request.isKeepAlive
+                    if !keepAlive { answer.headers.replaceOrAdd(name: "Connection", value: "close") }
+                    let head = HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers)
+                    let body = request.method == .HEAD ? [] : [HTTPPart<HTTPResponseHead, ByteBuffer>.body(ByteBuffer(string: answer.body))]
+                    try await outbound.write(contentsOf: [.head(head)] + body + [.end(nil)])
+                    if !keepAlive { return }
+                }
+            }
+        }
+    }
+
+    private func pair(token: String, request: HTTPRequestHead) -> Answer {
         let outcome = gate.withLock { $0.attempt(token, now: now) }
         switch outcome {
         case .tooMany:
@@ -264,7 +254,7 @@ final class RemoteState: Sendable {
             notice("remote: a pairing with a wrong or old code was refused")
             return answer(.unauthorized)
         case .paired:
-            let kind = RemoteDevices.kind(userAgent: request.headers[.userAgent] ?? "")
+            let kind = RemoteDevices.kind(userAgent: request.headers.first(name: "user-agent") ?? "")
             var list = currentDevices()
             let paired: (cookie: String, name: String)
             do { paired = try list.pair(kind: kind) } catch {
@@ -276,107 +266,98 @@ final class RemoteState: Sendable {
             let cookie = "\(Self.cookieName)=\(paired.cookie); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000"
             // A page of its own that goes on to the remote: the cookie, SameSite=Strict, is not
             // sent on a redirect that began in the camera's app, but is on this page's own navigation.
-            return answer(.ok, RemotePage.paired, type: "text/html; charset=utf-8", extra: [.setCookie: cookie])
+            return answer(.ok, RemotePage.paired, type: "text/html; charset=utf-8", extra: [("Set-Cookie", cookie)])
         }
     }
 
     // MARK: WebSocket
 
-    /// The paired device opening a WebSocket from the page's own origin, with room for it.
-    func canUpgrade(_ request: HTTPRequest) -> RemoteDevices.Device? {
-        guard request.path == "/ws", refusal(request.headerFields) == nil else { return nil }
-        return device(request.headerFields)
+    /// Whether a request may become a WebSocket: the paired device, from the page's own origin,
+    /// with room for it.
+    func canUpgrade(_ request: HTTPRequestHead) -> Bool {
+        Self.path(request.uri) == "/ws" && refusal(request.headers) == nil
     }
 
     /// Why a WebSocket with these headers is refused (no paired phone's cookie, another origin,
     /// no room), or nil.
-    private func refusal(_ fields: HTTPFields) -> HTTPResponse.Status? {
+    private func refusal(_ fields: HTTPHeaders) -> HTTPResponseStatus? {
         if device(fields) == nil { return .unauthorized }
-        if fields[.origin] != origin { return .forbidden }
+        if fields.first(name: "origin") != origin { return .forbidden }
         if connections.withLock({ $0.count }) >= settings.maxConnections { return .serviceUnavailable }
         return nil
     }
 
     /// One page's connection: the markers and the state now, then each change; each message a
     /// command, as `practice ctl` sends it.
-    func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, device: RemoteDevices.Device) async {
-        let id = nextConnection.add(1, ordering: .relaxed).newValue
-        let admitted = connections.withLock { c in
-            guard c.count < settings.maxConnections else { return false }
-            c[id] = outbound
-            serving.add(1, ordering: .relaxed)
-            return true
-        }
-        guard admitted else {
-            try? await outbound.close(.init(codeNumber: 1013), reason: "too many connections")
-            return
-        }
-        defer {
-            _ = connections.withLock { $0.removeValue(forKey: id) }
-            serving.subtract(1, ordering: .releasing)
-        }
-        let messages = feed.join()
-        await withTaskGroup(of: Void.self) { group in
-            // The page's view: the markers and the state now, then each change (`RemoteFeed`).
-            group.addTask { [self] in
-                for await message in messages {
-                    // A revoked phone is refused at once, mid-connection too; while nothing is
-                    // sent, within a second (the feed's empty message: the devices' file changed).
-                    guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
-                        await Self.close(outbound, .policyViolation, "this phone was unpaired")
-                        return
+    func serve(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, head: HTTPRequestHead) async {
+        let connection = channel.channel
+        try? await channel.executeThenClose { inbound, outbound in
+            let page = PageSocket(outbound, channel: connection)
+            let id = nextConnection.add(1, ordering: .relaxed).newValue
+            let device = device(head.headers)
+            let admitted = device != nil && connections.withLock { c in
+                guard c.count < settings.maxConnections else { return false }
+                c[id] = page
+                serving.add(1, ordering: .relaxed)
+                return true
+            }
+            guard let device, admitted else {
+                await page.close(device == nil ? .policyViolation : .init(codeNumber: 1013), device == nil ? "this phone was unpaired" : "too many connections")
+                return
+            }
+            defer {
+                _ = connections.withLock { $0.removeValue(forKey: id) }
+                serving.subtract(1, ordering: .releasing)
+            }
+            let messages = feed.join()
+            await withTaskGroup(of: Void.self) { group in
+                // The page's view: the markers and the state now, then each change (`RemoteFeed`).
+                group.addTask { [self] in
+                    for await message in messages {
+                        // A revoked phone is refused at once, mid-connection too; while nothing is
+                        // sent, within a second (the feed's empty message: the devices' file changed).
+                        guard paired(device) else {
+                            await page.close(.policyViolation, "this phone was unpaired")
+                            return
+                        }
+                        if message.isEmpty { continue }
+                        do { try await page.send(message) } catch { return }
                     }
-                    if message.isEmpty { continue }
-                    do { try await outbound.write(.text(message)) } catch { return }
+                    // The feed is over: the player has stopped (the server may not be told before the process ends).
+                    if !Task.isCancelled { await page.close(.goingAway, "the player has quit") }
                 }
-                // The feed is over: the player has stopped (the server may not be told before the process ends).
-                if !Task.isCancelled { await Self.close(outbound, .goingAway, "the player has quit") }
+                group.addTask { await page.keepAlive(every: 10) }
+                // The page's commands, until the connection ends.
+                await page.read(inbound, maxSize: settings.maxMessage) { text in await perform(text, from: device, on: page) }
+                group.cancelAll()
             }
-            // The page's commands.
-            group.addTask { [self] in
-                do {
-                    for try await message in inbound.messages(maxSize: settings.maxMessage) {
-                        // A phone revoked a moment ago: none of its commands is carried out.
-                        guard currentDevices().devices.contains(where: { $0.key == device.key }) else {
-                            try await outbound.close(.policyViolation, reason: "this phone was unpaired")
-                            return
-                        }
-                        guard case .text(let text) = message else {
-                            try await outbound.close(.unacceptableData, reason: "commands are JSON text")
-                            return
-                        }
-                        let command: PlayerCommand
-                        do throws(PracticeError) { command = try PlayerCommand.parse(text) } catch {
-                            try await outbound.close(.unacceptableData, reason: Self.reason(error.message))
-                            return
-                        }
-                        switch command {
-                        case .quit, .attach, .status, .remote:
-                            let refusal = PracticeError(.usage, "the remote does not \(command == .quit ? "quit the player" : "take that command")")
-                            try await outbound.write(.text(StateMessage.errorLine(refusal)))
-                            continue
-                        default: break
-                        }
-                        let reply: String?
-                        do throws(PracticeError) { reply = try player.perform(command) } catch {
-                            try await outbound.write(.text(StateMessage.errorLine(error)))
-                            continue
-                        }
-                        if let reply { try await outbound.write(.text(reply)) }
-                    }
-                } catch {}
-            }
-            await group.next()
-            group.cancelAll()
         }
     }
 
-    /// Closes a page's connection and gives the page up to a second to answer the close (its
-    /// answer ends the reader, and with it this wait): a browser whose connection ends before it
-    /// has answered reports an abnormal closure (1006), not the code and reason it was sent.
-    static func close(_ outbound: WebSocketOutboundWriter, _ code: WebSocketErrorCode, _ reason: String) async {
-        try? await outbound.close(code, reason: reason)
-        try? await Task.sleep(for: .seconds(1))
+    private func paired(_ device: RemoteDevices.Device) -> Bool {
+        currentDevices().devices.contains { $0.key == device.key }
+    }
+
+    /// One command from a page, carried out as the command line would; refused as it would be.
+    private func perform(_ text: String, from device: RemoteDevices.Device, on page: PageSocket) async {
+        // A phone revoked a moment ago: none of its commands is carried out.
+        guard paired(device) else {
+            await page.close(.policyViolation, "this phone was unpaired")
+            return
+        }
+        let command: PlayerCommand
+        do throws(PracticeError) { command = try PlayerCommand.parse(text) } catch {
+            await page.close(.unacceptableData, Self.reason(error.message))
+            return
+        }
+        let reply: String?
+        switch command {
+        case .quit, .attach, .status, .remote:
+            reply = StateMessage.errorLine(PracticeError(.usage, "the remote does not \(command == .quit ? "quit the player" : "take that command")"))
+        default:
+            do throws(PracticeError) { reply = try player.perform(command) } catch { reply = StateMessage.errorLine(error) }
+        }
+        if let reply { try? await page.send(reply) }
     }
 
     /// A close frame's reason: at most 123 bytes.
@@ -396,7 +377,7 @@ final class RemoteState: Sendable {
             let sent = DispatchSemaphore(value: 0)
             Task {
                 await withTaskGroup(of: Void.self) { group in
-                    for outbound in open { group.addTask { try? await outbound.close(.goingAway, reason: "the player has quit") } }
+                    for page in open { group.addTask { await page.close(.goingAway, "the player has quit") } }
                 }
                 sent.signal()
             }

@@ -109,6 +109,22 @@ import PracticeTestSupport
         #expect(junk.contains { $0["close"] as? Int == 1003 && ($0["reason"] as? String ?? "").contains("not a JSON object") }, "\(junk)")
         let binary = try remote.ws([cookie, "Origin: \(remote.origin)"], ["@binary"])
         #expect(binary.contains { $0["close"] as? Int == 1003 }, "\(binary)")
+        // A command in three frames is one command; frames of 2 kB each that add up to more
+        // than 4 kB close as one frame that long does; text that is not UTF-8 closes with 1007.
+        let split = try remote.ws([cookie, "Origin: \(remote.origin)"], [#"@split:{"cmd":"rate","value":0.7}"#])
+        #expect(split.contains { ($0["text"] as? String)?.contains(#""rate":0.7"#) == true } && !split.contains { $0["close"] != nil }, "\(split)")
+        try player.next("state", within: 5) { $0["rate"] as? Double == 0.7 }
+        let pieces = try remote.ws([cookie, "Origin: \(remote.origin)"], ["@pieces:3:2000"])
+        #expect(pieces.contains { $0["close"] as? Int == 1009 }, "\(pieces)")
+        let latin1 = try remote.ws([cookie, "Origin: \(remote.origin)"], [#"@latin1:{"cmd":"seek","to":"Café"}"#])
+        #expect(latin1.contains { $0["close"] as? Int == 1007 }, "\(latin1)")
+        // A header field over 4 kB: 400, and not a word more.
+        let longHeader = try remote.http("/", [cookie, "X-Long: " + String(repeating: "y", count: 5_000)])
+        #expect(Self.status(longHeader) == 400 && (longHeader["body"] as? String) == "", "\(longHeader)")
+        // The query is not part of the path; HEAD has the headers without the body.
+        #expect(Self.status(try remote.http("/app.css?v=2", [cookie])) == 200)
+        let head = try remote.http("/", [cookie], method: "HEAD")
+        #expect(Self.status(head) == 200 && Self.header(head, "content-length") == "\((page["body"] as? String ?? "").utf8.count)" && (head["body"] as? String) == "", "\(head)")
 
         // At most 16 connections: 16 held open (by one client), the 17th refused.
         let holder = Process()

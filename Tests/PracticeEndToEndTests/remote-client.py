@@ -9,6 +9,9 @@ paired phone) sends, byte for byte, and what came back, as one JSON object a lin
   remote-client.py ws HOST PORT [HEADER: VALUE]... -- [MESSAGE]... [@bytes:N] [@binary] [@wait:SECONDS]
       {"status": 101} then each frame received: {"text": "..."} or {"close": 1009, "reason": "..."}
       MESSAGE is sent as a text frame; @bytes:N sends N bytes of 'x' as one text message;
+      @split:MESSAGE sends it in three frames (a text frame and two continuations);
+      @pieces:N:SIZE sends N frames of SIZE bytes of 'x' as one text message;
+      @latin1:MESSAGE sends it encoded as Latin-1 (not UTF-8);
       @binary sends a binary frame; @wait:S reads for S seconds before the next message.
       Ends 1 s after the last message (or when the server closes). Pings are answered.
   remote-client.py hold HOST PORT N SECONDS [HEADER: VALUE]...
@@ -47,7 +50,7 @@ def http(host, port, method, path, extra):
         req += h + "\r\n"
     s.sendall((req + "\r\n").encode("latin-1"))
     status, headers, rest = read_response(s)
-    length = int(headers.get("content-length", ["0"])[0])
+    length = 0 if method == "HEAD" else int(headers.get("content-length", ["0"])[0])
     while len(rest) < length:
         chunk = s.recv(65536)
         if not chunk:
@@ -56,10 +59,10 @@ def http(host, port, method, path, extra):
     print(json.dumps({"status": status, "headers": headers, "body": rest[:length].decode("utf-8", "replace")}))
 
 
-def frame(opcode, payload):
+def frame(opcode, payload, fin=True):
     mask = os.urandom(4)
     n = len(payload)
-    head = bytes([0x80 | opcode])
+    head = bytes([(0x80 if fin else 0) | opcode])
     if n < 126:
         head += bytes([0x80 | n])
     elif n < 65536:
@@ -141,6 +144,15 @@ def ws(host, port, extra, messages):
         try:
             if m.startswith("@bytes:"):
                 s.sendall(frame(1, b"x" * int(m[7:])))
+            elif m.startswith("@split:"):
+                b = m[7:].encode()
+                third = len(b) // 3
+                s.sendall(frame(1, b[:third], fin=False) + frame(0, b[third:2 * third], fin=False) + frame(0, b[2 * third:]))
+            elif m.startswith("@pieces:"):
+                n, size = (int(x) for x in m[8:].split(":"))
+                s.sendall(b"".join(frame(1 if i == 0 else 0, b"x" * size, fin=(i == n - 1)) for i in range(n)))
+            elif m.startswith("@latin1:"):
+                s.sendall(frame(1, m[8:].encode("latin-1")))
             elif m == "@binary":
                 s.sendall(frame(2, b"\x00\x01"))
             else:

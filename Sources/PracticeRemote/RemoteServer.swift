@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Dispatch
+import Glibc
+import Synchronization
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOPosix
+internal import NIOWebSocket
+import PracticeDocuments
+import PracticeSystem
+
+/// The remote's HTTP/1.1 and WebSocket server, on SwiftNIO's own HTTP and WebSocket handlers
+/// with one event-loop thread: what each connection is (a request for the page, or a paired
+/// page's WebSocket) is decided by `RemoteState`, which answers it.
+///
+/// Limits: a header field of at most 4 kB, 16 kB of them in all, 64 of them; a WebSocket frame
+/// or message of at most `Settings.maxMessage` (a longer frame closes with 1009, as NIO's frame
+/// decoder does); text that is not UTF-8 closes with 1007; a connection silent for 60 s is
+/// closed; an open page is pinged every 10 s and closed when it has not answered the last ping.
+final class RemoteServer: Sendable {
+    /// The port bound (the one asked for, or the one the system chose for 0).
+    let port: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let task: Task<Void, Never>
+
+    /// What a connection turned out to be once its first request was read.
+    enum Connection: Sendable {
+        case page(NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>)
+        case socket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPRequestHead)
+    }
+
+    private init(port: Int, group: MultiThreadedEventLoopGroup, task: Task<Void, Never>) {
+        self.port = port
+        self.group = group
+        self.task = task
+    }
+
+    /// Listens on `host`:`port` (0: any free port) and serves `state` until `stop`; returns
+    /// once the address is bound, or throws why it could not be.
+    static func start(_ state: RemoteState, host: String, port: Int) throws(PracticeError) -> RemoteServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let outcome = Locked<Result<Int, PracticeError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let maxMessage = state.settings.maxMessage
+        let task = Task.detached {
+            let server: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
+            do {
+                server = try await ServerBootstrap(group: group)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .bind(host: host, port: port) { channel in
+                        channel.eventLoop.makeCompletedFuture { try Self.configure(channel, state: state, maxMessage: maxMessage) }
+                    }
+            } catch {
+                outcome.withLock { $0 = .failure(PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (\(Self.describe(error)))")) }
+                ready.signal()
+                return
+            }
+            outcome.withLock { $0 = .success(server.channel.localAddress?.port ?? port) }
+            ready.signal()
+            await withDiscardingTaskGroup { connections in
+                try? await server.executeThenClose { inbound in
+                    for try await negotiated in inbound {
+                        connections.addTask {
+                            switch try? await negotiated.get() {
+                            case .page(let channel): await state.serve(channel)
+                            case .socket(let channel, let head): await state.serve(channel, head: head)
+                            case nil: break
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ready.wait()
+        switch outcome.withLock({ $0 })! {
+        case .success(let bound):
+            return RemoteServer(port: bound, group: group, task: task)
+        case .failure(let error):
+            group.shutdownGracefully { _ in }
+            throw error
+        }
+    }
+
+    /// One connection's handlers: silence closes it after 60 s; HTTP/1.1 with header limits; a
+    /// WebSocket upgrade only when `state` allows it (a paired phone, the page's Origin, room).
+    private static func configure(_ channel: any Channel, state: RemoteState, maxMessage: Int) throws -> EventLoopFuture<Connection> {
+        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(60)))
+        try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
+        let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
+            maxFrameSize: maxMessage,
+            shouldUpgrade: { channel, head in
+                if state.canUpgrade(head) { return channel.eventLoop.makeSucceededFuture(HTTPHeaders()) }
+                // Refused: 400, empty, and the connection closed (NIO's upgrade handler would
+                // drop the request unanswered, and the connection parses no further request).
+                var answer = state.refusedUpgrade()
+                answer.headers.replaceOrAdd(name: "Connection", value: "close")
+                channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers)), promise: nil)
+                channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+                return channel.eventLoop.makeSucceededFuture(nil)
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    .socket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel), head)
+                }
+            })
+        var configuration = NIOUpgradableHTTPServerPipelineConfiguration<Connection>(
+            upgradeConfiguration: .init(upgraders: [upgrader]) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ResponseParts())
+                    return .page(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                }
+            })
+        configuration.decoderConfiguration.maxHeaderFieldSize = 4_096
+        configuration.decoderConfiguration.maxHeaderListSize = 16_384
+        configuration.decoderConfiguration.maxHeaderFieldCount = 64
+        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+    }
+
+    /// Stops listening and closes every connection still open.
+    func stop() {
+        task.cancel()
+        group.shutdownGracefully { _ in }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? IOError { return String(cString: strerror(e.errnoCode)).lowercased() }
+        return "\(error)"
+    }
+}
+
+/// Closes a connection that has sent nothing for the idle handler's time.
+private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else { context.fireUserInboundEventTriggered(event) }
+    }
+}
+
+/// Answers' bodies as byte buffers (what the HTTP encoder takes as IO data).
+private final class ResponseParts: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = HTTPPart<HTTPResponseHead, ByteBuffer>
+    typealias OutboundOut = HTTPServerResponsePart
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head): context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .body(let buffer): context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
+        case .end(let trailers): context.write(wrapOutboundOut(.end(trailers)), promise: promise)
+        }
+    }
+}
+
+/// One page's WebSocket as its readers and writers share it: text out, pongs, pings, and the
+/// closing handshake (one close sent; the connection ends when the page answers it, or a second
+/// later: a browser whose connection ends before it has answered reports an abnormal closure,
+/// 1006, not the code and reason it was sent).
+final class PageSocket: Sendable {
+    private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    private let channel: any Channel
+    private let closing = Atomic<Bool>(false)
+    private let unanswered = Atomic<Bool>(false)
+
+    init(_ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, channel: any Channel) {
+        self.outbound = outbound
+        self.channel = channel
+    }
+
+    /// Whether a close has been sent: nothing else is, after it.
+    var isClosing: Bool { closing.load(ordering: .acquiring) }
+
+    func send(_ text: String) async throws {
+        guard !isClosing else { return }
+        try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
+    }
+
+    /// Sends the close frame (once), and ends the connection a second later if the page has not
+    /// answered it by then.
+    func close(_ code: WebSocketErrorCode, _ reason: String) async {
+        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var data = ByteBuffer()
+        data.write(webSocketErrorCode: code)
+        data.writeString(reason)
+        try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
+        let channel = channel
+        channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+    }
+
+    /// Answers the page's close (its code back, as the protocol asks), if this side has not sent one.
+    func answerClose(_ frame: WebSocketFrame) async {
+        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var data = frame.unmaskedData
+        var answer = ByteBuffer()
+        if let code = data.readWebSocketErrorCode() { answer.write(webSocketErrorCode: code) }
+        try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: answer))
+    }
+
+    func pong(_ frame: WebSocketFrame) async {
+        guard !isClosing else { return }
+        try? await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
+    }
+
+    func answered() { unanswered.store(false, ordering: .releasing) }
+
+    /// Pings every `seconds` until the connection ends; closes it when the last ping has had no answer.
+    func keepAlive(every seconds: Int) async {
+        while !Task.isCancelled && !isClosing {
+            do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+            if unanswered.exchange(true, ordering: .acquiringAndReleasing) {
+                await close(.goingAway, "no answer to a ping")
+                return
+            }
+            guard !isClosing else { return }
+            try? await outbound.write(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "practice")))
+        }
+    }
+
+    /// The page's text messages, each whole (fragments joined, at most `maxSize` bytes, UTF-8
+    /// checked), given to `take` until the connection ends: when the page closes it (or answers
+    /// this side's close), or it is lost. A binary message, an overlong or malformed one closes
+    /// it with the reason.
+    func read(_ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, maxSize: Int, take: (String) async -> Void) async {
+        var pending: ByteBuffer?
+        do {
+            for try await frame in inbound {
+                switch frame.opcode {
+                case .connectionClose:
+                    await answerClose(frame)
+                    return
+                case .ping: await pong(frame)
+                case .pong: answered()
+                case .text, .continuation:
+                    guard !isClosing else { continue }
+                    if frame.opcode == .text {
+                        pending = frame.unmaskedData
+                    } else if pending != nil {
+                        pending!.writeImmutableBuffer(frame.unmaskedData)
+                    } else {
+                        await close(.protocolError, "a continuation without a message")
+                        continue
+                    }
+                    guard pending!.readableBytes <= maxSize else {
+                        pending = nil
+                        await close(.messageTooLarge, "a message is at most \(maxSize) bytes")
+                        continue
+                    }
+                    guard frame.fin, let bytes = pending.take() else { continue }
+                    guard let text = String(validating: bytes.readableBytesView, as: UTF8.self) else {
+                        await close(.dataInconsistentWithMessage, "commands are UTF-8 text")
+                        continue
+                    }
+                    await take(text)
+                case .binary:
+                    await close(.unacceptableData, "commands are JSON text")
+                default:
+                    await close(.protocolError, "an unknown frame")
+                }
+            }
+        } catch {}
+    }
+}

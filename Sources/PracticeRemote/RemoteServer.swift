@@ -89,14 +89,7 @@ final class RemoteServer: Sendable {
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
             maxFrameSize: maxMessage,
             shouldUpgrade: { channel, head in
-                if state.canUpgrade(head) { return channel.eventLoop.makeSucceededFuture(HTTPHeaders()) }
-                // Refused: 400, empty, and the connection closed (NIO's upgrade handler would
-                // drop the request unanswered, and the connection parses no further request).
-                var answer = state.refusedUpgrade()
-                answer.headers.replaceOrAdd(name: "Connection", value: "close")
-                channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers)), promise: nil)
-                channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
-                return channel.eventLoop.makeSucceededFuture(nil)
+                channel.eventLoop.makeSucceededFuture(state.canUpgrade(head) ? HTTPHeaders() : nil)
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
@@ -113,7 +106,10 @@ final class RemoteServer: Sendable {
         configuration.decoderConfiguration.maxHeaderFieldSize = 4_096
         configuration.decoderConfiguration.maxHeaderListSize = 16_384
         configuration.decoderConfiguration.maxHeaderFieldCount = 64
-        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        let upgrades = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Connection>.self)
+        try channel.pipeline.syncOperations.addHandler(UpgradeGate(state), position: .before(upgrades))
+        return negotiated
     }
 
     /// Stops listening and closes every connection still open.
@@ -133,6 +129,40 @@ private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
     typealias InboundIn = NIOAny
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else { context.fireUserInboundEventTriggered(event) }
+    }
+}
+
+/// Answers a request for any other protocol than a WebSocket the server takes (no paired phone,
+/// another origin, no room, another path, another protocol) with 400, empty, and closes the
+/// connection: NIO's upgrade handler would drop such a request unanswered, and the connection
+/// parses no request after it.
+private final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    private let state: RemoteState
+    private var refusing = false
+
+    init(_ state: RemoteState) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if case .head(let head) = part, head.headers.contains(name: "upgrade") {
+            let webSocket = head.headers["upgrade"].contains { $0.lowercased() == "websocket" }
+            refusing = !(webSocket && state.canUpgrade(head))
+            if !refusing {
+                // Taken: the connection's bytes are WebSocket frames from now on, not for this gate.
+                context.fireChannelRead(data)
+                context.pipeline.syncOperations.removeHandler(self, promise: nil)
+                return
+            }
+        }
+        guard refusing else { return context.fireChannelRead(data) }
+        guard case .end = part else { return }
+        var answer = state.refusedUpgrade()
+        answer.headers.replaceOrAdd(name: "Connection", value: "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }
 

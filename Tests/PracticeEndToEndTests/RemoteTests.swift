@@ -118,6 +118,9 @@ import PracticeTestSupport
         #expect(pieces.contains { $0["close"] as? Int == 1009 }, "\(pieces)")
         let latin1 = try remote.ws([cookie, "Origin: \(remote.origin)"], [#"@latin1:{"cmd":"seek","to":"Café"}"#])
         #expect(latin1.contains { $0["close"] as? Int == 1007 }, "\(latin1)")
+        // Another protocol asked for: 400 at once, as for a refused WebSocket.
+        let h2c = try remote.http("/", [cookie, "Upgrade: h2c"])
+        #expect(Self.status(h2c) == 400 && (h2c["body"] as? String) == "", "\(h2c)")
         // A header field over 4 kB: 400, and not a word more.
         let longHeader = try remote.http("/", [cookie, "X-Long: " + String(repeating: "y", count: 5_000)])
         #expect(Self.status(longHeader) == 400 && (longHeader["body"] as? String) == "", "\(longHeader)")

@@ -146,9 +146,10 @@ if Context.environment["PRACTICE_THREADS"] == "1" {
     package.products.removeAll()
 }
 
-// Members only from modules a file imports itself: Hummingbird imports all of Foundation, and
-// without this its String extensions (`contains`, `range(of:)`) would quietly win over the
-// standard library's and link Foundation, CoreFoundation and ICU tables into the binary.
+// Members only from modules a file imports itself: a dependency that imported all of Foundation
+// (GRDB, then Hummingbird did) would otherwise let Foundation's String extensions (`contains`,
+// `range(of:)`) quietly win over the standard library's and link Foundation, CoreFoundation and
+// ICU's tables into the binary.
 for target in package.targets where target.type == .regular && target.name.hasPrefix("Practice") && target.name != "PracticeAudio"
     || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]

@@ -425,10 +425,5 @@ final class MarkerWatch: Sendable {
         }
     }
 
-    private static func stamp(_ path: String) -> String {
-        // Through FileManager: `st_mtim`'s timespec is, to the compiler, sd-bus's module's here.
-        guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }
-        let modified = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        return "\(a[.systemFileNumber] as? Int ?? 0) \(a[.size] as? Int ?? 0) \(modified)"
-    }
+    private static func stamp(_ path: String) -> String { FileStamp.of(path) }
 }

@@ -2,6 +2,7 @@
 import FoundationEssentials
 import Glibc
 import PracticeAudio
+import PracticeSystem
 import PracticeDocuments
 
 /// An audio file that libsndfile can read, checked the way a user needs it checked.
@@ -36,8 +37,8 @@ public struct Track: Sendable {
     /// Opens `path`, turning every way it can be wrong into a one-line error naming the file.
     public static func open(_ path: String, audioStream: Int? = nil) throws(PracticeError) -> OpenedTrack {
         try ReadableFile.check(path, noun: "an audio file")
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if size == 0 { throw PracticeError(.dataError, "\(path): file is empty (0 bytes)") }
+        // (Not FileManager's attributes: without all of Foundation linked, their size is not an `Int`.)
+        if FileStamp.size(path) == 0 { throw PracticeError(.dataError, "\(path): file is empty (0 bytes)") }
         let file: SoundFile
         do {
             file = try SoundFile(path: path, audioStream: audioStream)

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Dispatch
 import Glibc
 import Synchronization
 internal import NIOCore
@@ -15,13 +14,16 @@ import PracticeSystem
 ///
 /// Limits: a header field of at most 4 kB, 16 kB of them in all, 64 of them; a WebSocket frame
 /// or message of at most `Settings.maxMessage` (a longer frame closes with 1009, as NIO's frame
-/// decoder does); text that is not UTF-8 closes with 1007; a connection silent for 60 s is
-/// closed; an open page is pinged every 10 s and closed when it has not answered the last ping.
+/// decoder does); text that is not UTF-8 closes with 1007; a connection silent for
+/// `Settings.idleTimeout` (60 s) is closed; an open page is pinged every `Settings.pingEvery`
+/// (10 s) and closed with 1001 when it has not answered the last ping.
 final class RemoteServer: Sendable {
     /// The port bound (the one asked for, or the one the system chose for 0).
     let port: Int
     private let group: MultiThreadedEventLoopGroup
-    private let task: Task<Void, Never>
+    private let listener: any Channel
+    /// Where the server's tasks run: its event loop's thread.
+    let executor: LoopExecutor
 
     /// What a connection turned out to be once its first request was read.
     enum Connection: Sendable {
@@ -29,65 +31,52 @@ final class RemoteServer: Sendable {
         case socket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPRequestHead)
     }
 
-    private init(port: Int, group: MultiThreadedEventLoopGroup, task: Task<Void, Never>) {
+    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel, executor: LoopExecutor) {
         self.port = port
         self.group = group
-        self.task = task
+        self.listener = listener
+        self.executor = executor
     }
 
     /// Listens on `host`:`port` (0: any free port) and serves `state` until `stop`; returns
-    /// once the address is bound, or throws why it could not be.
+    /// once the address is bound, or throws why it could not be. Each connection is served by a
+    /// task of its own, on the event loop's thread (`LoopExecutor`): nothing of the server waits
+    /// for Swift's shared task pool, which other parts of a process may hold.
     static func start(_ state: RemoteState, host: String, port: Int) throws(PracticeError) -> RemoteServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let outcome = Locked<Result<Int, PracticeError>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let maxMessage = state.settings.maxMessage
-        let task = Task.detached {
-            let server: NIOAsyncChannel<EventLoopFuture<Connection>, Never>
-            do {
-                server = try await ServerBootstrap(group: group)
-                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                    .bind(host: host, port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture { try Self.configure(channel, state: state, maxMessage: maxMessage) }
-                    }
-            } catch {
-                outcome.withLock { $0 = .failure(PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (\(Self.describe(error)))")) }
-                ready.signal()
-                return
-            }
-            outcome.withLock { $0 = .success(server.channel.localAddress?.port ?? port) }
-            ready.signal()
-            await withDiscardingTaskGroup { connections in
-                try? await server.executeThenClose { inbound in
-                    for try await negotiated in inbound {
-                        connections.addTask {
-                            switch try? await negotiated.get() {
-                            case .page(let channel): await state.serve(channel)
-                            case .socket(let channel, let head): await state.serve(channel, head: head)
-                            case nil: break
+        let executor = LoopExecutor(group.next())
+        let listener: any Channel
+        do {
+            listener = try ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.configure(channel, state: state).whenSuccess { connection in
+                            Task(executorPreference: executor) {
+                                switch connection {
+                                case .page(let channel): await state.serve(channel)
+                                case .socket(let channel, let head): await state.serve(channel, head: head)
+                                }
                             }
                         }
                     }
                 }
-            }
-        }
-        ready.wait()
-        switch outcome.withLock({ $0 })! {
-        case .success(let bound):
-            return RemoteServer(port: bound, group: group, task: task)
-        case .failure(let error):
+                .bind(host: host, port: port).wait()
+        } catch {
             group.shutdownGracefully { _ in }
-            throw error
+            throw PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (\(Self.describe(error)))")
         }
+        return RemoteServer(port: listener.localAddress?.port ?? port, group: group, listener: listener, executor: executor)
     }
 
-    /// One connection's handlers: silence closes it after 60 s; HTTP/1.1 with header limits; a
+    /// One connection's handlers: silence closes it; HTTP/1.1 with header limits; a
     /// WebSocket upgrade only when `state` allows it (a paired phone, the page's Origin, room).
-    private static func configure(_ channel: any Channel, state: RemoteState, maxMessage: Int) throws -> EventLoopFuture<Connection> {
-        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(60)))
+    private static func configure(_ channel: any Channel, state: RemoteState) throws -> EventLoopFuture<Connection> {
+        let idle = state.settings.idleTimeout.components
+        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
         try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
-            maxFrameSize: maxMessage,
+            maxFrameSize: state.settings.maxMessage,
             shouldUpgrade: { channel, head in
                 channel.eventLoop.makeSucceededFuture(state.canUpgrade(head) ? HTTPHeaders() : nil)
             },
@@ -112,15 +101,29 @@ final class RemoteServer: Sendable {
         return negotiated
     }
 
-    /// Stops listening and closes every connection still open.
+    /// Stops listening. The event loop's thread is left to end with the process (the session
+    /// that stops the remote is ending): a task of a page still closing would wake on a loop shut
+    /// down, which NIO reports on stderr.
     func stop() {
-        task.cancel()
-        group.shutdownGracefully { _ in }
+        listener.close(promise: nil)
     }
 
     static func describe(_ error: any Error) -> String {
         if let e = error as? IOError { return String(cString: strerror(e.errnoCode)).lowercased() }
         return "\(error)"
+    }
+}
+
+/// Runs tasks on an event loop's thread instead of Swift's shared task pool (a task executor
+/// preference: the tasks they start run there too).
+final class LoopExecutor: TaskExecutor {
+    private let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 
@@ -230,10 +233,10 @@ final class PageSocket: Sendable {
 
     func answered() { unanswered.store(false, ordering: .releasing) }
 
-    /// Pings every `seconds` until the connection ends; closes it when the last ping has had no answer.
-    func keepAlive(every seconds: Int) async {
+    /// Pings every `period` until the connection ends; closes it when the last ping has had no answer.
+    func keepAlive(every period: Duration) async {
         while !Task.isCancelled && !isClosing {
-            do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+            do { try await Task.sleep(for: period) } catch { return }
             if unanswered.exchange(true, ordering: .acquiringAndReleasing) {
                 await close(.goingAway, "no answer to a ping")
                 return

@@ -31,6 +31,10 @@ public final class WebRemote: SessionService, Sendable {
         public var maxConnections = 16
         /// The largest message a page may send, in bytes.
         public var maxMessage = 4_096
+        /// How often an open page is pinged; one that has not answered by the next ping is closed.
+        public var pingEvery: Duration = .seconds(10)
+        /// How long a connection may say nothing before it is closed.
+        public var idleTimeout: Duration = .seconds(60)
         public init() {}
     }
 
@@ -69,7 +73,7 @@ public final class WebRemote: SessionService, Sendable {
     /// Says to each page that the player has quit (waiting up to half a second for the words to
     /// go out), then stops serving.
     public func stop() {
-        state.closeAll(within: 0.5)
+        state.closeAll(within: 0.5, on: server.executor)
         state.feed.stop()
         server.stop()
     }
@@ -326,7 +330,7 @@ final class RemoteState: Sendable {
                     // The feed is over: the player has stopped (the server may not be told before the process ends).
                     if !Task.isCancelled { await page.close(.goingAway, "the player has quit") }
                 }
-                group.addTask { await page.keepAlive(every: 10) }
+                group.addTask { [settings] in await page.keepAlive(every: settings.pingEvery) }
                 // The page's commands, until the connection ends.
                 await page.read(inbound, maxSize: settings.maxMessage) { text in await perform(text, from: device, on: page) }
                 group.cancelAll()
@@ -370,12 +374,12 @@ final class RemoteState: Sendable {
     /// Closes every page's connection ("the player has quit") and waits, up to `seconds`, until
     /// each page has answered the close: a browser whose connection ends before it has answered
     /// reports an abnormal closure (1006) instead, and the page would wait for the network.
-    func closeAll(within seconds: Double) {
+    func closeAll(within seconds: Double, on executor: LoopExecutor) {
         let open = connections.withLock { c in defer { c.removeAll() }; return Array(c.values) }
         let deadline = ContinuousClock.now + .seconds(seconds)
         if !open.isEmpty {
             let sent = DispatchSemaphore(value: 0)
-            Task {
+            Task(executorPreference: executor) {
                 await withTaskGroup(of: Void.self) { group in
                     for page in open { group.addTask { await page.close(.goingAway, "the player has quit") } }
                 }

@@ -9,4 +9,10 @@ public enum FileStamp {
         guard stat(path, &info) == 0 else { return "" }
         return "\(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
+
+    /// The file's size in bytes; nil when it is not there.
+    public static func size(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
 }

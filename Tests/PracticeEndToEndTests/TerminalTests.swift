@@ -80,9 +80,10 @@ import PracticeAudio
         screen = try waitFor("Intro riff (0:01.", in: session)
         #expect(screen.contains("Intro riff (0:01."), "screen:\n\(screen)")
 
-        // An A–B loop from here, on at once, then saved under a name.
+        // An A–B loop from here, on at once, then saved under a name. Two seconds long: its first
+        // pass outlasts a slow look at the screen (0.7 s was once seen already on its second).
         _ = try tmux(["send-keys", "-t", session, "a"])
-        usleep(800_000)
+        usleep(2_000_000)
         _ = try tmux(["send-keys", "-t", session, "b"])
         screen = try waitFor("on, pass ", in: session)
         #expect(screen.contains("on, pass 1"), "screen:\n\(screen)")

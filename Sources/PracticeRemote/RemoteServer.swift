@@ -249,7 +249,7 @@ final class PageSocket: Sendable {
     /// The page's text messages, each whole (fragments joined, at most `maxSize` bytes, UTF-8
     /// checked), given to `take` until the connection ends: when the page closes it (or answers
     /// this side's close), or it is lost. A binary message, an overlong or malformed one closes
-    /// it with the reason.
+    /// it with the reason, as does a message begun inside another or a continuation of none (1002).
     func read(_ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, maxSize: Int, take: (String) async -> Void) async {
         var pending: ByteBuffer?
         do {
@@ -263,6 +263,10 @@ final class PageSocket: Sendable {
                 case .text, .continuation:
                     guard !isClosing else { continue }
                     if frame.opcode == .text {
+                        guard pending == nil else {
+                            await close(.protocolError, "a message inside another")
+                            continue
+                        }
                         pending = frame.unmaskedData
                     } else if pending != nil {
                         pending!.writeImmutableBuffer(frame.unmaskedData)

@@ -118,6 +118,9 @@ import PracticeTestSupport
         #expect(pieces.contains { $0["close"] as? Int == 1009 }, "\(pieces)")
         let latin1 = try remote.ws([cookie, "Origin: \(remote.origin)"], [#"@latin1:{"cmd":"seek","to":"Café"}"#])
         #expect(latin1.contains { $0["close"] as? Int == 1007 }, "\(latin1)")
+        // A message begun inside another: 1002, and the second is not carried out (still playing).
+        let interleaved = try remote.ws([cookie, "Origin: \(remote.origin)"], ["@interleaved"])
+        #expect(interleaved.contains { $0["close"] as? Int == 1002 } && !interleaved.contains { ($0["text"] as? String)?.contains(#""playing":false"#) == true }, "\(interleaved)")
         // Another protocol asked for: 400 at once, as for a refused WebSocket.
         let h2c = try remote.http("/", [cookie, "Upgrade: h2c"])
         #expect(Self.status(h2c) == 400 && (h2c["body"] as? String) == "", "\(h2c)")

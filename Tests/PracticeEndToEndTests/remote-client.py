@@ -12,6 +12,7 @@ paired phone) sends, byte for byte, and what came back, as one JSON object a lin
       @split:MESSAGE sends it in three frames (a text frame and two continuations);
       @pieces:N:SIZE sends N frames of SIZE bytes of 'x' as one text message;
       @latin1:MESSAGE sends it encoded as Latin-1 (not UTF-8);
+      @interleaved sends a text frame that is not the last of its message, then another text frame;
       @binary sends a binary frame; @wait:S reads for S seconds before the next message.
       Ends 1 s after the last message (or when the server closes). Pings are answered.
   remote-client.py hold HOST PORT N SECONDS [HEADER: VALUE]...
@@ -151,6 +152,8 @@ def ws(host, port, extra, messages):
             elif m.startswith("@pieces:"):
                 n, size = (int(x) for x in m[8:].split(":"))
                 s.sendall(b"".join(frame(1 if i == 0 else 0, b"x" * size, fin=(i == n - 1)) for i in range(n)))
+            elif m == "@interleaved":
+                s.sendall(frame(1, b'{"cmd":', fin=False) + frame(1, b'{"cmd":"pause"}'))
             elif m.startswith("@latin1:"):
                 s.sendall(frame(1, m[8:].encode("latin-1")))
             elif m == "@binary":

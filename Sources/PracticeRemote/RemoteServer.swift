@@ -20,6 +20,7 @@ import PracticeSystem
 final class RemoteServer: Sendable {
     /// The port bound (the one asked for, or the one the system chose for 0).
     let port: Int
+    /// Kept for its thread's sake only (see `stop`).
     private let group: MultiThreadedEventLoopGroup
     private let listener: any Channel
     /// Where the server's tasks run: its event loop's thread.

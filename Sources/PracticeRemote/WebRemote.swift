@@ -239,9 +239,9 @@ final class RemoteState: Sendable {
                     var answer = respond(request)
                     let keepAlive = request.isKeepAlive
                     if !keepAlive { answer.headers.replaceOrAdd(name: "Connection", value: "close") }
-                    let head = HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers)
+                    let answerHead = HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers)
                     let body = request.method == .HEAD ? [] : [HTTPPart<HTTPResponseHead, ByteBuffer>.body(ByteBuffer(string: answer.body))]
-                    try await outbound.write(contentsOf: [.head(head)] + body + [.end(nil)])
+                    try await outbound.write(contentsOf: [.head(answerHead)] + body + [.end(nil)])
                     if !keepAlive { return }
                 }
             }

@@ -17,7 +17,8 @@ let package = Package(
         // C libraries from Debian's -dev packages; each is a module map plus shim.h.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"])]),
-        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        // Headers only: Rubber Band is opened with dlopen when the first R3 stretcher is made (see its module map).
+        .systemLibrary(name: "CRubberBand", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
@@ -35,8 +36,8 @@ let package = Package(
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
         // SQLite 3 (libsqlite3-dev): the practice journal and the library's index.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
-        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // QR codes (libqrencode-dev, headers only: opened with dlopen at the first code): the web remote's pairing address on the screen.
+        .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CRubberBand
 
-/// An error from the Rubber Band Library (it reports only a failed `rubberband_new`).
+/// An error from the Rubber Band Library: it reports only a failed `rubberband_new`, and the
+/// library itself may be missing (it is opened with dlopen when the first stretcher is made).
 public struct RubberBandError: Error, CustomStringConvertible, Sendable {
     public let function: String
-    public var description: String { "\(function) failed" }
+    /// What went wrong, when more than a failed call (the library could not be opened).
+    public var problem: String? = nil
+    public var description: String { problem ?? "\(function) failed" }
 }
 
 /// Changes tempo without changing pitch with Rubber Band's R3 ("finer") engine, in its real-time
@@ -20,6 +23,7 @@ public struct RubberBandError: Error, CustomStringConvertible, Sendable {
 /// apart in a pass of a real song), and a pass made ahead on another thread must be the pass
 /// played live to the sample, whatever played before it.
 public final class RubberBandStretcher {
+    private let api: UnsafeMutablePointer<practice_rubberband_api>
     private var state: RubberBandState
     public let channels: Int
     private let sampleRate: Int
@@ -42,7 +46,9 @@ public final class RubberBandStretcher {
 
     /// Creates a stretcher. The corresponding C function is `rubberband_new`.
     public init(channels: Int, sampleRate: Int) throws(RubberBandError) {
-        guard channels >= 1, let state = rubberband_new(UInt32(sampleRate), UInt32(channels), Self.options, 1, 1) else {
+        let api = try Self.loaded.get()
+        self.api = api
+        guard channels >= 1, let state = api.pointee.new_state(UInt32(sampleRate), UInt32(channels), Self.options, 1, 1) else {
             throw RubberBandError(function: "rubberband_new(\(channels) channels, \(sampleRate) Hz)")
         }
         self.state = state
@@ -55,12 +61,12 @@ public final class RubberBandStretcher {
         }
         pointers = .allocate(capacity: channels)
         for c in 0..<channels { pointers[c] = planar[c] }
-        rubberband_set_max_process_size(state, UInt32(Self.chunk))
+        api.pointee.set_max_process_size(state, UInt32(Self.chunk))
         clear()
     }
 
     deinit {
-        rubberband_delete(state)
+        api.pointee.delete_state(state)
         for p in planar { p.deallocate() }
         pointers.deallocate()
     }
@@ -69,7 +75,7 @@ public final class RubberBandStretcher {
     /// (the start's padding and delay depend on it). The corresponding C function is
     /// `rubberband_set_time_ratio` (the ratio is 1 ÷ tempo).
     public func setTempo(_ tempo: Double) {
-        rubberband_set_time_ratio(state, 1 / tempo)
+        api.pointee.set_time_ratio(state, 1 / tempo)
         self.tempo = tempo
     }
 
@@ -83,8 +89,8 @@ public final class RubberBandStretcher {
     }
 
     private func applyPitch() {
-        rubberband_set_formant_option(state, Int32(keepingFormants ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
-        rubberband_set_pitch_scale(state, pitchScale)
+        api.pointee.set_formant_option(state, Int32(keepingFormants ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
+        api.pointee.set_pitch_scale(state, pitchScale)
     }
 
     /// Feeds interleaved frames. The corresponding C function is `rubberband_process`.
@@ -106,11 +112,11 @@ public final class RubberBandStretcher {
     public func receive(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
         var given = 0
         while given < maxFrames {
-            let available = Int(rubberband_available(state))
+            let available = Int(api.pointee.available(state))
             guard available > 0 else { break }
             let dropping = toDrop > 0
             let n = min(available, Self.chunk, dropping ? toDrop : maxFrames - given)
-            let got = Int(rubberband_retrieve(state, pointers, UInt32(n)))
+            let got = Int(api.pointee.retrieve(state, pointers, UInt32(n)))
             guard got > 0 else { break }
             if dropping {
                 toDrop -= got
@@ -133,7 +139,7 @@ public final class RubberBandStretcher {
         // (the final call alone leaves its last few thousand frames inside); the caller takes
         // only input ÷ tempo frames.
         for p in planar { p.update(repeating: 0, count: Self.chunk) }
-        var silence = Int(rubberband_get_preferred_start_pad(state)) + Int((Double(rubberband_get_start_delay(state)) * tempo).rounded(.up)) + Self.chunk
+        var silence = Int(api.pointee.get_preferred_start_pad(state)) + Int((Double(api.pointee.get_start_delay(state)) * tempo).rounded(.up)) + Self.chunk
         while silence > 0 {
             let n = min(silence, Self.chunk)
             process(n, final: false)
@@ -150,28 +156,38 @@ public final class RubberBandStretcher {
 
     /// A clean start: a new state, the zeros Rubber Band asks for fed in, the delay they make to drop.
     private func restart() {
-        if let fresh = rubberband_new(UInt32(sampleRate), UInt32(channels), Self.options, 1 / tempo, 1) {
-            rubberband_delete(state)
+        if let fresh = api.pointee.new_state(UInt32(sampleRate), UInt32(channels), Self.options, 1 / tempo, 1) {
+            api.pointee.delete_state(state)
             state = fresh
-            rubberband_set_max_process_size(state, UInt32(Self.chunk))
+            api.pointee.set_max_process_size(state, UInt32(Self.chunk))
             applyPitch()
         } else {
-            rubberband_reset(state)
+            api.pointee.reset(state)
         }
         flushed = false
-        var pad = Int(rubberband_get_preferred_start_pad(state))
+        var pad = Int(api.pointee.get_preferred_start_pad(state))
         for p in planar { p.update(repeating: 0, count: Self.chunk) }
         while pad > 0 {
             let n = min(pad, Self.chunk)
             process(n, final: false)
             pad -= n
         }
-        toDrop = Int(rubberband_get_start_delay(state))
+        toDrop = Int(api.pointee.get_start_delay(state))
     }
 
     private func process(_ frames: Int, final: Bool) {
         pointers.withMemoryRebound(to: UnsafePointer<Float>?.self, capacity: channels) {
-            rubberband_process(state, $0, UInt32(frames), final ? 1 : 0)
+            api.pointee.process(state, $0, UInt32(frames), final ? 1 : 0)
         }
     }
+
+    /// Rubber Band's functions, from librubberband.so.2 opened the first time a stretcher is made.
+    nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_rubberband_api>, RubberBandError> = {
+        let api = UnsafeMutablePointer<practice_rubberband_api>.allocate(capacity: 1)
+        api.initialize(to: practice_rubberband_api())
+        if let problem = practice_rubberband_load(api) {
+            return .failure(RubberBandError(function: "dlopen", problem: "cannot open Rubber Band (\(String(cString: problem))); install Debian's librubberband2"))
+        }
+        return .success(api)
+    }()
 }

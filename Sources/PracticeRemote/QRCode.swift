@@ -15,16 +15,27 @@ public struct QRCode: Sendable, Equatable {
     /// smallest version that holds it. Letters, digits and ` $%*+-./:` only encode two to a
     /// byte and a half (alphanumeric mode): an address in capitals gives a smaller code.
     public init(_ text: String) throws(PracticeError) {
-        guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_L, QR_MODE_8, 1) else {
+        let api = try Self.loaded.get()
+        guard let code = api.pointee.encode_string(text, 0, QR_ECLEVEL_L, QR_MODE_8, 1) else {
             throw PracticeError(.software, "cannot make a QR code of \(text.count) characters")
         }
-        defer { QRcode_free(code) }
+        defer { api.pointee.free_code(code) }
         let width = Int(code.pointee.width)
         let data = code.pointee.data!
         modules = (0..<width).map { y in (0..<width).map { x in data[y * width + x] & 1 == 1 } }
     }
 
     public init(modules: [[Bool]]) { self.modules = modules }
+
+    /// libqrencode's functions, from libqrencode.so.4 opened the first time a code is made.
+    nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_qrencode_api>, PracticeError> = {
+        let api = UnsafeMutablePointer<practice_qrencode_api>.allocate(capacity: 1)
+        api.initialize(to: practice_qrencode_api())
+        if let problem = practice_qrencode_load(api) {
+            return .failure(PracticeError(.unavailable, "cannot open libqrencode (\(String(cString: problem))); install Debian's libqrencode4"))
+        }
+        return .success(api)
+    }()
 
     /// The lines to print: light quiet zone and light modules as full or half blocks, dark
     /// modules as spaces. `quiet` modules of margin on each side (4 by the standard).

@@ -391,7 +391,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
     /// libcurl (and the TLS, Kerberos and LDAP libraries it brings) is opened only to fetch: a
     /// fetching `open` maps it, a playing `practice` never does; FFmpeg's libraries only for a
     /// file libsndfile does not read.
-    @Test func onlyFetchingLoadsLibcurlAndOnlyFingerprintingChromaprint() throws {
+    @Test func librariesAreMappedOnlyByWhatUsesThem() throws {
         func mapsWhen(_ arguments: [String], ready: (String) -> Bool) throws -> String {
             var env = ProcessInfo.processInfo.environment
             env["XDG_CACHE_HOME"] = cache
@@ -420,6 +420,12 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens,
         // nor FFmpeg for decoding, which only a file libsndfile refuses needs (an M4A does).
         #expect(!playing.contains("libchromaprint") && !playing.contains("libavcodec") && !playing.contains("libavformat"))
+        // Nor Rubber Band, which only --quality high (and a render) opens, nor libqrencode (the
+        // phone remote's pairing code).
+        #expect(!playing.contains("librubberband") && !playing.contains("libqrencode"))
+        let highStarted = ContinuousClock.now
+        let playingHigh = try mapsWhen(["play", dir.file("tone.wav"), "--quality", "high"]) { _ in ContinuousClock.now - highStarted > .seconds(1) }
+        #expect(playingHigh.contains("/librubberband.so.2"))
         _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", dir.file("tone.wav"), "-c:a", "aac", dir.file("tone.m4a")])
         let m4aStarted = ContinuousClock.now
         let playingM4A = try mapsWhen(["play", dir.file("tone.m4a")]) { _ in ContinuousClock.now - m4aStarted > .seconds(1) }

@@ -14,13 +14,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // C libraries from Debian's -dev packages; each is a module map plus shim.h.
-        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // C libraries from Debian's -dev packages; each is a module map plus shim.h. Most are headers
+        // only: the library is opened with dlopen when first used (see each module map), so that a
+        // process maps only what it uses (PracticeSystem's DynamicLibrary).
+        .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"])]),
-        // Headers only: Rubber Band is opened with dlopen when the first R3 stretcher is made (see its module map).
         .systemLibrary(name: "CRubberBand", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
@@ -36,7 +37,7 @@ let package = Package(
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
         // SQLite 3 (libsqlite3-dev): the practice journal and the library's index.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // QR codes (libqrencode-dev, headers only: opened with dlopen at the first code): the web remote's pairing address on the screen.
+        // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.

@@ -3,6 +3,7 @@ internal import CSndFile
 internal import CALSA
 internal import CSoxr
 import Glibc
+import PracticeSystem
 
 /// An error reported by libsndfile: the C function, libsndfile's code and message, and the path.
 public struct SndFileError: Error, CustomStringConvertible, Sendable {
@@ -28,11 +29,25 @@ public struct SndFileError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Turns libsndfile's state after a call into an error (the one chokepoint for libsndfile codes).
-func sndfileError(_ function: String, _ handle: OpaquePointer?, path: String?) -> SndFileError {
-    let code = sf_error(handle)
-    var message = String(cString: sf_strerror(handle)).trimmingTrailingPeriod()
+func sndfileError(_ function: String, _ handle: OpaquePointer?, path: String?, _ sf: UnsafeMutablePointer<practice_sndfile_api>) -> SndFileError {
+    let code = sf.pointee.error(handle)
+    var message = (sf.pointee.strerror(handle).map { String(cString: $0) } ?? "error \(code)").trimmingTrailingPeriod()
     if message.hasPrefix("Error : ") { message.removeFirst(8) }
     return SndFileError(code: code, function: function, message: message, path: path)
+}
+
+/// libsndfile's functions, from libsndfile.so.1 opened when the first file is read or written.
+enum SndFile {
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_sndfile_api()) { practice_sndfile_load($0) }
+
+    /// The table, or why libsndfile cannot be opened.
+    static func api() throws(SndFileError) -> UnsafeMutablePointer<practice_sndfile_api> {
+        switch loaded {
+        case .success(let table): return table
+        case .failure(let problem):
+            throw SndFileError(code: -1, function: "dlopen", message: "cannot open libsndfile (\(problem.message)); install Debian's libsndfile1", path: nil)
+        }
+    }
 }
 
 /// An error reported by ALSA: the C function, its negative errno-style code and `snd_strerror`.
@@ -62,10 +77,13 @@ func alsa(_ function: String, device: String? = nil, _ body: () -> Int32) throws
     return rc
 }
 
-/// An error from SoundTouch, whose C API reports failure as a 0 return.
+/// An error from SoundTouch, whose C API reports failure as a 0 return; or its library missing
+/// (opened with dlopen when the first stretcher is made).
 public struct SoundTouchError: Error, CustomStringConvertible, Sendable {
     public let function: String
-    public var description: String { "\(function) failed" }
+    /// What went wrong, when more than a failed call (the library could not be opened).
+    public var problem: String? = nil
+    public var description: String { problem ?? "\(function) failed" }
 }
 
 /// SoundTouch's `int` success flags: 1 is success.

@@ -1,28 +1,39 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSoxr
+import PracticeSystem
 
 /// Converts the sample rate of interleaved float frames with libsoxr (high quality, streaming).
 /// Used for the device's rate and, with the stretcher, for pitch shifts.
 public struct Resampler: ~Copyable {
     private let handle: soxr_t
+    private let api: UnsafeMutablePointer<practice_soxr_api>
     public let channels: Int
     public let inputRate: Double
     public let outputRate: Double
 
     /// Creates a streaming resampler. The corresponding C function is `soxr_create`.
     public init(inputRate: Double, outputRate: Double, channels: Int) throws(SoxrError) {
+        let api: UnsafeMutablePointer<practice_soxr_api>
+        switch Self.loaded {
+        case .success(let table): api = table
+        case .failure(let problem): throw SoxrError(function: "dlopen", message: "cannot open soxr (\(problem.message)); install Debian's libsoxr0")
+        }
         var error: soxr_error_t? = nil
-        var quality = soxr_quality_spec(UInt(SOXR_HQ), 0)
-        let h = soxr_create(inputRate, outputRate, UInt32(channels), &error, nil, &quality, nil)
+        var quality = api.pointee.quality_spec(UInt(SOXR_HQ), 0)
+        let h = api.pointee.create(inputRate, outputRate, UInt32(channels), &error, nil, &quality, nil)
         try soxr("soxr_create", error)
         guard let h else { throw SoxrError(function: "soxr_create", message: "no resampler") }
         handle = h
+        self.api = api
         self.channels = channels
         self.inputRate = inputRate
         self.outputRate = outputRate
     }
 
-    deinit { soxr_delete(handle) }
+    deinit { api.pointee.delete_resampler(handle) }
+
+    /// soxr's functions, from libsoxr.so.0 opened when the first resampler is made.
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_soxr_api()) { practice_soxr_load($0) }
 
     /// Output frames needed for `frames` input frames, with room for the filter's tail.
     public func outputCapacity(forInput frames: Int) -> Int {
@@ -35,11 +46,11 @@ public struct Resampler: ~Copyable {
     public func process(_ input: UnsafePointer<Float>?, frames: Int, into output: UnsafeMutablePointer<Float>,
                         capacity: Int) throws(SoxrError) -> (consumed: Int, produced: Int) {
         var idone = 0, odone = 0
-        let err = soxr_process(handle, input, input == nil ? 0 : frames, &idone, output, capacity, &odone)
+        let err = api.pointee.process(handle, input, input == nil ? 0 : frames, &idone, output, capacity, &odone)
         try soxr("soxr_process", err)
         return (idone, odone)
     }
 
     /// Forgets buffered input (after a seek). The corresponding C function is `soxr_clear`.
-    public func clear() throws(SoxrError) { try soxr("soxr_clear", soxr_clear(handle)) }
+    public func clear() throws(SoxrError) { try soxr("soxr_clear", api.pointee.clear(handle)) }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CRubberBand
+import PracticeSystem
 
 /// An error from the Rubber Band Library: it reports only a failed `rubberband_new`, and the
 /// library itself may be missing (it is opened with dlopen when the first stretcher is made).
@@ -182,12 +183,6 @@ public final class RubberBandStretcher {
     }
 
     /// Rubber Band's functions, from librubberband.so.2 opened the first time a stretcher is made.
-    nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_rubberband_api>, RubberBandError> = {
-        let api = UnsafeMutablePointer<practice_rubberband_api>.allocate(capacity: 1)
-        api.initialize(to: practice_rubberband_api())
-        if let problem = practice_rubberband_load(api) {
-            return .failure(RubberBandError(function: "dlopen", problem: "cannot open Rubber Band (\(String(cString: problem))); install Debian's librubberband2"))
-        }
-        return .success(api)
-    }()
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_rubberband_api()) { practice_rubberband_load($0) }
+        .mapError { RubberBandError(function: "dlopen", problem: "cannot open Rubber Band (\($0.message)); install Debian's librubberband2") }
 }

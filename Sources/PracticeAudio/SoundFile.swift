@@ -23,7 +23,8 @@ public struct SoundFile: ~Copyable {
     }
 
     private enum Backend {
-        case sndfile(OpaquePointer)
+        /// A libsndfile handle, and libsndfile's functions (opened with dlopen at the first file).
+        case sndfile(OpaquePointer, UnsafeMutablePointer<practice_sndfile_api>)
         case ffmpeg(FFmpegDecoder)
     }
     private let backend: Backend
@@ -54,15 +55,17 @@ public struct SoundFile: ~Copyable {
         var sfinfo = SF_INFO()
         var refused: SndFileError?
         if (audioStream ?? 0) == 0 {
+            let sf: UnsafeMutablePointer<practice_sndfile_api>
+            do { sf = try SndFile.api() } catch { throw .sndfile(error) }
             // libmpg123 prints notes ("Trying to resync…") to stderr while libsndfile probes a file.
-            if let h = withStandardErrorSilenced({ sf_open(path, Int32(SFM_READ), &sfinfo) }) {
+            if let h = withStandardErrorSilenced({ sf.pointee.open(path, Int32(SFM_READ), &sfinfo) }) {
                 let info = Info(sampleRate: Int(sfinfo.samplerate), channels: Int(sfinfo.channels),
                                 frames: Int(sfinfo.frames), format: AudioFormat(rawValue: sfinfo.format))
                 // Floats in [-1, 1): integer PCM is divided by 2^(bits-1), which SoundFileWriter mirrors.
-                sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
-                return (.sndfile(h), info, [AudioStreamInfo(number: 0, codec: info.format.encoding, sampleRate: info.sampleRate, channels: info.channels)])
+                _ = sf.pointee.command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+                return (.sndfile(h, sf), info, [AudioStreamInfo(number: 0, codec: info.format.encoding, sampleRate: info.sampleRate, channels: info.channels)])
             }
-            let error = sndfileError("sf_open", nil, path: path)
+            let error = sndfileError("sf_open", nil, path: path, sf)
             // A file it cannot open at all (permissions, a folder) is no other decoder's either.
             guard !error.isSystem else { throw .sndfile(error) }
             refused = error
@@ -86,7 +89,7 @@ public struct SoundFile: ~Copyable {
     }
 
     deinit {
-        if case .sndfile(let h) = backend { sf_close(h) }
+        if case .sndfile(let h, let sf) = backend { _ = sf.pointee.close(h) }
     }
 
     /// Reads up to `frames` interleaved float frames into `buffer`; returns how many were read
@@ -94,7 +97,7 @@ public struct SoundFile: ~Copyable {
     /// The corresponding C functions are `sf_readf_float` and FFmpeg's `avcodec_receive_frame`.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         switch backend {
-        case .sndfile(let h): Int(sf_readf_float(h, buffer, sf_count_t(frames)))
+        case .sndfile(let h, let sf): Int(sf.pointee.readf_float(h, buffer, sf_count_t(frames)))
         case .ffmpeg(let d): d.read(into: buffer, frames: frames)
         }
     }
@@ -103,8 +106,8 @@ public struct SoundFile: ~Copyable {
     /// encodings); returns how many were read. The corresponding C function is `sf_readf_short`.
     public func readShorts(into buffer: UnsafeMutablePointer<Int16>, frames: Int) -> Int {
         switch backend {
-        case .sndfile(let h):
-            return Int(sf_readf_short(h, buffer, sf_count_t(frames)))
+        case .sndfile(let h, let sf):
+            return Int(sf.pointee.readf_short(h, buffer, sf_count_t(frames)))
         case .ffmpeg(let d):
             let count = frames * info.channels
             var floats = [Float](repeating: 0, count: count)
@@ -117,7 +120,7 @@ public struct SoundFile: ~Copyable {
     /// The error that stopped the last read early, if the decoder recorded one.
     public var readError: AudioFileError? {
         switch backend {
-        case .sndfile(let h): sf_error(h) == 0 ? nil : .sndfile(sndfileError("sf_readf_float", h, path: path))
+        case .sndfile(let h, let sf): sf.pointee.error(h) == 0 ? nil : .sndfile(sndfileError("sf_readf_float", h, path: path, sf))
         case .ffmpeg(let d): d.lastError.map { .ffmpeg($0) }
         }
     }
@@ -138,8 +141,8 @@ public struct SoundFile: ~Copyable {
     /// are `sf_seek` and FFmpeg's `av_seek_frame` (the packet before, decoded up to the frame).
     public func seek(toFrame frame: Int) throws(AudioFileError) {
         switch backend {
-        case .sndfile(let h):
-            if sf_seek(h, sf_count_t(frame), SEEK_SET) < 0 { throw .sndfile(sndfileError("sf_seek", h, path: path)) }
+        case .sndfile(let h, let sf):
+            if sf.pointee.seek(h, sf_count_t(frame), SEEK_SET) < 0 { throw .sndfile(sndfileError("sf_seek", h, path: path, sf)) }
         case .ffmpeg(let d):
             do { try d.seek(toFrame: frame) } catch { throw .ffmpeg(error) }
         }
@@ -159,10 +162,10 @@ public struct SoundFile: ~Copyable {
     /// The corresponding C functions are `sf_get_string` and FFmpeg's `av_dict_get`.
     public var tags: [String: String] {
         switch backend {
-        case .sndfile(let h):
+        case .sndfile(let h, let sf):
             var out: [String: String] = [:]
             for (key, id) in Tag.all {
-                if let c = sf_get_string(h, id), case let s = Self.text(c), !s.isEmpty { out[key] = s }
+                if let c = sf.pointee.get_string(h, id), case let s = Self.text(c), !s.isEmpty { out[key] = s }
             }
             return out
         case .ffmpeg(let d):
@@ -301,7 +304,8 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
     private func formatInfoName(_ format: Int32, command: Int32) -> String? {
         var fi = SF_FORMAT_INFO()
         fi.format = format
-        guard sf_command(nil, command, &fi, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let n = fi.name else { return nil }
+        guard let sf = try? SndFile.api(), sf.pointee.command(nil, command, &fi, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+              let n = fi.name else { return nil }
         return String(cString: n)
     }
 }

@@ -45,6 +45,8 @@ public struct SoundFileWriter: ~Copyable {
     }
 
     private var handle: OpaquePointer?
+    /// libsndfile's functions (opened with dlopen at the first file; nil for FFmpeg's M4A).
+    private let sf: UnsafeMutablePointer<practice_sndfile_api>?
     private var encoder: FFmpegEncoder?
     public let path: String
     public let channels: Int
@@ -56,11 +58,14 @@ public struct SoundFileWriter: ~Copyable {
                 channels: Int, tags: [String: String] = [:]) throws(AudioFileError) {
         if container == .m4a {
             do { encoder = try FFmpegEncoder(path: path, sampleRate: sampleRate, channels: channels, tags: tags) } catch { throw .ffmpeg(error) }
+            sf = nil
             self.path = path
             self.channels = channels
             scale = 1
             return
         }
+        let sf: UnsafeMutablePointer<practice_sndfile_api>
+        do { sf = try SndFile.api() } catch { throw .sndfile(error) }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
@@ -79,31 +84,32 @@ public struct SoundFileWriter: ~Copyable {
         case .mp3: info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
         case .m4a: break   // FFmpeg's (above)
         }
-        guard sf_format_check(&info) != 0 else {
+        guard sf.pointee.format_check(&info) != 0 else {
             throw .sndfile(SndFileError(code: Int32(SF_ERR_UNSUPPORTED_ENCODING), function: "sf_format_check",
                                         message: "libsndfile cannot write \(container.rawValue) at \(sampleRate) Hz with \(channels) channels",
                                         path: path))
         }
-        guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw .sndfile(sndfileError("sf_open", nil, path: path))
+        guard let h = sf.pointee.open(path, Int32(SFM_WRITE), &info) else {
+            throw .sndfile(sndfileError("sf_open", nil, path: path, sf))
         }
         handle = h
+        self.sf = sf
         self.path = path
         self.channels = channels
         let integer = container.isLossless && sampleFormat != .float
         scale = integer ? sampleFormat.scale : 1
         if integer {
-            sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_FALSE))
-            sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+            _ = sf.pointee.command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_FALSE))
+            _ = sf.pointee.command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         }
         for (key, id) in Tag.all {
             guard let value = tags[key] else { continue }
             if container == .mp3 {
                 // libsndfile has LAME write ID3 text as ISO 8859-1, byte for byte: UTF-8 would
                 // read back as mojibake ("â€“" for "–").
-                sf_set_string(h, id, Self.latin1(value))
+                _ = sf.pointee.set_string(h, id, Self.latin1(value))
             } else {
-                sf_set_string(h, id, value)
+                _ = sf.pointee.set_string(h, id, value)
             }
         }
     }
@@ -126,7 +132,7 @@ public struct SoundFileWriter: ~Copyable {
         return out + [0]
     }
 
-    deinit { if let handle { sf_close(handle) } }
+    deinit { if let handle, let sf { _ = sf.pointee.close(handle) } }
 
     /// Writes `frames` interleaved float frames. The corresponding C function is `sf_writef_float`.
     public mutating func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
@@ -135,20 +141,20 @@ public struct SoundFileWriter: ~Copyable {
             do { try encoder.write(buffer, frames: frames) } catch { throw .ffmpeg(error) }
             return
         }
-        guard let handle else { return }
+        guard let handle, let sf else { return }
         let written: sf_count_t
         if scale == 1 {
-            written = sf_writef_float(handle, buffer, sf_count_t(frames))
+            written = sf.pointee.writef_float(handle, buffer, sf_count_t(frames))
         } else {
             let n = frames * channels
             if scratch.count < n { scratch = [Float](repeating: 0, count: n) }
             let s = scale
             written = scratch.withUnsafeMutableBufferPointer { out in
                 for i in 0..<n { out[i] = buffer[i] * s }
-                return sf_writef_float(handle, out.baseAddress!, sf_count_t(frames))
+                return sf.pointee.writef_float(handle, out.baseAddress!, sf_count_t(frames))
             }
         }
-        if written != frames { throw .sndfile(sndfileError("sf_writef_float", handle, path: path)) }
+        if written != frames { throw .sndfile(sndfileError("sf_writef_float", handle, path: path, sf)) }
     }
 
     /// Finishes the file (headers, encoder flush). The corresponding C function is `sf_close`.
@@ -158,11 +164,11 @@ public struct SoundFileWriter: ~Copyable {
             do { try encoder.close() } catch { throw .ffmpeg(error) }
             return
         }
-        guard let h = handle else { return }
+        guard let h = handle, let sf else { return }
         handle = nil
-        let rc = sf_close(h)
+        let rc = sf.pointee.close(h)
         if rc != 0 {
-            throw .sndfile(SndFileError(code: rc, function: "sf_close", message: String(cString: sf_error_number(rc)), path: nil))
+            throw .sndfile(SndFileError(code: rc, function: "sf_close", message: sf.pointee.error_number(rc).map { String(cString: $0) } ?? "error \(rc)", path: nil))
         }
     }
 }

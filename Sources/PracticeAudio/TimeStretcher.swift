@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSoundTouch
+import PracticeSystem
 
 /// Changes tempo without changing pitch, with SoundTouch's WSOLA stretcher.
 ///
@@ -39,6 +40,7 @@ public struct TimeStretcher: ~Copyable {
     }
 
     private let handle: CSoundTouchHandle
+    private let api: UnsafeMutablePointer<practice_soundtouch_api>
     public let channels: Int
     /// SoundTouch takes rates up to 192 kHz: a faster file (352.8 or 384 kHz) is declared at
     /// 1/`scale` of its rate, with every length in ms `scale` times longer, so that its sequences,
@@ -48,45 +50,55 @@ public struct TimeStretcher: ~Copyable {
 
     /// Creates a stretcher. The corresponding C function is `soundtouch_createInstance`.
     public init(channels: Int, sampleRate: Int, profile: Profile = .music) throws(SoundTouchError) {
-        guard let h = soundtouch_createInstance() else { throw SoundTouchError(function: "soundtouch_createInstance") }
+        let api: UnsafeMutablePointer<practice_soundtouch_api>
+        switch Self.loaded {
+        case .success(let table): api = table
+        case .failure(let problem):
+            throw SoundTouchError(function: "dlopen", problem: "cannot open SoundTouch (\(problem.message)); install Debian's libsoundtouch1")
+        }
+        guard let h = api.pointee.createInstance() else { throw SoundTouchError(function: "soundtouch_createInstance") }
         let scale = max(1, (sampleRate + Self.highestRate - 1) / Self.highestRate)
         do throws(SoundTouchError) {
-            try Self.configure(h, channels: channels, sampleRate: sampleRate / scale, scale: Int32(scale), profile: profile)
+            try Self.configure(h, api, channels: channels, sampleRate: sampleRate / scale, scale: Int32(scale), profile: profile)
         } catch {
-            soundtouch_destroyInstance(h)
+            api.pointee.destroyInstance(h)
             throw error
         }
         handle = h
+        self.api = api
         self.channels = channels
         self.scale = scale
     }
 
-    private static func configure(_ h: CSoundTouchHandle, channels: Int, sampleRate: Int, scale: Int32, profile: Profile) throws(SoundTouchError) {
+    private static func configure(_ h: CSoundTouchHandle, _ api: UnsafeMutablePointer<practice_soundtouch_api>, channels: Int, sampleRate: Int, scale: Int32, profile: Profile) throws(SoundTouchError) {
         // Rate and channels first: the other settings are computed from them.
-        try soundTouch("soundtouch_setSampleRate") { soundtouch_setSampleRate(h, UInt32(sampleRate)) }
+        try soundTouch("soundtouch_setSampleRate") { api.pointee.setSampleRate(h, UInt32(sampleRate)) }
         // More channels than its filter takes would abort the process (an assertion), not fail the call.
         guard (1...maxChannels).contains(channels) else { throw SoundTouchError(function: "soundtouch_setChannels(\(channels))") }
-        try soundTouch("soundtouch_setChannels") { soundtouch_setChannels(h, UInt32(channels)) }
+        try soundTouch("soundtouch_setChannels") { api.pointee.setChannels(h, UInt32(channels)) }
         try soundTouch("soundtouch_setSetting(USE_QUICKSEEK)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_USE_QUICKSEEK), profile.quickSeek ? 1 : 0)
+            api.pointee.setSetting(h, Int32(CSOUNDTOUCH_SETTING_USE_QUICKSEEK), profile.quickSeek ? 1 : 0)
         }
         try soundTouch("soundtouch_setSetting(SEQUENCE_MS)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS), profile.sequenceMs * scale)
+            api.pointee.setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS), profile.sequenceMs * scale)
         }
         try soundTouch("soundtouch_setSetting(SEEKWINDOW_MS)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS), profile.seekWindowMs * scale)
+            api.pointee.setSetting(h, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS), profile.seekWindowMs * scale)
         }
         try soundTouch("soundtouch_setSetting(OVERLAP_MS)") {
-            soundtouch_setSetting(h, Int32(CSOUNDTOUCH_SETTING_OVERLAP_MS), profile.overlapMs * scale)
+            api.pointee.setSetting(h, Int32(CSOUNDTOUCH_SETTING_OVERLAP_MS), profile.overlapMs * scale)
         }
     }
 
-    deinit { soundtouch_destroyInstance(handle) }
+    deinit { api.pointee.destroyInstance(handle) }
+
+    /// SoundTouch's functions, from libSoundTouchDll.so.1 opened when the first stretcher is made.
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_soundtouch_api()) { practice_soundtouch_load($0) }
 
     /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged.
     /// The corresponding C function is `soundtouch_setTempo`.
     public mutating func setTempo(_ tempo: Double) {
-        soundtouch_setTempo(handle, Float(tempo))
+        api.pointee.setTempo(handle, Float(tempo))
         self.tempo = Double(Float(tempo))
     }
 
@@ -95,32 +107,30 @@ public struct TimeStretcher: ~Copyable {
 
     /// The length of one WSOLA sequence in ms, as SoundTouch uses it now (it picks one from the
     /// tempo when the profile says 0). The corresponding C function is `soundtouch_getSetting`.
-    public var sequenceMs: Int { Int(soundtouch_getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS))) / scale }
+    public var sequenceMs: Int { Int(api.pointee.getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEQUENCE_MS))) / scale }
 
     /// The seek window in ms, as SoundTouch uses it now. The corresponding C function is `soundtouch_getSetting`.
-    public var seekWindowMs: Int { Int(soundtouch_getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS))) / scale }
+    public var seekWindowMs: Int { Int(api.pointee.getSetting(handle, Int32(CSOUNDTOUCH_SETTING_SEEKWINDOW_MS))) / scale }
 
     /// Feeds interleaved frames. The corresponding C function is `soundtouch_putSamples`.
     public func put(_ samples: UnsafePointer<Float>, frames: Int) throws(SoundTouchError) {
         guard frames > 0 else { return }
-        try soundTouch("soundtouch_putSamples") { soundtouch_putSamples(handle, samples, UInt32(frames)) }
+        try soundTouch("soundtouch_putSamples") { api.pointee.putSamples(handle, samples, UInt32(frames)) }
     }
 
     /// Takes up to `maxFrames` processed frames; returns how many.
     /// The corresponding C function is `soundtouch_receiveSamples`.
     public func receive(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
-        Int(soundtouch_receiveSamples(handle, buffer, UInt32(maxFrames)))
+        Int(api.pointee.receiveSamples(handle, buffer, UInt32(maxFrames)))
     }
 
     /// Processes what is still buffered so `receive` can return the tail.
     /// The corresponding C function is `soundtouch_flush`.
     public func flush() throws(SoundTouchError) {
-        try soundTouch("soundtouch_flush") { soundtouch_flush(handle) }
+        try soundTouch("soundtouch_flush") { api.pointee.flush(handle) }
     }
 
     /// Drops everything buffered (after a seek). The corresponding C function is `soundtouch_clear`.
-    public func clear() { soundtouch_clear(handle) }
+    public func clear() { api.pointee.clear(handle) }
 
-    /// The SoundTouch library version, such as "2.3.2". The corresponding C function is `soundtouch_getVersionString`.
-    public static var version: String { String(cString: soundtouch_getVersionString()) }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CQRencode
 import PracticeDocuments
+import PracticeSystem
 
 /// A QR code (libqrencode), and its drawing in a terminal: two modules a character cell with
 /// Unicode half blocks, dark modules drawn as spaces on light ones (the light "ink" is the
@@ -28,14 +29,8 @@ public struct QRCode: Sendable, Equatable {
     public init(modules: [[Bool]]) { self.modules = modules }
 
     /// libqrencode's functions, from libqrencode.so.4 opened the first time a code is made.
-    nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_qrencode_api>, PracticeError> = {
-        let api = UnsafeMutablePointer<practice_qrencode_api>.allocate(capacity: 1)
-        api.initialize(to: practice_qrencode_api())
-        if let problem = practice_qrencode_load(api) {
-            return .failure(PracticeError(.unavailable, "cannot open libqrencode (\(String(cString: problem))); install Debian's libqrencode4"))
-        }
-        return .success(api)
-    }()
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_qrencode_api()) { practice_qrencode_load($0) }
+        .mapError { PracticeError(.unavailable, "cannot open libqrencode (\($0.message)); install Debian's libqrencode4") }
 
     /// The lines to print: light quiet zone and light modules as full or half blocks, dark
     /// modules as spaces. `quiet` modules of margin on each side (4 by the standard).

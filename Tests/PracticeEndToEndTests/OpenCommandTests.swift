@@ -390,7 +390,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
 
     /// libcurl (and the TLS, Kerberos and LDAP libraries it brings) is opened only to fetch: a
     /// fetching `open` maps it, a playing `practice` never does; FFmpeg's libraries only for a
-    /// file libsndfile does not read.
+    /// file libsndfile does not read; Rubber Band only at `--quality high`.
     @Test func librariesAreMappedOnlyByWhatUsesThem() throws {
         func mapsWhen(_ arguments: [String], ready: (String) -> Bool) throws -> String {
             var env = ProcessInfo.processInfo.environment
@@ -415,7 +415,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         try Signals.write(Signals.sine(440, seconds: 10), to: dir.file("tone.wav"))
         let started = ContinuousClock.now
         let playing = try mapsWhen(["play", dir.file("tone.wav")]) { _ in ContinuousClock.now - started > .seconds(1) }
-        #expect(playing.contains("/libsndfile.so"))
+        #expect(playing.contains("/libsndfile.so") && playing.contains("/libSoundTouchDll.so") && playing.contains("/libsoxr.so"))
         #expect(!playing.contains("libcurl"))
         // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens,
         // nor FFmpeg for decoding, which only a file libsndfile refuses needs (an M4A does).
@@ -430,5 +430,48 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         let m4aStarted = ContinuousClock.now
         let playingM4A = try mapsWhen(["play", dir.file("tone.m4a")]) { _ in ContinuousClock.now - m4aStarted > .seconds(1) }
         #expect(playingM4A.contains("/libavformat.so.59") && playingM4A.contains("/libavcodec.so.59"))
+    }
+
+    /// The audio libraries are opened when a command first reads, stretches or resamples audio:
+    /// the commands that touch none (help, the library, the journal, ctl) never load libsndfile
+    /// with its seven codec libraries, SoundTouch, soxr or Rubber Band. What the dynamic loader
+    /// loads, as it reports it (LD_DEBUG=files): at start, or dynamically.
+    @Test func theCommandsThatTouchNoAudioLoadNoAudioLibrary() throws {
+        let dir = ScratchDirectory("no-audio-libraries")
+        /// The libraries the process loaded: those the binary names (loaded before main), those
+        /// it opened with dlopen, and theirs.
+        func loaded(_ arguments: [String], status: Int32 = 0) throws -> (atStart: Set<String>, opened: Set<String>, all: Set<String>) {
+            let r = try run(practiceBinary, arguments, environment: ["LD_DEBUG": "files", "XDG_CONFIG_HOME": dir.file("config"),
+                                                                    "XDG_DATA_HOME": dir.file("data"), "XDG_STATE_HOME": dir.file("state"),
+                                                                    "XDG_CACHE_HOME": dir.file("cache")], currentDirectory: dir.path)
+            #expect(r.status == status, "\(arguments): \(r.stderr.suffix(300))")
+            // "file=libsndfile.so.1 [0];  dynamically loaded by /path/practice [0]",
+            // "file=libFLAC.so.12 [0];  needed by /lib/…/libsndfile.so.1 [0]"
+            var atStart = Set<String>(), opened = Set<String>(), all = Set<String>()
+            for line in r.stderr.split(separator: "\n") where line.contains("\tfile=") && line.contains(";  ") {
+                guard let name = line.split(separator: "file=").last?.split(separator: " ").first.map(String.init) else { continue }
+                all.insert(name)
+                if line.hasSuffix("needed by \(practiceBinary) [0]") { atStart.insert(name) }
+                if line.contains("dynamically loaded by \(practiceBinary)") { opened.insert(name) }
+            }
+            return (atStart, opened, all)
+        }
+        let audio: Set = ["libsndfile.so.1", "libSoundTouchDll.so.1", "libsoxr.so.0", "librubberband.so.2", "libFLAC.so.12", "libvorbisenc.so.2"]
+        for (arguments, status) in [(["--version"], 0), (["--help"], 0), (["journal"], 0),
+                                    (["library", "search", "--no-scan", "anything"], 1)] as [([String], Int32)] {
+            let libraries = try loaded(arguments, status: status)
+            #expect(libraries.atStart.contains("libsqlite3.so.0"), "\(arguments): \(libraries)")
+            #expect(libraries.all.isDisjoint(with: audio), "\(arguments): \(libraries.all.intersection(audio))")
+        }
+        // A command that reads audio opens libsndfile (and its codecs with it) when it reads the file.
+        try Signals.write(Signals.sine(440, seconds: 1), to: dir.file("tone.wav"))
+        let info = try loaded(["info", dir.file("tone.wav")])
+        #expect(info.opened.contains("libsndfile.so.1") && info.all.contains("libFLAC.so.12") && !info.atStart.contains("libsndfile.so.1"), "\(info)")
+        #expect(!info.all.contains("libSoundTouchDll.so.1"))
+        // A render stretches and resamples: SoundTouch and soxr too; Rubber Band only at high quality.
+        let render = try loaded(["render", dir.file("tone.wav"), "-o", dir.file("fast.wav"), "--rate", "0.8", "-q"])
+        #expect(render.opened.isSuperset(of: ["libsndfile.so.1", "libSoundTouchDll.so.1", "libsoxr.so.0"]) && !render.all.contains("librubberband.so.2"), "\(render)")
+        let high = try loaded(["render", dir.file("tone.wav"), "-o", dir.file("high.wav"), "--rate", "0.8", "--quality", "high", "-q"])
+        #expect(high.opened.contains("librubberband.so.2"), "\(high)")
     }
 }

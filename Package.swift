@@ -20,7 +20,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"])]),
         .systemLibrary(name: "CRubberBand", providers: [.apt(["librubberband-dev"])]),
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         // Headers only: libcurl itself is opened with dlopen when a song is fetched (see its module map).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),

@@ -15,6 +15,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     /// nil only after a failed `reopen`, while the audio thread leaves the device alone.
     private var pcm: OpaquePointer?
+    /// libasound's functions (opened with dlopen with the first device).
+    private let asound: UnsafeMutablePointer<practice_alsa_api>
     public let device: String
     public var name: String { device }
     public let format: OutputFormat
@@ -55,10 +57,11 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     ///     on a busy machine; commands do not wait for it to play out because they drop it (`snd_pcm_drop`).
     public init(device: String, sampleRate: Int, channels: Int,
                 periodMicroseconds: UInt32 = 40_000, bufferMicroseconds: UInt32 = 120_000) throws(ALSAError) {
-        CALSA_silenceLibraryErrors()
+        let asound = try ALSALibrary.api(device: device)
         let o = try Self.open(device: device, sampleRate: sampleRate, channels: channels,
                               periodMicroseconds: periodMicroseconds, bufferMicroseconds: bufferMicroseconds)
         pcm = o.pcm
+        self.asound = asound
         openedAhead = o.ahead
         sampleFormat = o.sampleFormat
         periodFrames = o.periodFrames
@@ -70,7 +73,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         maxChunkFrames = max(o.bufferFrames, 4096)
         convert = .allocate(byteCount: maxChunkFrames * channels * 4, alignment: 16)
         // The device's poll descriptors plus one slot for the audio thread's wake-up eventfd.
-        pollCount = max(Int(snd_pcm_poll_descriptors_count(o.pcm)), 0)
+        pollCount = max(Int(asound.pointee.pcm_poll_descriptors_count(o.pcm)), 0)
         pollFDs = .allocate(capacity: pollCount + 1)
         pollFDs.initialize(repeating: pollfd(), count: pollCount + 1)
     }
@@ -85,11 +88,12 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     public static func prepare(device: String) {
         if preparedOpen.withLock({ $0.map { $0.device != device } ?? false }) { closePrepared() }
         guard preparedOpen.withLock({ $0 == nil }) else { return }   // this device's is under way
-        CALSA_silenceLibraryErrors()
         let opened = Locked<(handle: UInt, code: Int32)>((0, 0))
         let thread = ControlThread(name: "practice-device") {
+            // libasound itself is opened here too, beside the caller's work (init reports it missing).
+            guard let asound = try? ALSALibrary.api(device: device) else { opened.withLock { $0 = (0, -ENOENT) }; return }
             var handle: OpaquePointer?
-            let code = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+            let code = asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
             opened.withLock { $0 = (UInt(bitPattern: handle), code) }
         }
         preparedOpen.withLock { $0 = Prepared(device: device, thread: thread, opened: opened) }
@@ -102,7 +106,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             defer { p = nil }
             return p
         }
-        if let pending, let pcm = join(pending) { snd_pcm_close(pcm) }
+        if let pending, let pcm = join(pending), let asound = try? ALSALibrary.api(device: nil) { _ = asound.pointee.pcm_close(pcm) }
     }
 
     /// Whether a handle `prepare` opened (or is opening) for `device` waits to be taken.
@@ -128,62 +132,63 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     private static func open(device: String, sampleRate: Int, channels: Int,
                              periodMicroseconds: UInt32, bufferMicroseconds: UInt32) throws(ALSAError) -> Opened {
+        let asound = try ALSALibrary.api(device: device)
         var handle = takePrepared(device: device)
         let ahead = handle != nil
         if handle == nil {
-            try alsa("snd_pcm_open", device: device) { snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+            try alsa("snd_pcm_open", device: device) { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
         }
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }
         do throws(ALSAError) {
             var hw: OpaquePointer?
-            try alsa("snd_pcm_hw_params_malloc", device: device) { snd_pcm_hw_params_malloc(&hw) }
-            defer { snd_pcm_hw_params_free(hw) }
-            try alsa("snd_pcm_hw_params_any", device: device) { snd_pcm_hw_params_any(pcm, hw) }
+            try alsa("snd_pcm_hw_params_malloc", device: device) { asound.pointee.pcm_hw_params_malloc(&hw) }
+            defer { asound.pointee.pcm_hw_params_free(hw) }
+            try alsa("snd_pcm_hw_params_any", device: device) { asound.pointee.pcm_hw_params_any(pcm, hw) }
             try alsa("snd_pcm_hw_params_set_access", device: device) {
-                snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)
+                asound.pointee.pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)
             }
             let candidates: [(SampleFormat, snd_pcm_format_t)] = [
                 (.float, SND_PCM_FORMAT_FLOAT_LE), (.s32, SND_PCM_FORMAT_S32_LE), (.s16, SND_PCM_FORMAT_S16_LE)]
-            guard let chosen = candidates.first(where: { snd_pcm_hw_params_test_format(pcm, hw, $0.1) == 0 }) else {
+            guard let chosen = candidates.first(where: { asound.pointee.pcm_hw_params_test_format(pcm, hw, $0.1) == 0 }) else {
                 throw ALSAError(code: -EINVAL, function: "snd_pcm_hw_params_set_format", device: device)
             }
-            try alsa("snd_pcm_hw_params_set_format", device: device) { snd_pcm_hw_params_set_format(pcm, hw, chosen.1) }
+            try alsa("snd_pcm_hw_params_set_format", device: device) { asound.pointee.pcm_hw_params_set_format(pcm, hw, chosen.1) }
             try alsa("snd_pcm_hw_params_set_channels", device: device) {
-                snd_pcm_hw_params_set_channels(pcm, hw, UInt32(channels))
+                asound.pointee.pcm_hw_params_set_channels(pcm, hw, UInt32(channels))
             }
-            try alsa("snd_pcm_hw_params_set_rate_resample", device: device) { snd_pcm_hw_params_set_rate_resample(pcm, hw, 0) }
+            try alsa("snd_pcm_hw_params_set_rate_resample", device: device) { asound.pointee.pcm_hw_params_set_rate_resample(pcm, hw, 0) }
             var rate = UInt32(sampleRate)
             var dir: Int32 = 0
-            try alsa("snd_pcm_hw_params_set_rate_near", device: device) { snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir) }
+            try alsa("snd_pcm_hw_params_set_rate_near", device: device) { asound.pointee.pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir) }
             var bufferTime = bufferMicroseconds
             try alsa("snd_pcm_hw_params_set_buffer_time_near", device: device) {
-                snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &dir)
+                asound.pointee.pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &dir)
             }
             var periodTime = periodMicroseconds
             try alsa("snd_pcm_hw_params_set_period_time_near", device: device) {
-                snd_pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &dir)
+                asound.pointee.pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &dir)
             }
-            try alsa("snd_pcm_hw_params", device: device) { snd_pcm_hw_params(pcm, hw) }
+            try alsa("snd_pcm_hw_params", device: device) { asound.pointee.pcm_hw_params(pcm, hw) }
             var period = snd_pcm_uframes_t(0), buffer = snd_pcm_uframes_t(0)
-            snd_pcm_hw_params_get_period_size(hw, &period, &dir)
-            snd_pcm_hw_params_get_buffer_size(hw, &buffer)
+            _ = asound.pointee.pcm_hw_params_get_period_size(hw, &period, &dir)
+            _ = asound.pointee.pcm_hw_params_get_buffer_size(hw, &buffer)
             let periodFrames = Int(period), bufferFrames = Int(buffer)
 
             var sw: OpaquePointer?
-            try alsa("snd_pcm_sw_params_malloc", device: device) { snd_pcm_sw_params_malloc(&sw) }
-            defer { snd_pcm_sw_params_free(sw) }
-            try alsa("snd_pcm_sw_params_current", device: device) { snd_pcm_sw_params_current(pcm, sw) }
+            try alsa("snd_pcm_sw_params_malloc", device: device) { asound.pointee.pcm_sw_params_malloc(&sw) }
+            defer { asound.pointee.pcm_sw_params_free(sw) }
+            try alsa("snd_pcm_sw_params_current", device: device) { asound.pointee.pcm_sw_params_current(pcm, sw) }
             // Start once 20 ms are queued (less than a period): a seek is heard after 20 ms, not a period or a full buffer.
             try alsa("snd_pcm_sw_params_set_start_threshold", device: device) {
-                snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(periodFrames, Int(rate) / 50)))
+                asound.pointee.pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(periodFrames, Int(rate) / 50)))
             }
             try alsa("snd_pcm_sw_params_set_avail_min", device: device) {
-                snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(periodFrames))
+                asound.pointee.pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(periodFrames))
             }
-            try alsa("snd_pcm_sw_params", device: device) { snd_pcm_sw_params(pcm, sw) }
+            try alsa("snd_pcm_sw_params", device: device) { asound.pointee.pcm_sw_params(pcm, sw) }
             return Opened(pcm: pcm, ahead: ahead, sampleFormat: chosen.0, rate: Int(rate), periodFrames: periodFrames, bufferFrames: bufferFrames)
         } catch {
-            snd_pcm_close(pcm)
+            _ = asound.pointee.pcm_close(pcm)
             throw error
         }
     }
@@ -197,7 +202,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// is `snd_pcm_open`.
     public func reopen() -> Int32 {
         if let dead = pcm {
-            snd_pcm_close(dead)
+            _ = asound.pointee.pcm_close(dead)
             pcm = nil
         }
         let o: Opened
@@ -208,14 +213,14 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             return error.code
         }
         guard o.rate == format.sampleRate, o.bufferFrames <= maxChunkFrames else {
-            snd_pcm_close(o.pcm)
+            _ = asound.pointee.pcm_close(o.pcm)
             return -EINVAL
         }
         pcm = o.pcm
         sampleFormat = o.sampleFormat
         periodFrames = o.periodFrames
         bufferFrames = o.bufferFrames
-        let count = max(Int(snd_pcm_poll_descriptors_count(o.pcm)), 0)
+        let count = max(Int(asound.pointee.pcm_poll_descriptors_count(o.pcm)), 0)
         if count > pollCount {
             pollFDs.deallocate()
             pollFDs = .allocate(capacity: count + 1)
@@ -226,18 +231,18 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 
     deinit {
-        if let pcm { snd_pcm_close(pcm) }
+        if let pcm { _ = asound.pointee.pcm_close(pcm) }
         convert.deallocate()
         pollFDs.deallocate()
     }
 
     public func writableFrames() -> Int {
-        let n = snd_pcm_avail_update(pcm)
+        let n = asound.pointee.pcm_avail_update(pcm)
         if n < 0 {
             // An underrun shows here first; recover so the next write can go on, and count it
             // with that write's.
             if n == -Int(EPIPE) { pendingUnderruns += 1 }
-            snd_pcm_recover(pcm, Int32(n), 1)
+            _ = asound.pointee.pcm_recover(pcm, Int32(n), 1)
             return periodFrames
         }
         return Int(n)
@@ -251,8 +256,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// The corresponding C functions are `snd_pcm_poll_descriptors` and `snd_pcm_poll_descriptors_revents`.
     public func waitWritable(timeoutMs: Int32, wakeFD: Int32) -> Bool {
         let count = Int32(pollCount)
-        guard count > 0, snd_pcm_poll_descriptors(pcm, pollFDs, UInt32(count)) == count else {
-            _ = snd_pcm_wait(pcm, min(timeoutMs, 10))
+        guard count > 0, asound.pointee.pcm_poll_descriptors(pcm, pollFDs, UInt32(count)) == count else {
+            _ = asound.pointee.pcm_wait(pcm, min(timeoutMs, 10))
             return false
         }
         pollFDs[pollCount] = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
@@ -274,20 +279,20 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             let rc: Int
             switch sampleFormat {
             case .float:
-                rc = Int(snd_pcm_writei(pcm, src, snd_pcm_uframes_t(n)))
+                rc = Int(asound.pointee.pcm_writei(pcm, src, snd_pcm_uframes_t(n)))
             case .s32:
                 let dst = convert.assumingMemoryBound(to: Int32.self)
                 for i in 0..<(n * channels) {
                     let v = max(-1, min(src[i], 0x7FFF_FF80 / 2_147_483_648 as Float))
                     dst[i] = Int32(v * 2_147_483_648)
                 }
-                rc = Int(snd_pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
+                rc = Int(asound.pointee.pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
             case .s16:
                 let dst = convert.assumingMemoryBound(to: Int16.self)
                 for i in 0..<(n * channels) {
                     dst[i] = Int16(max(-32_768, min(32_767, (src[i] * 32_768).rounded())))
                 }
-                rc = Int(snd_pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
+                rc = Int(asound.pointee.pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
             }
             if rc >= 0 {
                 done += rc
@@ -296,7 +301,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             } else {
                 if rc == -Int(EPIPE) { underruns += 1 }
                 // snd_pcm_recover handles -EPIPE (underrun), -ESTRPIPE (suspend) and -EINTR.
-                let r = snd_pcm_recover(pcm, Int32(rc), 1)
+                let r = asound.pointee.pcm_recover(pcm, Int32(rc), 1)
                 if r < 0 { return .failed(code: r) }
             }
         }
@@ -306,7 +311,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// The corresponding C function is `snd_pcm_delay`.
     public func delay() -> DeviceDelay {
         var d = snd_pcm_sframes_t(0)
-        let frames = snd_pcm_delay(pcm, &d) == 0 ? max(0, Int(d)) : 0
+        let frames = asound.pointee.pcm_delay(pcm, &d) == 0 ? max(0, Int(d)) : 0
         return DeviceDelay(frames: frames, atNanoseconds: monotonicNanoseconds())
     }
 
@@ -315,7 +320,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// What a failure means, in words: `went away (the sound server stopped or the card was
     /// unplugged; ALSA: Input/output error, -5)`. The corresponding C function is `snd_strerror`.
     public func describe(failure code: Int32) -> String {
-        let alsa = "ALSA: \(String(cString: snd_strerror(code))), \(code)"
+        let alsa = "ALSA: \(ALSALibrary.message(code)), \(code)"
         return isGone(failure: code) ? "went away (the sound server stopped or the card was unplugged; \(alsa))" : "failed (\(alsa))"
     }
 
@@ -330,18 +335,18 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     /// The corresponding C function is `snd_pcm_drain`.
     public func drain() {
-        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay().frames > 0 {
+        if asound.pointee.pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay().frames > 0 {
             // Fewer frames than the start threshold were written: start explicitly so they play.
-            snd_pcm_start(pcm)
+            _ = asound.pointee.pcm_start(pcm)
         }
-        snd_pcm_drain(pcm)
-        snd_pcm_prepare(pcm)
+        _ = asound.pointee.pcm_drain(pcm)
+        _ = asound.pointee.pcm_prepare(pcm)
     }
 
     /// The corresponding C function is `snd_pcm_drop`.
     public func drop() {
-        snd_pcm_drop(pcm)
-        snd_pcm_prepare(pcm)
+        _ = asound.pointee.pcm_drop(pcm)
+        _ = asound.pointee.pcm_prepare(pcm)
     }
 }
 

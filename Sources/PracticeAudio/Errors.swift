@@ -50,13 +50,16 @@ enum SndFile {
     }
 }
 
-/// An error reported by ALSA: the C function, its negative errno-style code and `snd_strerror`.
+/// An error reported by ALSA: the C function, its negative errno-style code and `snd_strerror`;
+/// or libasound missing (opened with dlopen with the first device).
 public struct ALSAError: Error, CustomStringConvertible, Sendable {
     public let code: Int32
     public let function: String
     public let device: String?
+    /// What went wrong, when libasound itself could not be opened.
+    public var problem: String? = nil
 
-    public var message: String { String(cString: snd_strerror(code)) }
+    public var message: String { problem ?? ALSALibrary.message(code) }
     public var description: String {
         let prefix = device.map { "ALSA device '\($0)': " } ?? ""
         return "\(prefix)\(function): \(message) (\(code))"
@@ -67,6 +70,28 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
     public var isNoDevice: Bool { [-ENOENT, -ENODEV, -ENXIO, -EBUSY, -EACCES, -EHOSTDOWN, -ECONNREFUSED].contains(code) }
 
     public static func ~= (pattern: Int32, error: ALSAError) -> Bool { pattern == error.code }
+}
+
+/// libasound's functions, from libasound.so.2 opened when the first device is opened (or
+/// prepared): the commands that play nothing never map it.
+enum ALSALibrary {
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_alsa_api()) { practice_alsa_load($0) }
+
+    /// The table, or the error opening `device` reports when libasound cannot be opened.
+    static func api(device: String?) throws(ALSAError) -> UnsafeMutablePointer<practice_alsa_api> {
+        switch loaded {
+        case .success(let table): return table
+        case .failure(let problem):
+            throw ALSAError(code: -ENOENT, function: "dlopen", device: device,
+                            problem: "cannot open libasound (\(problem.message)); install Debian's libasound2")
+        }
+    }
+
+    /// `snd_strerror`'s text for `code` (the C library's own for an errno, before libasound is open).
+    static func message(_ code: Int32) -> String {
+        if case .success(let table) = loaded, let text = table.pointee.strerror(code) { return String(cString: text) }
+        return String(cString: strerror(-code))
+    }
 }
 
 /// Runs one ALSA call and throws its negative return code (the chokepoint for ALSA codes).

@@ -415,7 +415,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         try Signals.write(Signals.sine(440, seconds: 10), to: dir.file("tone.wav"))
         let started = ContinuousClock.now
         let playing = try mapsWhen(["play", dir.file("tone.wav")]) { _ in ContinuousClock.now - started > .seconds(1) }
-        #expect(playing.contains("/libsndfile.so") && playing.contains("/libSoundTouchDll.so") && playing.contains("/libsoxr.so"))
+        #expect(playing.contains("/libsndfile.so") && playing.contains("/libSoundTouchDll.so") && playing.contains("/libsoxr.so") && playing.contains("/libasound.so.2"))
         #expect(!playing.contains("libcurl"))
         // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens,
         // nor FFmpeg for decoding, which only a file libsndfile refuses needs (an M4A does).
@@ -432,10 +432,10 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         #expect(playingM4A.contains("/libavformat.so.59") && playingM4A.contains("/libavcodec.so.59"))
     }
 
-    /// The audio libraries are opened when a command first reads, stretches or resamples audio:
-    /// the commands that touch none (help, the library, the journal, ctl) never load libsndfile
-    /// with its seven codec libraries, SoundTouch, soxr or Rubber Band. What the dynamic loader
-    /// loads, as it reports it (LD_DEBUG=files): at start, or dynamically.
+    /// The audio libraries are opened when a command first reads, stretches, resamples or plays
+    /// audio: the commands that touch none (help, the library, the journal, ctl) never load
+    /// libsndfile with its seven codec libraries, SoundTouch, soxr, Rubber Band or ALSA. What the
+    /// dynamic loader loads, as it reports it (LD_DEBUG=files): at start, or dynamically.
     @Test func theCommandsThatTouchNoAudioLoadNoAudioLibrary() throws {
         let dir = ScratchDirectory("no-audio-libraries")
         /// The libraries the process loaded: those the binary names (loaded before main), those
@@ -456,7 +456,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
             }
             return (atStart, opened, all)
         }
-        let audio: Set = ["libsndfile.so.1", "libSoundTouchDll.so.1", "libsoxr.so.0", "librubberband.so.2", "libFLAC.so.12", "libvorbisenc.so.2"]
+        let audio: Set = ["libasound.so.2", "libsndfile.so.1", "libSoundTouchDll.so.1", "libsoxr.so.0", "librubberband.so.2", "libFLAC.so.12", "libvorbisenc.so.2"]
         for (arguments, status) in [(["--version"], 0), (["--help"], 0), (["journal"], 0),
                                     (["library", "search", "--no-scan", "anything"], 1)] as [([String], Int32)] {
             let libraries = try loaded(arguments, status: status)

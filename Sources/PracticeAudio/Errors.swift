@@ -20,6 +20,8 @@ public struct SndFileError: Error, CustomStringConvertible, Sendable {
     public var isUnrecognisedFormat: Bool { code == Int32(SF_ERR_UNRECOGNISED_FORMAT) }
     /// libsndfile could not open the file for reading or writing (SF_ERR_SYSTEM).
     public var isSystem: Bool { code == Int32(SF_ERR_SYSTEM) }
+    /// libsndfile itself could not be opened (a broken installation; `SndFile.api`).
+    public var isLibraryMissing: Bool { function == "dlopen" }
 
     /// libsndfile's internal SFE_BAD_FILE (7), "not a regular file". Its MPEG probe also returns it
     /// for a readable regular file that no decoder accepts (libsndfile 1.2.0).

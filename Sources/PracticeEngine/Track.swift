@@ -44,6 +44,8 @@ public struct Track: Sendable {
             file = try SoundFile(path: path, audioStream: audioStream)
         } catch {
             switch error {
+            case .sndfile(let e) where e.isLibraryMissing:
+                throw PracticeError(.unavailable, "\(path): cannot be read: \(e.message)")
             case .sndfile(let e):
                 throw PracticeError(.dataError, "\(path): not a supported audio file (libsndfile: \(e.message))")
             case .neither:

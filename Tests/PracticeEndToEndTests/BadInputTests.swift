@@ -80,6 +80,25 @@ import PracticeTestSupport
         #expect(r.stdout == "")
     }
 
+    /// A broken installation: an audio library that cannot be opened (here an empty file found
+    /// first on LD_LIBRARY_PATH, as a half-removed package would leave) is named with the
+    /// package to install, in one line, and the command ends with EX_UNAVAILABLE.
+    @Test func anAudioLibraryThatCannotBeOpenedIsNamedWithItsPackage() throws {
+        for (library, arguments, message) in [
+            ("libsndfile.so.1", ["info", "tone.wav"],
+             "practice: tone.wav: cannot be read: cannot open libsndfile (LIB: file too short); install Debian's libsndfile1"),
+            ("libasound.so.2", ["tone.wav", "--no-tui"],
+             "practice: cannot play tone.wav: no usable audio device 'default' (dlopen: cannot open libasound (LIB: file too short); install Debian's libasound2); pick one with --device, or write a file with 'practice render'"),
+        ] {
+            let broken = ScratchDirectory("broken-" + library)
+            #expect(FileManager.default.createFile(atPath: broken.file(library), contents: Data()))
+            let r = try practice(arguments, in: fx.dir, environment: ["LD_LIBRARY_PATH": broken.path])
+            #expect(r.status == 69)
+            #expect(r.stderr == message.replacingOccurrences(of: "LIB", with: broken.file(library)) + "\n")
+            #expect(r.stdout == "")
+        }
+    }
+
     @Test func anUnwritableFolderIsCannotCreate() throws {
         let dir = ScratchDirectory("readonly")
         chmod(dir.path, 0o555)

@@ -72,7 +72,7 @@ let package = Package(
         // The library: the music folders scanned into an SQLite index (FTS5), their tags and
         // covers (TagLib), covers drawn in the terminal (chafa), search, today's pick.
         .target(name: "PracticeLibrary", dependencies: [
-            "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal", "CTagLib", "CChafa",
+            "PracticeSystem", "PracticeAudio", "PracticeEngine", "PracticeDocuments", "PracticeJournal", "CTagLib", "CChafa",
         ]),
         // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
         .target(name: "PracticeDesktop", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CSystemdBus"]),

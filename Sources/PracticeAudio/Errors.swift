@@ -41,15 +41,10 @@ func sndfileError(_ function: String, _ handle: OpaquePointer?, path: String?, _
 /// libsndfile's functions, from libsndfile.so.1 opened when the first file is read or written.
 enum SndFile {
     nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_sndfile_api()) { practice_sndfile_load($0) }
+        .mapError { SndFileError(code: -1, function: "dlopen", message: "cannot open libsndfile (\($0.message)); install Debian's libsndfile1", path: nil) }
 
     /// The table, or why libsndfile cannot be opened.
-    static func api() throws(SndFileError) -> UnsafeMutablePointer<practice_sndfile_api> {
-        switch loaded {
-        case .success(let table): return table
-        case .failure(let problem):
-            throw SndFileError(code: -1, function: "dlopen", message: "cannot open libsndfile (\(problem.message)); install Debian's libsndfile1", path: nil)
-        }
-    }
+    static func api() throws(SndFileError) -> UnsafeMutablePointer<practice_sndfile_api> { try loaded.get() }
 }
 
 /// An error reported by ALSA: the C function, its negative errno-style code and `snd_strerror`;

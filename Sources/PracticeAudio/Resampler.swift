@@ -13,11 +13,7 @@ public struct Resampler: ~Copyable {
 
     /// Creates a streaming resampler. The corresponding C function is `soxr_create`.
     public init(inputRate: Double, outputRate: Double, channels: Int) throws(SoxrError) {
-        let api: UnsafeMutablePointer<practice_soxr_api>
-        switch Self.loaded {
-        case .success(let table): api = table
-        case .failure(let problem): throw SoxrError(function: "dlopen", message: "cannot open soxr (\(problem.message)); install Debian's libsoxr0")
-        }
+        let api = try Self.loaded.get()
         var error: soxr_error_t? = nil
         var quality = api.pointee.quality_spec(UInt(SOXR_HQ), 0)
         let h = api.pointee.create(inputRate, outputRate, UInt32(channels), &error, nil, &quality, nil)
@@ -34,6 +30,7 @@ public struct Resampler: ~Copyable {
 
     /// soxr's functions, from libsoxr.so.0 opened when the first resampler is made.
     nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_soxr_api()) { practice_soxr_load($0) }
+        .mapError { SoxrError(function: "dlopen", message: "cannot open soxr (\($0.message)); install Debian's libsoxr0") }
 
     /// Output frames needed for `frames` input frames, with room for the filter's tail.
     public func outputCapacity(forInput frames: Int) -> Int {

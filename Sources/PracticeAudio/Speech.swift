@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CEspeak
 import Glibc
+import PracticeSystem
 import Synchronization
 
 /// Why espeak-ng could not speak.
@@ -56,10 +57,10 @@ private enum Espeak {
     struct Loaded: @unchecked Sendable { let api: UnsafeMutablePointer<practice_espeak_api>; let rate: Int }
     static let lock = Mutex<Void>(())
     private static let loaded: Result<Loaded, SpeechError> = {
-        let api = UnsafeMutablePointer<practice_espeak_api>.allocate(capacity: 1)
-        api.initialize(to: practice_espeak_api())
-        if let problem = practice_espeak_load(api) {
-            return .failure(SpeechError(message: "cannot open espeak-ng (\(String(cString: problem))); install Debian's libespeak-ng1"))
+        let api: UnsafeMutablePointer<practice_espeak_api>
+        switch DynamicLibrary.load(practice_espeak_api(), { practice_espeak_load($0) }) {
+        case .success(let table): api = table
+        case .failure(let problem): return .failure(SpeechError(message: "cannot open espeak-ng (\(problem.message)); install Debian's libespeak-ng1"))
         }
         let rate = api.pointee.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, 0)
         guard rate > 0 else { return .failure(SpeechError(message: "espeak-ng could not start (is espeak-ng-data installed?)")) }

@@ -50,12 +50,7 @@ public struct TimeStretcher: ~Copyable {
 
     /// Creates a stretcher. The corresponding C function is `soundtouch_createInstance`.
     public init(channels: Int, sampleRate: Int, profile: Profile = .music) throws(SoundTouchError) {
-        let api: UnsafeMutablePointer<practice_soundtouch_api>
-        switch Self.loaded {
-        case .success(let table): api = table
-        case .failure(let problem):
-            throw SoundTouchError(function: "dlopen", problem: "cannot open SoundTouch (\(problem.message)); install Debian's libsoundtouch1")
-        }
+        let api = try Self.loaded.get()
         guard let h = api.pointee.createInstance() else { throw SoundTouchError(function: "soundtouch_createInstance") }
         let scale = max(1, (sampleRate + Self.highestRate - 1) / Self.highestRate)
         do throws(SoundTouchError) {
@@ -94,6 +89,7 @@ public struct TimeStretcher: ~Copyable {
 
     /// SoundTouch's functions, from libSoundTouchDll.so.1 opened when the first stretcher is made.
     nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_soundtouch_api()) { practice_soundtouch_load($0) }
+        .mapError { SoundTouchError(function: "dlopen", problem: "cannot open SoundTouch (\($0.message)); install Debian's libsoundtouch1") }
 
     /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged.
     /// The corresponding C function is `soundtouch_setTempo`.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSystemdBus
 import Glibc
+import PracticeSystem
 
 /// An error from sd-bus, or from opening libsystemd: what failed, in sd-bus's words or ours.
 public struct BusError: Error, CustomStringConvertible, Sendable {
@@ -149,11 +150,7 @@ public final class BusConnection: @unchecked Sendable {
 
     /// The loaded library, or why it could not be loaded. Written once, then only read.
     nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_bus_api>, BusError> = {
-        let api = UnsafeMutablePointer<practice_bus_api>.allocate(capacity: 1)
-        if let problem = practice_bus_load(api) {
-            return .failure(BusError("dlopen", message: String(cString: problem)))
-        }
-        return .success(api)
+        DynamicLibrary.load(practice_bus_api()) { practice_bus_load($0) }.mapError { BusError("dlopen", message: $0.message) }
     }()
 
     /// Connects to the user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).

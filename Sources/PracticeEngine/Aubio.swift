@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CAubio
 import Glibc
+import PracticeSystem
 
 /// Why aubio could not analyse a track.
 public struct AubioError: Error, Sendable, CustomStringConvertible {
@@ -116,12 +117,8 @@ public final class SpectralFlux {
 /// aubio's functions, opened once.
 private enum Aubio {
     nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_aubio_api>, AubioError> = {
-        let api = UnsafeMutablePointer<practice_aubio_api>.allocate(capacity: 1)
-        api.initialize(to: practice_aubio_api())
-        if let problem = practice_aubio_load(api) {
-            return .failure(AubioError(message: "cannot open aubio (\(String(cString: problem))); install Debian's libaubio5"))
-        }
-        return .success(api)
+        DynamicLibrary.load(practice_aubio_api()) { practice_aubio_load($0) }
+            .mapError { AubioError(message: "cannot open aubio (\($0.message)); install Debian's libaubio5") }
     }()
 
     static func api() throws(AubioError) -> UnsafeMutablePointer<practice_aubio_api> { try loaded.get() }

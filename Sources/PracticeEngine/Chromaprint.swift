@@ -102,12 +102,8 @@ public final class Fingerprinter {
 private enum Chromaprint {
     /// The loaded library, or why it could not be loaded. Written once, then only read.
     nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_chromaprint_api>, ChromaprintError> = {
-        let api = UnsafeMutablePointer<practice_chromaprint_api>.allocate(capacity: 1)
-        api.initialize(to: practice_chromaprint_api())
-        if let problem = practice_chromaprint_load(api) {
-            return .failure(ChromaprintError(message: "cannot open Chromaprint (\(String(cString: problem))); install Debian's libchromaprint1"))
-        }
-        return .success(api)
+        DynamicLibrary.load(practice_chromaprint_api()) { practice_chromaprint_load($0) }
+            .mapError { ChromaprintError(message: "cannot open Chromaprint (\($0.message)); install Debian's libchromaprint1") }
     }()
 
     static func api() throws(ChromaprintError) -> UnsafeMutablePointer<practice_chromaprint_api> { try loaded.get() }

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CChafa
 import Glibc
+import PracticeSystem
 
 /// libchafa and stb_image, opened at the first picture. Written once, then only read.
-nonisolated(unsafe) private let chafa: Result<UnsafeMutablePointer<practice_chafa_api>, ImageError> = {
-    let api = UnsafeMutablePointer<practice_chafa_api>.allocate(capacity: 1)
-    if let problem = practice_chafa_load(api) { return .failure(ImageError(path: "libchafa.so.0", reason: String(cString: problem))) }
-    return .success(api)
-}()
-nonisolated(unsafe) private let stb: Result<UnsafeMutablePointer<practice_stb_api>, ImageError> = {
-    let api = UnsafeMutablePointer<practice_stb_api>.allocate(capacity: 1)
-    if let problem = practice_stb_load(api) { return .failure(ImageError(path: "libstb.so.0", reason: String(cString: problem))) }
-    return .success(api)
-}()
+nonisolated(unsafe) private let chafa = DynamicLibrary.load(practice_chafa_api()) { practice_chafa_load($0) }
+    .mapError { ImageError(path: "libchafa.so.0", reason: $0.message) }
+nonisolated(unsafe) private let stb = DynamicLibrary.load(practice_stb_api()) { practice_stb_load($0) }
+    .mapError { ImageError(path: "libstb.so.0", reason: $0.message) }
 
 /// An image file we could not decode (stb_image's reason, as it words it).
 public struct ImageError: Error, CustomStringConvertible, Sendable {

@@ -119,11 +119,11 @@ public struct HTTPGet: Sendable {
 private enum Curl {
     /// The loaded library, or why it could not be loaded. Written once, then only read.
     nonisolated(unsafe) private static let loaded: Result<UnsafeMutablePointer<practice_curl_api>, CurlError> = {
-        let api = UnsafeMutablePointer<practice_curl_api>.allocate(capacity: 1)
-        api.initialize(to: practice_curl_api())
-        if let problem = practice_curl_load(api) {
-            return .failure(CurlError(kind: .unavailable, code: -1,
-                                      message: "cannot open libcurl (\(String(cString: problem))); install Debian's libcurl4",
+        let api: UnsafeMutablePointer<practice_curl_api>
+        switch DynamicLibrary.load(practice_curl_api(), { practice_curl_load($0) }) {
+        case .success(let table): api = table
+        case .failure(let problem):
+            return .failure(CurlError(kind: .unavailable, code: -1, message: "cannot open libcurl (\(problem.message)); install Debian's libcurl4",
                                       received: 0, expected: nil))
         }
         let rc = api.pointee.global_init(Int(CURL_GLOBAL_DEFAULT))

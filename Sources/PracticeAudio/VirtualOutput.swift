@@ -72,8 +72,11 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// Lets `frames` frames of time pass: hears what the device holds, in order, and returns those
     /// samples (interleaved). While the device holds nothing it waits for the audio thread, until
     /// `stopWaiting()` says nothing more will come (a paused or finished player) or `timeout`
-    /// seconds pass without a frame; then it returns what was heard.
-    public func play(frames: Int, timeout: Double = 5, stopWaiting: () -> Bool = { false }) -> [Float] {
+    /// seconds pass without a frame; then it returns what was heard. The minute is a guard against
+    /// a stopped thread only: on a loaded machine (a suite took 124 s instead of 0.4 once, builds
+    /// beside it) a player's threads can be held for seconds, and a shorter wait would hand back
+    /// fewer frames than asked for, putting the test's clock behind its player's.
+    public func play(frames: Int, timeout: Double = 60, stopWaiting: () -> Bool = { false }) -> [Float] {
         let ch = format.channels
         var heard: [Float] = []
         heard.reserveCapacity(frames * ch)

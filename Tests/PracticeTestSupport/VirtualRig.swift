@@ -20,11 +20,7 @@ public final class VirtualRig: Sendable {
     /// is paused or finished and the device has nothing left).
     @discardableResult
     public func play(_ frames: Int) -> [Float] {
-        // A minute without a frame from the player, not the device's 5 s: on a machine loaded
-        // enough (a suite took 124 s instead of 0.4 once, builds beside it), the decoder and the
-        // audio thread can be held for seconds, and a shorter wait hands back fewer frames than
-        // asked for, so the test's clock falls behind its player's.
-        let heard = output.play(frames: frames, timeout: 60) { !player.state.isPlaying }
+        let heard = output.play(frames: frames) { !player.state.isPlaying }
         // The audio thread measures the device just after each write, so the last frames heard
         // may not be measured yet (a thread preempted in between): wait for the measurement made
         // at the device's time now, which the audio thread takes once it has written again. The

@@ -58,11 +58,15 @@ CORE_SUITES := \.(EngineTests|PlayerTests|LoopTests|PassCacheTests|LoopCycleTest
 # The test modules those suites live in, and their helpers.
 CORE_SUITE_FOLDERS := Tests/PracticeEngineTests Tests/PracticeAudioTests Tests/PracticeControlTests \
 	Tests/PracticeTUITests Tests/PracticeTestSupport
+# The modules those suites run (a Mutex there raced in CI: ALSAOutput's device opened ahead).
+CORE_SOURCE_FOLDERS := Sources/PracticeSystem Sources/PracticeAudio Sources/PracticeEngine \
+	Sources/PracticeControl Sources/PracticeTUI
 check-threads:
 	$(call install,$(BUILD_DEPS))
 	@# The standard library's Mutex is invisible to the sanitizer (see Locked.swift): under it every
 	@# access is a race it reports, or not, by chance. These suites and their helpers lock with Locked.
 	@! grep -rnw 'Mutex' $(CORE_SUITE_FOLDERS) || { echo "check-threads: use Locked, not Mutex, in the suites run under ThreadSanitizer and their helpers" >&2; exit 1; }
+	@! grep -rn 'Mutex<' $(CORE_SOURCE_FOLDERS) || { echo "check-threads: use Locked, not Mutex, in the modules those suites run" >&2; exit 1; }
 	PRACTICE_THREADS=1 SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'
 
 build:

@@ -2,7 +2,6 @@
 internal import CALSA
 import Glibc
 import PracticeSystem
-import Synchronization
 
 /// Plays interleaved float frames through an ALSA PCM (`default` reaches PipeWire or PulseAudio).
 ///
@@ -359,4 +358,4 @@ private struct Prepared: Sendable {
 }
 
 /// At most one device is opened ahead at a time.
-private let preparedOpen = Mutex<Prepared?>(nil)
+private let preparedOpen = Locked<Prepared?>(nil)

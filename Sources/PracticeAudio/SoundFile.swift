@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSndFile
 import Glibc
-import Synchronization
+import PracticeSystem
 
 /// A sound file opened for reading: with libsndfile where it reads the file (WAV, FLAC, Ogg,
 /// MP3, AIFF, …), else with FFmpeg's libraries (MP4/M4A, WebM, Matroska, MOV, ASF, AC-3, …, the
@@ -311,7 +311,7 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Serialises the stderr swap: two threads silencing at once would restore the wrong descriptor.
-private let stderrSwap = Mutex<Void>(())
+private let stderrSwap = Locked<Void>(())
 
 /// Runs `body` with file descriptor 2 pointed at /dev/null (control and decoder threads only).
 func withStandardErrorSilenced<T>(_ body: () -> T) -> T {

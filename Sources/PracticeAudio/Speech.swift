@@ -2,7 +2,6 @@
 internal import CEspeak
 import Glibc
 import PracticeSystem
-import Synchronization
 
 /// Why espeak-ng could not speak.
 public struct SpeechError: Error, Sendable, CustomStringConvertible {
@@ -14,7 +13,7 @@ public struct SpeechError: Error, Sendable, CustomStringConvertible {
 /// trimmed so that each begins where its sound begins: a count-in's "five, six, seven, eight"
 /// placed on the beats. The library is opened with dlopen on first use; words are kept once made.
 public enum Speech {
-    private static let made = Mutex<[String: [Float]]>([:])
+    private static let made = Locked<[String: [Float]]>([:])
 
     /// `word` at `sampleRate` Hz, from its first sound on (below 1 % of the peak is silence).
     public static func word(_ word: String, sampleRate: Int) throws(SpeechError) -> [Float] {
@@ -55,7 +54,7 @@ public enum Speech {
 /// espeak-ng's functions, opened and initialised once.
 private enum Espeak {
     struct Loaded: @unchecked Sendable { let api: UnsafeMutablePointer<practice_espeak_api>; let rate: Int }
-    static let lock = Mutex<Void>(())
+    static let lock = Locked<Void>(())
     private static let loaded: Result<Loaded, SpeechError> = {
         let api: UnsafeMutablePointer<practice_espeak_api>
         switch DynamicLibrary.load(practice_espeak_api(), { practice_espeak_load($0) }) {

@@ -36,7 +36,7 @@ public final class LibraryScreen {
     private let quitRequested = Flag()
 
     final class Flag: Sendable { let value = Atomic<Bool>(false) }
-    final class CoverCache: Sendable { let drawings = Mutex<[String: CoverDrawing?]>([:]) }
+    final class CoverCache: Sendable { let drawings = Locked<[String: CoverDrawing?]>([:]) }
 
     public init(index: LibraryIndex, view: LibraryView, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.index = index
@@ -131,7 +131,7 @@ public final class LibraryScreen {
 /// the screen.
 public final class ScanProgress: Sendable {
     let wake = WakePipe()
-    private let state = Mutex<(done: Int, total: Int, running: Bool, finishedUnseen: Bool, nextRing: UInt64)>((0, 0, false, false, 0))
+    private let state = Locked<(done: Int, total: Int, running: Bool, finishedUnseen: Bool, nextRing: UInt64)>((0, 0, false, false, 0))
 
     public init() {}
 

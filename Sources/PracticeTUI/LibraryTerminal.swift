@@ -2,6 +2,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import PracticeSystem
 import Synchronization
 import PracticeDocuments
 import PracticeControl
@@ -52,7 +53,7 @@ public enum LibraryTerminal {
         }
         let screen = LibraryScreen(index: index, view: LibraryView())
         // The screen shows the index as it is at once; a scan beside it brings in what changed.
-        let problems = Mutex<[String]>([])
+        let problems = Locked<[String]>([])
         let scans = DispatchQueue(label: "library scans")   // one at a time
         let waiting = Atomic<Bool>(false)
         func scanBeside() {
@@ -108,7 +109,7 @@ public enum LibraryTerminal {
 /// a song decodes part of it) and stopped by Space again, by another preview, or by leaving.
 public final class Previews: Sendable {
     public let device: String
-    private let playing = Mutex<(path: String, player: Player?)?>(nil)
+    private let playing = Locked<(path: String, player: Player?)?>(nil)
     private let queue = DispatchQueue(label: "previews")
 
     public init(device: String) { self.device = device }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import Synchronization
+import PracticeSystem
 import PracticeDocuments
 /// A progress bar for stderr on a terminal: `[#######-------]  45%`.
 public enum ProgressBar {
@@ -50,7 +50,7 @@ public final class DownloadProgress: Sendable {
         var drawnBytes: Int64
     }
     private let shown: Bool
-    private let line = Mutex<Line?>(nil)
+    private let line = Locked<Line?>(nil)
 
     public init(shown: Bool) { self.shown = shown }
 

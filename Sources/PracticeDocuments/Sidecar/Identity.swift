@@ -4,13 +4,15 @@ import Glibc
 
 /// The XDG base directories (an unset, empty or relative variable means the default).
 public enum XDG {
+    /// `$variable` if it is an absolute path, else `relative` under the home folder. (getenv, not
+    /// ProcessInfo's copy of the whole environment; a directory by definition, so no stat.)
     public static func directory(_ variable: String, default relative: String) -> URL {
-        if let v = ProcessInfo.processInfo.environment[variable], v.hasPrefix("/") { return URL(fileURLWithPath: v) }
-        return URL(fileURLWithPath: home).appendingPathComponent(relative)
+        if let v = getenv(variable).map({ String(cString: $0) }), v.hasPrefix("/") { return URL(fileURLWithPath: v, isDirectory: true) }
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(relative, isDirectory: true)
     }
     /// `$HOME`, else the password database's home folder.
     public static var home: String {
-        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
     /// `$XDG_CACHE_HOME/practice` (`~/.cache/practice`): things we can compute again.
     public static var cache: URL { directory("XDG_CACHE_HOME", default: ".cache").appendingPathComponent("practice") }

@@ -28,7 +28,9 @@ public enum Table {
     /// Terminal columns a string takes: East Asian wide characters and emoji take two
     /// (Unicode's East Asian Width "W" and "F", as wcwidth counts them).
     public static func width(of s: String) -> Int {
-        s.reduce(0) { total, ch in
+        // Printable ASCII, one column a byte, without breaking the string into characters.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        return s.reduce(0) { total, ch in
             guard let v = ch.unicodeScalars.first?.value else { return total }
             return total + (isWide(v) ? 2 : 1)
         }

@@ -311,11 +311,11 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Serialises the stderr swap: two threads silencing at once would restore the wrong descriptor.
-private let stderrSwap = Locked<Void>(())
+private let stderrSwap = Lock()
 
 /// Runs `body` with file descriptor 2 pointed at /dev/null (control and decoder threads only).
 func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
-    stderrSwap.withLock { _ in
+    stderrSwap.withLock {
         let saved = dup(STDERR_FILENO)
         let null = open("/dev/null", O_WRONLY)
         guard saved >= 0, null >= 0 else {

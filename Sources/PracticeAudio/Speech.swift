@@ -43,7 +43,7 @@ public enum Speech {
 
     private static func speak(_ text: String) throws(SpeechError) -> (samples: [Int16], rate: Int) {
         let api = try Espeak.api()
-        return try Espeak.lock.withLock { _ throws(SpeechError) -> ([Int16], Int) in
+        return try Espeak.lock.withLock { () throws(SpeechError) -> ([Int16], Int) in
             let n = practice_espeak_speak(api.api, text)
             guard n >= 0, let samples = practice_espeak_data() else { throw SpeechError(message: "espeak-ng could not speak '\(text)'") }
             return (Array(UnsafeBufferPointer(start: samples, count: n)), api.rate)
@@ -54,7 +54,7 @@ public enum Speech {
 /// espeak-ng's functions, opened and initialised once.
 private enum Espeak {
     struct Loaded: @unchecked Sendable { let api: UnsafeMutablePointer<practice_espeak_api>; let rate: Int }
-    static let lock = Locked<Void>(())
+    static let lock = Lock()
     private static let loaded: Result<Loaded, SpeechError> = {
         let api: UnsafeMutablePointer<practice_espeak_api>
         switch DynamicLibrary.load(practice_espeak_api(), { practice_espeak_load($0) }) {

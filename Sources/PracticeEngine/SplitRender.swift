@@ -148,18 +148,42 @@ struct SplitRender: Sendable {
     /// piece before it): the shift with the largest normalised cross-correlation over the fade.
     func bestShift(of piece: [Float], at lead: Int, under tail: [Float], last: Bool) -> Int {
         var best = 0, bestScore = -Double.infinity
-        for shift in -reach...(last ? 0 : reach) {
-            var dot = 0.0, energy = 0.0
-            let base = (lead + shift) * channels
-            for i in 0..<tail.count {
-                let b = Double(piece[base + i])
-                dot += Double(tail[i]) * b
-                energy += b * b
+        let n = tail.count
+        piece.withUnsafeBufferPointer { p in
+            tail.withUnsafeBufferPointer { t in
+                for shift in -reach...(last ? 0 : reach) {
+                    let base = (lead + shift) * channels
+                    precondition(base >= 0 && base + n <= p.count)
+                    let (dot, energy) = Self.correlation(p.baseAddress! + base, t.baseAddress!, n)
+                    let score = energy > 0 ? dot / energy.squareRoot() : 0
+                    if score > bestScore || (score == bestScore && abs(shift) < abs(best)) { best = shift; bestScore = score }
+                }
             }
-            let score = energy > 0 ? dot / energy.squareRoot() : 0
-            if score > bestScore || (score == bestScore && abs(shift) < abs(best)) { best = shift; bestScore = score }
         }
         return best
+    }
+
+    /// The dot product of `a` and `b` and the energy of `a`, over `n` samples, in four lanes at
+    /// once (the writer runs this for every shift of every seam: 883 × 882 samples at 44.1 kHz
+    /// stereo; element by element, with bounds checks, it was 3 % of a render's CPU).
+    static func correlation(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> (dot: Double, energy: Double) {
+        var dot = SIMD4<Double>(), energy = SIMD4<Double>()
+        var i = 0
+        while i + 4 <= n {
+            let x = SIMD4<Double>(Double(a[i]), Double(a[i + 1]), Double(a[i + 2]), Double(a[i + 3]))
+            let y = SIMD4<Double>(Double(b[i]), Double(b[i + 1]), Double(b[i + 2]), Double(b[i + 3]))
+            dot += x * y
+            energy += x * x
+            i += 4
+        }
+        var d = dot.sum(), e = energy.sum()
+        while i < n {
+            let x = Double(a[i])
+            d += x * Double(b[i])
+            e += x * x
+            i += 1
+        }
+        return (d, e)
     }
 
     /// The pieces between the threads and the writer: which is next to make, what is made.

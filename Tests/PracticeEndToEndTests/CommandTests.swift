@@ -72,6 +72,15 @@ import PracticeTestSupport
         #expect(plain.hasPrefix("Duration:     0:10.0") && plain.contains("frames decoded; the header says"), "\(plain)")
     }
 
+    /// `play` is the command a file stands for, and the help says so; a command's name is that
+    /// command (the default is left out then, as the parser need not build play's options).
+    @Test func playIsTheDefaultForAFileAndInTheHelp() throws {
+        #expect(try practice(["--help"], in: fx.dir).stdout.contains("\n  play (default)   "))
+        #expect(try practice(["tone.wav", "--help"], in: fx.dir).stdout.contains("USAGE: practice play "))
+        let info = try practice(["info", "tone.wav"], in: fx.dir)
+        #expect(info.status == 0 && info.stdout.contains("Duration:"), "\(info.stderr)")
+    }
+
     @Test(arguments: [["play"], ["render"], ["info"], ["markers"], ["markers", "list"], ["markers", "add"], ["markers", "rm"],
                       ["markers", "rename"], ["markers", "move"], ["markers", "import"], ["markers", "export"],
                       ["markers", "merge"], ["markers", "merge-driver"], ["loops"], ["loops", "list"], ["loops", "add"], ["loops", "rm"],

@@ -12,8 +12,8 @@
 # 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then three processes
 # that mostly wait and take a tenth of a core each: the two 30-second study drills of
 # TerminalTests, then MPRISTests; the other screens; LyricsFollowTests (lyric lines printed to the
-# millisecond beside a real-time player); then the screen's count against the beat heard, alone; then RemoteTests (headless Chromium driving a player),
-# RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
+# millisecond beside a real-time player); then the screen's count against the beat heard, alone;
+# then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
 # The test bundle is run directly, not through `swift test`, which locks the build folder that
 # check-install builds the manual in. Each run's output is in .build/test-logs; a failed run's

@@ -21,8 +21,9 @@ struct Practice: AsyncParsableCommand {
         subcommands: commands,
         // `play` for `practice song.mp3`; none after a command's name, where it changes nothing
         // but costs a tenth of the command's time (the parser builds play's argument set).
-        defaultSubcommand: commands.contains { $0._commandName == CommandLine.arguments.dropFirst().first } ? nil : Play.self)
+        defaultSubcommand: commandNames.contains(CommandLine.arguments.dropFirst().first ?? "") ? nil : Play.self)
     static let commands: [ParsableCommand.Type] = [Play.self, Render.self, Info.self, Markers.self, Loops.self, Open.self, LyricsCommand.self, Ctl.self, Attach.self, Library.self, Pick.self, JournalCommand.self, Remind.self, Preview.self, Beats.self, Remote.self]
+    static let commandNames = commands.map { $0._commandName }
 
     /// Parses and runs, turning every error into one line on stderr and a sysexits code.
     /// What plain `practice` prints: the commands a new user needs.
@@ -44,12 +45,11 @@ struct Practice: AsyncParsableCommand {
             Terminal.write(usage, to: STDOUT_FILENO)
             Glibc.exit(0)
         }
-        let commands = configuration.subcommands.map { $0._commandName }
-        if let first = CommandLine.arguments.dropFirst().first, let command = CommandWords.misspelled(first, commands: commands) {
+        if let first = CommandLine.arguments.dropFirst().first, let command = CommandWords.misspelled(first, commands: commandNames) {
             fail("\(first.terminalSafe): no such file, nor a command; did you mean 'practice \(command)'?", code: PracticeError.Kind.usage.rawValue)
         }
         // `play`: the sound device opens while the arguments are parsed.
-        PlayCommand.prepareDevice(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands)
+        PlayCommand.prepareDevice(arguments: Array(CommandLine.arguments.dropFirst()), commands: commandNames)
         do {
             var command = try parseAsRoot(CommandWords.allowingNudges(Array(CommandLine.arguments.dropFirst())))
             // One rule for every command, as git has for its configuration: a settings file that

@@ -15,6 +15,7 @@
 # millisecond beside a real-time player); then the screen's count against the beat heard, alone;
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
+# A quiet run that failed is run once more, alone (see again()), and named in the summary.
 # The test bundle is run directly, not through `swift test`, which locks the build folder that
 # check-install builds the manual in. Each run's output is in .build/test-logs; a failed run's
 # is printed whole, and the exit status is 1 if any run failed.
@@ -31,10 +32,31 @@ export PRACTICE_BINARY=$PWD/.build/release/practice SWIFT_BACKTRACE=interactive=
 # A regular expression matching the suites given one per line on stdin, for --filter.
 suites_filter() { sed 's/\./\\./g; s#$#/#' | paste -sd '|' | sed 's/.*/(&)/'; }
 
-# Runs the bundle's Swift Testing suites with ARGS, output in .build/test-logs/NAME.log.
+# Runs the bundle's Swift Testing suites with ARGS, output in .build/test-logs/NAME.log (ARGS in
+# NAME.args, for a second run).
 run() {
     local name=$1; shift
+    printf '%s\0' "$@" > "$logs/$name.args"
     "$bundle" --testing-library swift-testing "$@" > "$logs/$name.log" 2>&1 || echo "$name" >> "$logs/failed"
+}
+
+# The quiet part's runs that failed (those listed in .build/test-logs/failed after its line FROM),
+# run once more, one at a time on the quiet machine. Their measurements (to the millisecond, of a
+# real sound server) catch the machine as well as the code: on a fresh clone a 2-core machine now
+# and then stalls a player or a report for longer than a limit, 21 ms where 20 are allowed, in one
+# run in three, in a different test each time. A broken feature fails both runs; a run that passes
+# the second time is named in the summary, its first output kept (NAME.first.log) and printed.
+again() {
+    local from=$1 name args
+    [ -s "$logs/failed" ] || return 0
+    for name in $(tail -n +"$((from + 1))" "$logs/failed"); do
+        mv "$logs/$name.log" "$logs/$name.first.log"
+        mapfile -d '' args < "$logs/$name.args"
+        if "$bundle" --testing-library swift-testing "${args[@]}" > "$logs/$name.log" 2>&1; then
+            grep -vx "$name" "$logs/failed" > "$logs/failed.new"; mv "$logs/failed.new" "$logs/failed"
+            echo "$name" >> "$logs/again"
+        fi
+    done
 }
 
 busy() {
@@ -54,6 +76,8 @@ busy() {
 }
 
 quiet() {
+    local from
+    from=$(cat "$logs/failed" 2>/dev/null | wc -l)
     run RealTimeTests --filter '\.RealTimeTests/'
     { run TerminalTests-drills --filter '\.TerminalTests/theStudysTask'; run MPRISTests --filter '\.MPRISTests/'; } &
     run LyricsFollowTests --filter '\.LyricsFollowTests/' &
@@ -69,6 +93,7 @@ quiet() {
     run RemoteTimingTests --filter '\.RemoteTimingTests/'
     # The dancer's video in step with the sound at the real-time sink, to a frame.
     run VideoTimingTests --filter '\.VideoTimingTests/'
+    again "$from"
 }
 
 start=$SECONDS
@@ -85,10 +110,20 @@ for log in "$logs"/*.log; do
     if grep -qx "$run" "$logs/failed" 2>/dev/null; then
         echo "==== $run failed; its output:"
         cat "$log"
+        if [ -f "$logs/$run.first.log" ]; then
+            echo "==== $run's first run, which failed too:"
+            cat "$logs/$run.first.log"
+        fi
+    elif grep -qx "$run" "$logs/again" 2>/dev/null; then
+        echo "==== $run failed, then passed on a second run; the first run's output:"
+        cat "$logs/$run.first.log"
     fi
 done
 for log in "$logs"/*.log; do
-    printf '%-16s %s\n' "$(basename "$log" .log)" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|Build complete' "$log" | tail -n 1)"
+    run=$(basename "$log" .log)
+    [[ $run == *.first ]] && continue
+    grep -qx "$run" "$logs/again" 2>/dev/null && again=" (on a second run)" || again=
+    printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|Build complete' "$log" | tail -n 1)" "$again"
 done
 echo "Tests/run.sh: $((SECONDS - start)) s"
 if [ -s "$logs/failed" ]; then

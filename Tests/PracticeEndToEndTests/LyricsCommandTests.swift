@@ -257,9 +257,10 @@ import Synchronization
 /// `lyrics --follow` against a player playing in real time: timed to the millisecond, so run in
 /// the quiet part of the suite (Tests/run.sh), not beside busy builds and renders.
 @Suite struct LyricsFollowTests {
-    /// Playing in real time (a private PulseAudio null sink), each line prints within 20 ms of the
-    /// moment the player reports hearing its time: the follower extrapolates between the reports
-    /// (ten a second) instead of waiting for the next one, which alone would be up to 100 ms late.
+    /// Playing in real time (a private PulseAudio null sink), lines print within 12 ms (median) of
+    /// the moment the player reports hearing their time, each within 50: the follower extrapolates
+    /// between the reports (ten a second) instead of waiting for the next one, which alone would
+    /// be up to 100 ms late.
     @Test(.serialized, arguments: [0.8, 1.5])
     func followPrintsLinesOnTimeWhilePlaying(rate: Double) throws {
         let rig = try PulseRig()
@@ -334,6 +335,12 @@ import Synchronization
         }
         print("rate \(rate): printed − heard, ms: \(late.map { Int($0.rounded()) }) (\(stamps.count - late.count) lines not timed)")
         try #require(late.count >= stamps.count / 2, "too few steady reports to time the lines: \(rawReports.withLock { $0 }.joined(separator: "\n"))")
-        #expect(late.allSatisfy { $0 > -10 && $0 < 20 }, "printed − heard (ms): \(late); reports: \(rawReports.withLock { $0 }.joined(separator: "\n"))")
+        // The reference (the reports as they reach this test) jitters too: 80–121 ms apart where
+        // 100 are sent, so a line's own lateness is known to about 20 ms. The median is held to
+        // 12 ms, each line to half a report's interval: a follower that waited for the next report
+        // would print lines 0–100 ms late, 50 in the median.
+        let median = late.sorted()[late.count / 2]
+        #expect(median > -5 && median < 12 && late.allSatisfy { $0 > -20 && $0 < 50 },
+                "printed − heard (ms): median \(median), each \(late); reports: \(rawReports.withLock { $0 }.joined(separator: "\n"))")
     }
 }

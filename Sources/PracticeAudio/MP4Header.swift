@@ -193,7 +193,7 @@ private struct Bytes {
         let code = uint16(at: version == 1 ? 40 : 28)
         guard let scale, scale > 0, let duration, duration < 1 << 40, let code, code >= 0x400 else { return nil }
         if code == 0x7FFF { return (Int(scale), Int(duration), nil) }
-        let letters = [(code >> 10) & 31, (code >> 5) & 31, code & 31].map { UInt8($0) + 0x60 }
+        let letters: [UInt8] = [(code >> 10) & 31, (code >> 5) & 31, code & 31].map { (c: UInt16) -> UInt8 in UInt8(c) + 0x60 }
         guard letters.allSatisfy({ (0x61...0x7A).contains($0) }) else { return nil }
         return (Int(scale), Int(duration), String(decoding: letters, as: UTF8.self))
     }

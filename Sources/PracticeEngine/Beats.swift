@@ -100,7 +100,7 @@ public enum BeatAnalysis {
             return median > 0 ? v.map { $0 / median } : v.map { _ in 0 }
         }
         // A hop's energy: the mean of its quarters'.
-        let energy = stride(from: 0, to: found.fine.count, by: 4).map { found.fine[$0..<min($0 + 4, found.fine.count)].reduce(0, +) / 4 }
+        let energy: [Float] = stride(from: 0, to: found.fine.count, by: 4).map { (i: Int) -> Float in found.fine[i..<min(i + 4, found.fine.count)].reduce(0, +) / 4 }
         let (loud, high, low) = (normalised(peaks(energy)), normalised(peaks(found.bright)), normalised(peaks(found.lows)))
         let accents = beats.indices.map { loud[$0] + high[$0] + 4 * low[$0] }
         let phase = loudestPhase(accents, meter: meter)

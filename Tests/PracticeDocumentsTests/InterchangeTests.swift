@@ -727,7 +727,8 @@ import PracticeTestSupport
         let notWave = error(nil, "not a RIFF WAVE file")
         #expect(throws: notWave) { try Interchange.read(Data(), format: .wav) }
         #expect(throws: notWave) { try Interchange.read(Data("hello, this is text".utf8), format: .wav) }
-        #expect(throws: notWave) { try Interchange.read(Data((0..<64).map { UInt8(($0 * 151 + 7) % 256) }), format: .wav) }
+        let noise: [UInt8] = (0..<64).map { (i: Int) in UInt8((i * 151 + 7) % 256) }
+        #expect(throws: notWave) { try Interchange.read(Data(noise), format: .wav) }
         let mark = [InterchangeEntry(name: "A", start: 0)]
         #expect(throws: notWave) { try withCues(Data("RIFF\u{0}\u{0}\u{0}\u{0}AVI LIST".utf8), mark, sampleRate: 44_100) }
         #expect(throws: error(nil, "bad sample rate 0")) { try withCues(Self.pcmWave(rate: 8000, frames: 2), mark, sampleRate: 0) }

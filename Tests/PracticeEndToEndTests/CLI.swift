@@ -32,11 +32,11 @@ final class Fixtures: @unchecked Sendable {  // immutable after init
         for i in 0..<mix.count { mix[i] += high[i] * Float((i / 2) % 11_025 < 2_000 ? 1 : 0) }
         try Signals.write(mix, to: dir.file("mix.flac"), container: .flac)
         // Bad inputs.
-        fm.createFile(atPath: dir.file("empty.wav"), contents: Data())
+        _ = fm.createFile(atPath: dir.file("empty.wav"), contents: Data())
         try "These are the lyrics, not a song.\n".write(toFile: dir.file("notes.mp3"), atomically: true, encoding: .utf8)
         try fm.createDirectory(atPath: dir.file("folder.wav"), withIntermediateDirectories: true)
         // A Standard MIDI File: a format libsndfile does not read.
-        fm.createFile(atPath: dir.file("song.mid"), contents: Data([0x4D, 0x54, 0x68, 0x64, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0x60,
+        _ = fm.createFile(atPath: dir.file("song.mid"), contents: Data([0x4D, 0x54, 0x68, 0x64, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0x60,
                                                                      0x4D, 0x54, 0x72, 0x6B, 0, 0, 0, 4, 0, 0xFF, 0x2F, 0]))
         for name in ["tone.flac", "tone.mp3"] {
             let data = try Data(contentsOf: URL(fileURLWithPath: dir.file(name)))

@@ -120,7 +120,7 @@ import PracticeAudio
         defer { cache.stop() }
         var s = PlaybackSettings(rate: 0.5)
         s.quality = .high
-        let keys = [0.0, 1.0, 2.0].map { PassCache.Key(from: Int($0 * 44_100), end: Int(($0 + 0.5) * 44_100), settings: s) }
+        let keys = [0, 1, 2].map { (second: Int) -> PassCache.Key in PassCache.Key(from: second * 44_100, end: second * 44_100 + 22_050, settings: s) }
         cache.prepare([keys[0], keys[1]])
         try eventually("two passes made", within: 60) { cache.usage.made == 2 }
         #expect(cache.usage.bytes == 2 * passBytes)

@@ -188,7 +188,8 @@ extension TallyTests {
         }
         let sessions = try Journal(path: path).sessions(from: .today, to: .today)
         #expect(rigs.map { $0.1.problem } == [nil, nil])
-        #expect(sessions.map { $0.speeds.keys.sorted() }.sorted { $0[0] < $1[0] } == [[0.8], [1.25]])
+        let speeds: [[Double]] = sessions.map { $0.speeds.keys.sorted() }.sorted { (a: [Double], b: [Double]) in a[0] < b[0] }
+        #expect(speeds == [[0.8], [1.25]])
         #expect(sessions.allSatisfy { abs($0.heard - 3) < 0.001 }, "\(sessions.map(\.heard))")
     }
 

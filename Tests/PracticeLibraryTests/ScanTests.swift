@@ -59,7 +59,7 @@ import PracticeTestSupport
         #expect(try library.search("lift bridge").map { "\($0.kind) \($0.name ?? "") \($0.time ?? -1)" } == ["loop bridge lift 0.1"])
         #expect(try library.search("MOONLIGHT").map { "\($0.kind) \($0.text) \($0.time ?? -1)" } == ["lyric under the moonlight 0.2"])
         #expect(try library.search("ann").map(\.track.displayTitle).sorted() == ["One", "Two"], "tags")
-        #expect(try library.firstLoop(of: one.id)?.name == "bridge lift")
+        #expect(library.firstLoop(of: one.id)?.name == "bridge lift")
 
         // A file rewritten (new size and time): read again. One removed: dropped from the index and the search.
         try Signals.write(Signals.sine(440, seconds: 0.75), to: music + "/three.ogg", container: .ogg, tags: ["title": "Three, longer"])
@@ -105,8 +105,9 @@ import PracticeTestSupport
         let tutorial = try #require(tracks.first { $0.title == "Tutorial" })
         let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try #require(tutorial.cover))))
         #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
-        let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && (jpeg[$0 + 1] == 0xC0 || jpeg[$0 + 1] == 0xC1) })
-        #expect((Int(jpeg[sof + 5]) << 8 | Int(jpeg[sof + 6])) == 120 && (Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8])) == 160)
+        let sof = try #require((0..<(jpeg.count - 9)).first { (i: Int) -> Bool in jpeg[i] == 0xFF && (jpeg[i + 1] == 0xC0 || jpeg[i + 1] == 0xC1) })
+        let height: Int = Int(jpeg[sof + 5]) << 8 | Int(jpeg[sof + 6]), width: Int = Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8])
+        #expect(height == 120 && width == 160)
         #expect(tracks.filter { $0.cover != nil }.map(\.displayTitle) == ["Tutorial"])
     }
 
@@ -153,14 +154,14 @@ import PracticeTestSupport
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Signals.write(Signals.sine(440, seconds: 0.01, sampleRate: 8000, channels: 1), to: dir.file("tiny.wav"), sampleRate: 8000, channels: 1)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file("tiny.wav")))
-        for k in 0..<10_000 { FileManager.default.createFile(atPath: folder + String(format: "/take %05d.wav", k), contents: bytes) }
+        for k in 0..<10_000 { _ = FileManager.default.createFile(atPath: folder + String(format: "/take %05d.wav", k), contents: bytes) }
         // Every tenth take has markers in a sidecar written beside another copy of it (a FLAC);
         // take 00001 in one named for the song without extension.
         let sidecar = Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "turn", "time": 0.005}]}"#.utf8)
         for k in stride(from: 0, to: 10_000, by: 10) {
-            FileManager.default.createFile(atPath: folder + String(format: "/take %05d.flac.practice.json", k), contents: sidecar)
+            _ = FileManager.default.createFile(atPath: folder + String(format: "/take %05d.flac.practice.json", k), contents: sidecar)
         }
-        FileManager.default.createFile(atPath: folder + "/take 00001.practice.json", contents: sidecar)
+        _ = FileManager.default.createFile(atPath: folder + "/take 00001.practice.json", contents: sidecar)
         let library = try index()
         var last = (0, 0)
         let r = try library.scan([folder]) { last = ($0, $1) }

@@ -29,6 +29,7 @@ public final class RubberBandStretcher {
     public let channels: Int
     private let sampleRate: Int
     private static let options = Int32(RubberBandOptionProcessRealTime.rawValue | RubberBandOptionEngineFiner.rawValue
+                                       | RubberBandOptionWindowShort.rawValue
                                        | RubberBandOptionChannelsTogether.rawValue | RubberBandOptionThreadingNever.rawValue)
     /// The pitch scale and formant option in effect, set again on each new state.
     private var pitchScale = 1.0

@@ -43,6 +43,9 @@ public final class RubberBandStretcher {
     private var toDrop = 0
     private var flushed = false
 
+    /// The lowest sample rate its R3 engine takes (below, it warns on stderr and stretches badly).
+    public static let lowestSampleRate = 8_000
+
     /// The tempo in effect (1.0 = original).
     public private(set) var tempo = 1.0
 

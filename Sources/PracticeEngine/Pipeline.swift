@@ -126,7 +126,7 @@ final class Pipeline {
         seamFrames = max(1, info.sampleRate / 100)
         seamTail = [Float](repeating: 0, count: seamFrames * info.channels)
         stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: settings.profile)
-        if settings.quality == .high { finer = try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate) }
+        finer = try Self.finer(settings, info)
         resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
     }
 
@@ -154,6 +154,14 @@ final class Pipeline {
         return (1 - tempo) * ms / 1000 * Double(info.sampleRate)
     }
 
+    /// Rubber Band's stretcher for `settings` at high quality. Its R3 engine works from 8 kHz (below,
+    /// it prints warnings of its own and stretches badly), so a track below that is stretched by
+    /// SoundTouch whatever the quality asked (a 1 kHz recording, `EdgeTests`).
+    private static func finer(_ settings: PlaybackSettings, _ info: SoundFile.Info) throws -> RubberBandStretcher? {
+        guard settings.quality == .high, info.sampleRate >= RubberBandStretcher.lowestSampleRate else { return nil }
+        return try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate)
+    }
+
     /// Restarts at `frame` with `settings`, playing up to `end` (exclusive; nil = the whole file),
     /// or, with a `loop`, up to the loop's end and then from its start again, `loop.passes` times
     /// in all (the first pass runs from `frame`, which may lie before the loop).
@@ -165,7 +173,7 @@ final class Pipeline {
             stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: new.profile)
         }
         if new.quality != settings.quality {
-            finer = new.quality == .high ? try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate) : nil
+            finer = try Self.finer(new, info)
         }
         // Formants kept: Rubber Band changes tempo and pitch both, and nothing is resampled for the pitch.
         let formant = new.formant && finer != nil && new.pitch != 0

@@ -126,7 +126,7 @@ extension Practice {
         /// What `play` does with these options.
         func command(_ file: String) -> PlayCommand {
             var run = PlayCommand(file: file)
-            (run.place, run.settings, run.rateGiven, run.pitchGiven) = (place.request, sound.settings, sound.rate != nil, sound.pitch != nil)
+            (run.place, run.settings, run.rateGiven, run.pitchGiven) = (place.request, sound.playSettings, sound.rate != nil, sound.pitch != nil)
             (run.device, run.control, run.noTui, run.reconnect, run.verbose, run.fresh) = (device, control, noTui, reconnect, verbose, fresh)
             (run.background, run.quiet, run.noMpris, run.noJournal) = (background, quiet, noMpris, noJournal)
             (run.remote, run.noRemote, run.remoteBind) = (remote, noRemote, remoteBind)

@@ -63,7 +63,7 @@ extension Practice {
             SoundFile.prepare(file)
             var job = RenderJob(input: file, output: output)
             job.audioStream = place.audioStream
-            job.settings = sound.settings
+            job.settings = sound.renderSettings
             (job.from, job.to, job.loop) = try Places.resolve(place.request, for: file)
             // A trainer without --times: every speed up to its top one.
             if let trainer = job.loop?.rehearsal.trainer, place.times == nil { job.loop?.passes = trainer.passesToTop }

@@ -91,11 +91,10 @@ struct SoundOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Pitch shift in semitones, from -12 to 12; speed stays the same (default: 0, or where you left the track).")
     var pitch: Double?
 
-    @Option(help: "Time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults).")
-    var profile: String = "music"
+    @Option(help: "SoundTouch's time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults); given to render, it means --quality fast.")
+    var profile: String?
 
-    @Option(help: ArgumentHelp("The stretcher: fast (SoundTouch, the default, under 1 % of a core) or high (Rubber Band's R3 engine: cleaner sustained tones, more CPU; --profile is SoundTouch's).",
-                               valueName: "fast|high"))
+    @Option(help: ArgumentHelp("The stretcher: fast (SoundTouch, under 1 % of a core; play's default) or high (Rubber Band's R3 engine: cleaner tones, no doubled attacks, more CPU; render's default).", valueName: "fast|high"))
     var quality: String?
 
     @Flag(help: "With a pitch shift: keep the voice's formants where they are (no \"chipmunk\" vowels); Rubber Band does it, so it means --quality high.")
@@ -112,16 +111,21 @@ struct SoundOptions: ParsableArguments {
         if let pitch, !pitch.isFinite || !PlaybackSettings.pitchRange.contains(pitch) {
             throw ValidationError("'--pitch' must be from -12 to 12 semitones (got '\(Self.show(pitch))')")
         }
-        guard PlaybackSettings(rate: 1, pitch: 0, profileName: profile) != nil else {
+        if let profile, PlaybackSettings(rate: 1, pitch: 0, profileName: profile) == nil {
             throw ValidationError("'--profile' must be music, fine, percussive or soundtouch (got '\(profile)')")
         }
     }
 
-    var settings: PlaybackSettings {
-        var settings = PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile) ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
-        // --quality, else config.toml's [sound] quality (read, and refused if wrong, by main).
+    /// The settings asked for. The stretcher: Rubber Band with --formant; else --quality; else config.toml's
+    /// [sound] quality (read, and refused if wrong, by main); else SoundTouch where --profile names its
+    /// settings; else the command's own (play: fast, live under 1 % of a core; render: high, cleaner).
+    var playSettings: PlaybackSettings { settings(byDefault: .fast) }
+    var renderSettings: PlaybackSettings { settings(byDefault: .high) }
+    private func settings(byDefault quality: StretchQuality) -> PlaybackSettings {
+        var settings = PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0, profileName: profile ?? "music") ?? PlaybackSettings(rate: rate ?? 1, pitch: pitch ?? 0)
         let configured = (try? Config.load(warn: false))?.quality
-        settings.quality = formant ? .high : (quality ?? configured).flatMap(StretchQuality.init(rawValue:)) ?? .fast
+        let asked = (self.quality ?? configured).flatMap(StretchQuality.init(rawValue:))
+        settings.quality = formant ? .high : asked ?? (profile != nil ? .fast : quality)
         settings.formant = formant
         return settings
     }

@@ -5,7 +5,9 @@ import PracticeTestSupport
 
 /// Playing through ALSA's `file` plugin captures exactly what the player wrote to the device; it
 /// must be what `render` writes with the same settings, sample for sample (a plain loop at
-/// `--quality high` excepted: played, it fades into its cycle made ahead).
+/// `--quality high` excepted: played, it fades into its cycle made ahead). The stretcher is a
+/// setting whose default differs (play: fast, render: high), so where `play` is given none,
+/// `render` is given play's.
 @Suite struct CaptureTests {
     let fx = Fixtures.shared
 
@@ -27,7 +29,8 @@ import PracticeTestSupport
         #expect(p.status == 0)
         #expect(p.stderr == "" && p.stdout == "")
         let out = "ren-\(UUID().uuidString).wav"
-        let r = try practice(["render", "mix.flac", "-o", out, "--sample-format", "float", "-q"] + settings, in: fx.dir)
+        let stretcher = settings.contains("--quality") ? [] : ["--quality", "fast"]
+        let r = try practice(["render", "mix.flac", "-o", out, "--sample-format", "float", "-q"] + settings + stretcher, in: fx.dir)
         #expect(r.status == 0 && r.stderr == "")
         let captured = try Signals.readRawFloat(raw)
         let rendered = try Signals.read(fx.dir.file(out)).samples

@@ -101,6 +101,7 @@ import PracticeAudio
         #expect(abs(kept.f1 / original.f1 - 1) <= 0.07 && abs(kept.f2 / original.f2 - 1) <= 0.07, "kept \(kept), original \(original)")
         // Moved the way the pitch went, by at least half of it, in F1 or F2.
         let shifts = [moved.f1 / original.f1, moved.f2 / original.f2].map { log($0) / log(ratio) }
+        print("\(semitones) st: F1, F2 kept \(kept.f1 / original.f1 - 1), \(kept.f2 / original.f2 - 1); moved \(moved.f1 / original.f1 - 1), \(moved.f2 / original.f2 - 1) (of the original's)")
         #expect(shifts.max()! >= 0.5, "moved \(moved), original \(original): \(shifts) of the shift")
     }
 

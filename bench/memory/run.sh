@@ -36,7 +36,7 @@ echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores; $REPS runs each, m
 echo "practice: $PRACTICE"
 median_rss "practice --help" "$PRACTICE" --help
 median_rss "practice info demo.flac" "$PRACTICE" info "$SONG"
-median_rss "practice render demo.flac at ${RATE}x (FLAC out)" "$PRACTICE" render "$SONG" -o "$WORK/out.flac" --rate "$RATE" --force
+median_rss "practice render demo.flac at ${RATE}x (FLAC out; SoundTouch)" "$PRACTICE" render "$SONG" -o "$WORK/out.flac" --rate "$RATE" --quality fast --force
 median_rss "practice play 20 s at ${RATE}x, ALSA null" "$PRACTICE" play "$WORK/demo.wav" --device null --rate "$RATE" --no-tui --fresh
 median_rss "mpv: the same, --ao=alsa --audio-device=alsa/null --speed=$RATE" \
     mpv --really-quiet --no-config --no-video --ao=alsa --audio-device=alsa/null --speed="$RATE" "$WORK/demo.wav"

@@ -58,7 +58,8 @@ INPUTS="sine click sine997 music"
 
 # ---------------------------------------------------------------- tools
 # Each tool function: $1 = input wav, $2 = output wav, $3 = tempo.
-tool_practice() { $PRACTICE render "$1" -o "$2" --rate "$3" --force >/dev/null 2>&1; }
+# SoundTouch (play's stretcher, `--quality fast`), its fine profile, and Rubber Band (`high`, a render's default).
+tool_practice() { $PRACTICE render "$1" -o "$2" --rate "$3" --quality fast --force >/dev/null 2>&1; }
 tool_practice_fine() { $PRACTICE render "$1" -o "$2" --rate "$3" --profile fine --force >/dev/null 2>&1; }
 tool_practice_high() { $PRACTICE render "$1" -o "$2" --rate "$3" --quality high --force >/dev/null 2>&1; }
 # The rubberband program (rubberband-cli): R3 (--fine), offline; -T is the tempo multiplier.
@@ -93,7 +94,7 @@ if [ "$PRACTICE" = .build/release/practice ] && [ ! -e "$practice_bin" ] && [ -x
     practice_bin="$PRACTICE"
 fi
 if command -v "$practice_bin" >/dev/null 2>&1 || [ -x "$practice_bin" ]; then
-    add tool_practice "practice"
+    add tool_practice "practice --quality fast"
     add tool_practice_fine "practice --profile fine"
     add tool_practice_high "practice --quality high"
 else

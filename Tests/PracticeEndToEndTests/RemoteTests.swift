@@ -489,8 +489,8 @@ import PracticeTestSupport
 
         player.send(#"{"cmd":"pause"}"#)
         try player.next("state") { $0["playing"] as? Bool == false }
-        let paused = try remote.ws(["Cookie: practice_remote=\(cookie)", "Origin: \(remote.origin)"], ["@wait:2"])
-            .compactMap { $0["text"] as? String }.filter { $0.contains(#""event":"full""#) }
-        #expect(paused.count == 1 && paused[0].contains(#""moving":false"#), "paused, the page is given the state once: \(paused)")
+        let pausedFrames = try remote.ws(["Cookie: practice_remote=\(cookie)", "Origin: \(remote.origin)"], ["@wait:2"])
+        let paused = pausedFrames.compactMap { $0["text"] as? String }.filter { $0.contains(#""event":"full""#) }
+        #expect(paused.count == 1 && paused[0].contains(#""moving":false"#), "paused, the page is given the state once: \(paused); all it was sent (status first): \(pausedFrames)")
     }
 }

@@ -75,8 +75,40 @@ def frame(opcode, payload, fin=True):
 
 def read_frames(s, buf, seconds, first=False):
     """Frames received within `seconds` (fewer if the server closes; with `first`, as soon as
-    there is one); (frames, buf, closed)."""
+    there is one); (frames, buf, closed). Frames already in `buf` (sent with the handshake's
+    answer, in the same read) come first: a paused player's page is sent its state at once and
+    nothing more, so they would otherwise wait for a read that never comes."""
     out, closed = [], False
+
+    def parse():
+        nonlocal buf, closed
+        while len(buf) >= 2 and not closed:
+            op, n = buf[0] & 15, buf[1] & 127
+            i = 2
+            if n == 126:
+                if len(buf) < 4: return
+                n, i = struct.unpack(">H", buf[2:4])[0], 4
+            elif n == 127:
+                if len(buf) < 10: return
+                n, i = struct.unpack(">Q", buf[2:10])[0], 10
+            if len(buf) < i + n:
+                return
+            payload, buf = buf[i:i + n], buf[i + n:]
+            if op == 9:   # a ping: answered, as a browser does
+                try:
+                    s.sendall(frame(10, payload))
+                except OSError:
+                    pass
+                continue
+            if op == 8:
+                code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 1005
+                out.append({"close": code, "reason": payload[2:].decode("utf-8", "replace")})
+                closed = True
+                return
+            if op in (1, 0):
+                out.append({"text": payload.decode("utf-8", "replace")})
+
+    parse()
     deadline = time.time() + seconds
     while time.time() < deadline and not closed and not (first and out):
         s.settimeout(max(deadline - time.time(), 0.01))
@@ -91,31 +123,7 @@ def read_frames(s, buf, seconds, first=False):
             closed = True
             break
         buf += chunk
-        while len(buf) >= 2:
-            op, n = buf[0] & 15, buf[1] & 127
-            i = 2
-            if n == 126:
-                if len(buf) < 4: break
-                n, i = struct.unpack(">H", buf[2:4])[0], 4
-            elif n == 127:
-                if len(buf) < 10: break
-                n, i = struct.unpack(">Q", buf[2:10])[0], 10
-            if len(buf) < i + n:
-                break
-            payload, buf = buf[i:i + n], buf[i + n:]
-            if op == 9:   # a ping: answered, as a browser does
-                try:
-                    s.sendall(frame(10, payload))
-                except OSError:
-                    pass
-                continue
-            if op == 8:
-                code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 1005
-                out.append({"close": code, "reason": payload[2:].decode("utf-8", "replace")})
-                closed = True
-                break
-            if op in (1, 0):
-                out.append({"text": payload.decode("utf-8", "replace")})
+        parse()
     return out, buf, closed
 
 

@@ -127,7 +127,7 @@ let package = Package(
         .target(name: "PracticeFuzzTargets", dependencies: ["PracticeLibrary", "PracticeAudio", "PracticeControl", "PracticeDocuments", "PracticeEngine", "PracticeSongs", "PracticeTUI"],
                 path: "Tests/Fuzz/Targets"),
         .testTarget(name: "PracticeFuzzTests", dependencies: ["PracticeFuzzTargets", "PracticeTestSupport"]),
-        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py", "journal-year.py", "remote-client.py"]),
+        .testTarget(name: "PracticeEndToEndTests", dependencies: ["practice", "PracticeTestSupport"], exclude: ["journal-week.py", "journal-year.py", "remote-client.py", "video-frames.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -91,7 +91,7 @@ struct SoundOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Pitch shift in semitones, from -12 to 12; speed stays the same (default: 0, or where you left the track).")
     var pitch: Double?
 
-    @Option(help: "SoundTouch's time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults); given to render, it means --quality fast.")
+    @Option(help: "SoundTouch's time-stretch settings: music (default), fine (cleaner sustained tones, 4× the CPU), percussive (drums, tap, speech) or soundtouch (its own defaults); on render, without --quality (nor config.toml's), it means --quality fast.")
     var profile: String?
 
     @Option(help: ArgumentHelp("The stretcher: fast (SoundTouch, under 1 % of a core; play's default) or high (Rubber Band's R3 engine: cleaner tones, no doubled attacks, more CPU; render's default).", valueName: "fast|high"))

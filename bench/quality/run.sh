@@ -174,8 +174,8 @@ print('ratios against the reference row: THD+N and alt as residual-power ratio 1
 print('smear mean and doubled as x/ref (above 1 = worse than the reference), speed as x/ref (above 1 = faster).')
 for tempo in sorted({r['tempo'] for r in rows}, key=float):
     rs = [r for r in rows if r['tempo'] == tempo]
-    ref = next((r for r in rs if r['label'] == 'practice'), None)
-    note = 'practice'
+    ref = next((r for r in rs if r['label'] == 'practice --quality fast'), None)
+    note = 'practice --quality fast'
     if ref is None:
         ref = next((r for r in rs if r['label'] == 'soundtouch music profile'), rs[0])
         note = ref['label'] + ' (practice not run)'

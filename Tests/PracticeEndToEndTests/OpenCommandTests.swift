@@ -402,7 +402,7 @@ final class SongServer: @unchecked Sendable {  // immutable after init
             for _ in 0..<100 where !ready(maps) {
                 usleep(50_000)
                 // (read whole: procfs files have no size, and Foundation reads them only in part)
-                maps = (try? FileHandle(forReadingAtPath: "/proc/\(p.pid)/maps")?.readToEnd()).map { String(decoding: $0 ?? Data(), as: UTF8.self) } ?? ""
+                maps = (try? FileHandle(forReadingAtPath: "/proc/\(p.pid)/maps")?.readToEnd()).map { String(decoding: $0, as: UTF8.self) } ?? ""
             }
             #expect(kill(p.pid, 0) == 0, "\(arguments) ended early")
             return maps

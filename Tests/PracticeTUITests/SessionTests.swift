@@ -295,7 +295,7 @@ import PracticeControl
     func playIntoTheTrainersSecondPass(_ player: Player, _ output: VirtualOutput) throws {
         try player.setLoop(LoopRange(start: 1, end: 1.5, rehearsal: Rehearsal(trainer: Trainer(from: 0.5, to: 1.0, step: 0.25))))
         player.jump(to: 1)
-        output.play(frames: 44_100 + 4_410) { !player.state.isPlaying }
+        _ = output.play(frames: 44_100 + 4_410) { !player.state.isPlaying }
     }
 
     /// A trainer's loop switched off plays on at the trainer's speed; switched on, the trainer

@@ -34,6 +34,9 @@ public final class RubberBandStretcher {
     /// The pitch scale and formant option in effect, set again on each new state.
     private var pitchScale = 1.0
     private var keepingFormants = false
+    /// With formants kept and the pitch moved: the linear-prediction filters that whiten the input
+    /// and colour the output again (Rubber Band shifts formants with the pitch then).
+    private var keeper: FormantKeeper?
     /// Planar buffers (Rubber Band takes one array per channel) of `chunk` frames each, and the
     /// array of their addresses it is handed.
     private let planar: [UnsafeMutablePointer<Float>]
@@ -85,8 +88,9 @@ public final class RubberBandStretcher {
     }
 
     /// Shifts the pitch by `scale` (a frequency ratio; 1: none), the spectral envelope kept with
-    /// `keepingFormants`. Set before a `clear`. The corresponding C functions are
-    /// `rubberband_set_pitch_scale` and `rubberband_set_formant_option`.
+    /// `keepingFormants` (by a `FormantKeeper` around Rubber Band, whose own formant option moved
+    /// vowels' formants 5–9 %). Set before a `clear`. The corresponding C function is
+    /// `rubberband_set_pitch_scale`.
     public func setPitch(_ scale: Double, keepingFormants: Bool) {
         pitchScale = scale
         self.keepingFormants = keepingFormants
@@ -94,12 +98,20 @@ public final class RubberBandStretcher {
     }
 
     private func applyPitch() {
-        api.pointee.set_formant_option(state, Int32(keepingFormants ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
+        api.pointee.set_formant_option(state, Int32(RubberBandOptionFormantShifted.rawValue))
         api.pointee.set_pitch_scale(state, pitchScale)
     }
 
     /// Feeds interleaved frames. The corresponding C function is `rubberband_process`.
     public func put(_ samples: UnsafePointer<Float>, frames: Int) {
+        if let keeper {
+            keeper.whiten(samples, frames: frames) { feed($0, frames: $1) }
+        } else {
+            feed(samples, frames: frames)
+        }
+    }
+
+    private func feed(_ samples: UnsafePointer<Float>, frames: Int) {
         var done = 0
         while done < frames {
             let n = min(Self.chunk, frames - done)
@@ -131,6 +143,7 @@ public final class RubberBandStretcher {
                 let p = planar[c]
                 for i in 0..<got { buffer[(given + i) * channels + c] = p[i] }
             }
+            keeper?.colour(buffer + given * channels, frames: got, tempo: tempo)
             given += got
         }
         return given
@@ -140,6 +153,7 @@ public final class RubberBandStretcher {
     /// after it until `clear`. The corresponding C function is `rubberband_process` (final).
     public func flush() {
         guard !flushed else { return }
+        keeper?.finish { feed($0, frames: $1) }
         // Silence after the last input, as much as its delay, so that all of the input comes out
         // (the final call alone leaves its last few thousand frames inside); the caller takes
         // only input ÷ tempo frames.
@@ -170,6 +184,12 @@ public final class RubberBandStretcher {
             api.pointee.reset(state)
         }
         flushed = false
+        if keepingFormants && pitchScale != 1 {
+            if keeper == nil { keeper = FormantKeeper(channels: channels, sampleRate: sampleRate) }
+            keeper?.reset()
+        } else {
+            keeper = nil
+        }
         var pad = Int(api.pointee.get_preferred_start_pad(state))
         for p in planar { p.update(repeating: 0, count: Self.chunk) }
         while pad > 0 {

@@ -174,7 +174,8 @@ public struct PlayerState: Sendable, Equatable {
     public var duration: Double
     public var rate: Double
     public var pitch: Double
-    /// The stretcher: SoundTouch (fast) or Rubber Band's R3 (high).
+    /// The stretcher playing: SoundTouch (fast) or Rubber Band's R3 (high); fast below 8 kHz,
+    /// which R3 does not take, whatever was asked.
     public var quality = StretchQuality.fast
     /// A voice's formants kept through a pitch shift (with `quality` high).
     public var formant = false
@@ -761,8 +762,11 @@ public final class Player: Sendable {
                                          isOn: c.loopOn, rehearsal: $0.rehearsal) })
         s.isRealTime = isRealTime
         s.isMirrored = c.mirror
-        s.quality = c.settings.quality
-        s.formant = c.settings.formant
+        // What plays: below Rubber Band's lowest rate SoundTouch stretches whatever was asked
+        // (Pipeline.finer), with no formants kept; the setting itself is kept for the next track.
+        let finer = track.info.sampleRate >= RubberBandStretcher.lowestSampleRate
+        s.quality = finer ? c.settings.quality : .fast
+        s.formant = finer && c.settings.formant
         s.video = c.video
         s.rewound = c.rewound
         if waiting {

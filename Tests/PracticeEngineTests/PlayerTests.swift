@@ -94,6 +94,25 @@ import PracticeSystem
 
     /// `jump` to a name the sidecar lacks is refused with the names it has, and changes nothing;
     /// where a jump lands is measured to the frame in `EngineTests.aJumpLandsOnTheMarkersFrameAndPlays`.
+    /// The state says which stretcher plays: asked for high quality with formants kept, a 44.1 kHz
+    /// track says so; a 4 kHz one, which Rubber Band's R3 does not take, says fast (SoundTouch
+    /// stretches it) with no formants, asked at the start or later.
+    @Test func theStateSaysWhichStretcherPlays() throws {
+        let low = dir.file("low.wav")
+        try Signals.write(Signals.sine(300, seconds: 2, sampleRate: 4_000, channels: 1), to: low, sampleRate: 4_000, channels: 1)
+        var o = options(playing: false)
+        (o.settings.quality, o.settings.formant) = (.high, true)
+        let player = try Player(path: try track(), options: o)
+        #expect(player.state.quality == .high && player.state.formant)
+        player.stop()
+        let lowPlayer = try Player(path: low, options: o)
+        defer { lowPlayer.stop() }
+        #expect(lowPlayer.state.quality == .fast && !lowPlayer.state.formant)
+        lowPlayer.setFormant(true)
+        lowPlayer.setQuality(.high)
+        #expect(lowPlayer.state.quality == .fast && !lowPlayer.state.formant)
+    }
+
     @Test func aJumpToAnUnknownMarkerIsRefused() throws {
         let path = try track(seconds: 6)
         try SidecarStore.update(for: try Track.open(path).track) { (s: inout Sidecar) throws(PracticeError) in

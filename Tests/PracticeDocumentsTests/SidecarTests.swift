@@ -402,3 +402,26 @@ import PracticeEngine
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{ not json")
     }
 }
+
+/// What a writer killed part-way leaves is removed by the next writer once its process is gone,
+/// and a killed process its parent has not reaped yet (a zombie, which `kill(pid, 0)` still
+/// finds) counts as gone; a live one's file stays.
+@Suite struct AbandonedFileTests {
+    let dir = ScratchDirectory("abandoned")
+
+    @Test func aZombieWritersTemporaryFileIsRemovedAndALiveOnesKept() throws {
+        let song = dir.file("song.wav")
+        let zombie = try Spawned("/bin/true", [], environment: [:])
+        defer { _ = zombie.wait() }
+        // Not reaped: it stays a zombie until `wait`.
+        try eventually("/bin/true to exit") {
+            (try? String(contentsOfFile: "/proc/\(zombie.pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first == "Z"
+        }
+        #expect(kill(zombie.pid, 0) == 0, "the zombie is still found by kill")
+        let left = dir.file(".song.wav.practice.json.tmp-\(zombie.pid)-1"), live = dir.file(".song.wav.practice.json.tmp-\(getppid())-2")
+        for path in [left, live] { try Data().write(to: URL(fileURLWithPath: path)) }
+        AtomicFile.removeLeftovers(of: song + ".practice.json")
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(FileManager.default.fileExists(atPath: live))
+    }
+}

@@ -171,31 +171,31 @@ import PracticeControl
 
     /// What a click touches: a place on the seek bar (its ends are the track's ends), a marker's
     /// row, a saved loop's row; nothing elsewhere.
-    @Test func clicksFindTheSeekBarMarkersAndLoops() {
+    @Test func clicksFindTheSeekBarMarkersAndLoops() throws {
         var s = ScreenState(player: Self.player, markers: Self.markers)
         s.loops = [.init(name: "verse", start: 10.1, end: 29.3)]
         let lines = Screen.render(s, width: 80, height: 24)
-        let bar = try? #require(lines.firstIndex { $0.hasPrefix("▕") })
+        let bar = try #require(lines.firstIndex { $0.hasPrefix("▕") })
         #expect(bar == 4)
         #expect(Screen.hit(s, width: 80, height: 24, column: 2, row: 5) == .seekBar(cells: 78, time: 0))
         #expect(Screen.hit(s, width: 80, height: 24, column: 79, row: 5) == .seekBar(cells: 78, time: 77.0 / 78 * 53.3), "the last cell is inside the track")
         #expect(Screen.hit(s, width: 80, height: 24, column: 1, row: 5) == nil, "the bar's edge is not a place")
-        let verse = try? #require(lines.firstIndex { $0.hasSuffix("0:10.100  Verse") })
-        #expect(verse.map { Screen.hit(s, width: 80, height: 24, column: 30, row: $0 + 1) } == .marker(1))
-        let loop = try? #require(lines.firstIndex { $0.hasSuffix("verse") && $0.contains("–") })
-        #expect(loop.map { Screen.hit(s, width: 80, height: 24, column: 5, row: $0 + 1) } == .loop(0))
+        let verse = try #require(lines.firstIndex { $0.hasSuffix("0:10.100  Verse") })
+        #expect(Screen.hit(s, width: 80, height: 24, column: 30, row: verse + 1) == .marker(1))
+        let loop = try #require(lines.firstIndex { $0.hasSuffix("verse") && $0.contains("–") })
+        #expect(Screen.hit(s, width: 80, height: 24, column: 5, row: loop + 1) == .loop(0))
         #expect(Screen.hit(s, width: 80, height: 24, column: 5, row: 1) == nil)
     }
 
     /// Saved loops are listed under the markers, the one playing marked.
-    @Test func savedLoopsAreListed() {
+    @Test func savedLoopsAreListed() throws {
         var p = Self.player
         p.loop = LoopState(start: 29.3, end: 38.9, name: "chorus", pass: 1, passes: nil)
         var s = ScreenState(player: p, markers: Self.markers)
         s.loops = [.init(name: "verse", start: 10.1, end: 29.3), .init(name: "chorus", start: 29.3, end: 38.9)]
         let lines = Screen.render(s, width: 80, height: 24)
-        let k = try? #require(lines.firstIndex(of: "Loops (L plays the next)"))
-        #expect(k.map { Array(lines[($0 + 1)...($0 + 2)]) } == ["     0:10.100 – 0:29.300  verse", "▸    0:29.300 – 0:38.900  chorus"], "\(lines.joined(separator: "\n"))")
+        let k = try #require(lines.firstIndex(of: "Loops (L plays the next)"))
+        #expect(Array(lines[(k + 1)...(k + 2)]) == ["     0:10.100 – 0:29.300  verse", "▸    0:29.300 – 0:38.900  chorus"], "\(lines.joined(separator: "\n"))")
         #expect(lines.contains("  5  0:48.500  Outro"), "the markers keep their rows")
     }
 

@@ -33,11 +33,11 @@ final class FormantKeeper {
     /// The step whose coefficients are in `k` (-1: none yet); whitening and colouring each set it.
     private var coefficientStep = -1
     private static let step = 16
-    /// Fixed buffers, one allocation (the lattices run per sample: no array checks there):
-    /// the Hann window, the analysis frame (the mono mix of the previous hop and this one) and
-    /// the frame windowed, 2 × hop each; the lattices' memories (the backward errors of the previous sample), order
-    /// per channel each; the coefficients in effect; Levinson–Durbin's autocorrelation and
-    /// polynomials (order + 1 each).
+    /// Fixed buffers, one allocation (the lattices run per sample: no array checks there): the
+    /// Hann window, the analysis frame (the mono mix of the previous hop and this one) and the
+    /// frame windowed, 2 × hop each; the lattices' memories (the backward errors of the previous
+    /// sample), order per channel each; the coefficients in effect; Levinson–Durbin's
+    /// autocorrelation and polynomials (order + 1 each).
     private let storage: UnsafeMutablePointer<Double>
     private let window, frame, windowed, whitening, colouring, k, r, a, next: UnsafeMutablePointer<Double>
     /// Interleaved input of the hop being filled.

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # make test's runs, once the suites (debug build) and the binary they run (release build) are built.
 #
-# First the busy part, every core kept busy: the suites that need no quiet machine, in SHARDS test
-# processes at once (a test process runs its tests on one thread per core, and a test waiting for
-# a program it started holds its thread), EngineTests in a process of its own (its stress test
-# wants the task pool to itself), then the engine under ThreadSanitizer (make check-threads) and
-# make check-install.
+# First the busy part, every core kept busy: the suites that need no quiet machine, each in a test
+# process of its own, SHARDS processes at once, the heaviest first (a test process runs its tests
+# on one thread per core, and a test waiting for a program it started holds its thread: the
+# suites took 172 s with 3 at once, 162 with 4, 147-154 with 5, 170 with 8, and 180 as three fixed
+# shards of a third of the suites each, 2026-12-02), EngineTests
+# among them (its stress test wants the task pool to itself), then the engine under
+# ThreadSanitizer (make check-threads) and make check-install.
 # Then the quiet part, alone on the machine: the suites that play through a live sound server in
 # real time and measure what is heard to the millisecond (beside a busy build they fail: a pass
 # 37 ms long, a stall at the start, even at nice 19). RealTimeTests alone; then three processes
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/.."
 make=${MAKE:-make}
 bundle=.build/debug/practicePackageTests.xctest
 logs=.build/test-logs
-shards=${SHARDS:-3}
+shards=${SHARDS:-5}
 quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests RemoteTests RemoteTimingTests VideoTimingTests)
 export PRACTICE_BINARY=$PWD/.build/release/practice SWIFT_BACKTRACE=interactive=no NO_COLOR=1
 [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
@@ -60,17 +62,24 @@ again() {
 }
 
 busy() {
-    local all pids=() i
+    local all ordered suite
     all=$("$bundle" --testing-library swift-testing --list-tests | sed 's#/.*##' | sort -u \
         | grep -vE "\\.($(IFS='|'; echo "${quiet[*]}")|EngineTests)\$")
-    for ((i = 0; i < shards; i++)); do
-        run "shard-$i" --filter "$(awk -v n="$shards" -v i="$i" 'NR % n == i' <<< "$all" | suites_filter)" &
-        pids+=($!)
-    done
+    # The heaviest first (CPU seconds, each alone, 2026-12-02: VideoTests 61, CopiesTests 42,
+    # EdgeTests 32, RealMusicTests 26, ContainerCommandTests 15, BeatBoundsTests 15), so that
+    # what starts last is short and no core idles at the end. Only an order: a suite not named
+    # runs after them, and a name that no longer exists is skipped.
+    local heavy=(VideoTests CopiesTests EdgeTests RealMusicTests ContainerCommandTests BeatBoundsTests FaultTests PlayerTests RenderTests)
+    ordered=$({ for suite in "${heavy[@]}"; do grep -E "\\.$suite\$" <<< "$all"; done
+                grep -vE "\\.($(IFS='|'; echo "${heavy[*]}"))\$" <<< "$all"; })
     run EngineTests --filter '\.EngineTests/' &
-    pids+=($!)
-    "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"
-    wait "${pids[@]}"
+    { "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
+    # Each suite in a process of its own, SHARDS processes at a time (those two among them).
+    for suite in $ordered; do
+        while (( $(jobs -rp | wc -l) >= shards )); do wait -n; done
+        run "${suite##*.}" --filter "$(suites_filter <<< "$suite")" &
+    done
+    wait
     "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
     "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 extension PlayerCommand {
     /// A command as `practice ctl` takes it (`rate 0.8`, `loop A B`, `loop off`): the words a
@@ -94,9 +95,6 @@ extension Players {
 
     /// Whether the process runs (not gone, nor a zombie waiting for its parent).
     public static func isRunning(_ pid: Int) -> Bool {
-        guard kill(pid_t(pid), 0) == 0 else { return false }
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return true }
-        return !stat[stat.index(after: close)...].hasPrefix(" Z")
+        kill(pid_t(pid), 0) == 0 && Spawning.isRunning(pid_t(pid))
     }
 }

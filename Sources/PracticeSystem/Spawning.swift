@@ -17,6 +17,21 @@ public enum Spawning {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
     }()
 
+    /// Whether process `pid` is there and has not ended: `kill(pid, 0)` finds it (one of another
+    /// user's, which it may not signal, counts) and /proc/PID/stat does not show it dead or a
+    /// zombie (ended, its parent not having reaped it yet, which `kill` still finds).
+    public static func isRunning(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 { return errno != ESRCH }
+        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let n = read(fd, &bytes, bytes.count)
+        // The state follows the name's closing parenthesis and a space: "PID (NAME) S ...".
+        guard n > 0, let end = bytes[..<n].lastIndex(of: UInt8(ascii: ")")), end + 2 < n else { return true }
+        return bytes[end + 2] != UInt8(ascii: "Z") && bytes[end + 2] != UInt8(ascii: "X")
+    }
+
     /// Runs `path` with `arguments` (stdin from /dev/null) and waits: its exit status and what it
     /// wrote on stdout and stderr together. Nil when it could not be started.
     public static func run(_ path: String, _ arguments: [String]) -> (status: Int32, output: String)? {

@@ -14,8 +14,9 @@ import PracticeAudio
     /// the first pass plays live and the other three from memory, and every pass is the same as the
     /// first to the sample (the change at each gap is not heard), the gaps silent, every part as
     /// long as it should be. With the formant kept and a pitch shift, the same; and on a real song
-    /// (frantic, from Debian's wesnoth-1.16-music, looped at 0:30).
-    @Test(arguments: [(0.8, 0.0, false, false), (1.25, -2.0, true, false), (0.8, 0.0, false, true)])
+    /// (frantic, from Debian's wesnoth-1.16-music, looped at 0:30), as it is and two semitones up
+    /// with its formants kept (the linear-prediction filters fitted to a real mix).
+    @Test(arguments: [(0.8, 0.0, false, false), (1.25, -2.0, true, false), (0.8, 0.0, false, true), (0.8, 2.0, true, true)])
     func passesPlayFromMemoryTheSameToTheSample(rate: Double, pitch: Double, formant: Bool, realSong: Bool) throws {
         var path = dir.file("music-\(rate).wav"), start = 2.0
         if realSong {

@@ -102,23 +102,11 @@ extension AtomicFile {
     /// what a writer killed mid-write left behind.
     public static func removeAbandoned(in folder: String, owner: (String) -> pid_t?) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard let pid = owner(name), pid != getpid(), isGone(pid) else { continue }
+            guard let pid = owner(name), pid != getpid(), !Spawning.isRunning(pid) else { continue }
             try? FileManager.default.removeItem(atPath: "\(folder)/\(name)")
         }
     }
 
-    /// Whether process `pid` is gone: no such process, or a killed one its parent has not
-    /// reaped yet (a zombie, state Z in /proc/PID/stat, which `kill(pid, 0)` still finds).
-    static func isGone(_ pid: pid_t) -> Bool {
-        if kill(pid, 0) != 0 { return errno == ESRCH }
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 512)
-        let n = read(fd, &bytes, bytes.count)
-        guard n > 0, let end = bytes[..<n].lastIndex(of: UInt8(ascii: ")")), end + 2 < n else { return false }
-        return bytes[end + 2] == UInt8(ascii: "Z") || bytes[end + 2] == UInt8(ascii: "X")
-    }
 }
 
 /// A sidecar found for a track: where it was read from, where edits go, and what to tell the user.

@@ -244,6 +244,40 @@ import PracticeEngine
         }
     }
 
+    /// Markers are read from their members where they lie (`JSONValue.parse(_:splitting:)`), not
+    /// through a dictionary each: the same sidecar as the whole-way read, field for field, kept
+    /// unknown fields and a marker of more than 64 members included; and what that way does not
+    /// take is read the whole way, which names what is wrong.
+    @Test func markersReadInPlaceAreTheWholeWayReadsMarkers() throws {
+        let many = (0..<70).map { #""x\#($0)": \#($0)"# }.joined(separator: ", ")
+        let text = #"{"format": "practice-markers", "version": 1, "zNext": [1], "markers": [{"time": 2, "name": "B", "id": "b", "shape": {"k": [true]}}, {"id": "a", "name": "A", "time": 1, "note": null, \#(many)}, {"id": "t", "deleted": true, "updatedAt": "2026-01-01T00:00:00.000Z"}], "loops": [{"id": "l", "name": "AB", "start": "A", "end": "b"}]}"#
+        let data = Data(text.utf8)
+        let split = try #require(try JSONValue.parse(data, splitting: "markers"))
+        #expect(split.root.keys.sorted() == ["format", "loops", "version", "zNext"])
+        #expect(split.items?.map { $0.map(\.key) }.first == ["time", "name", "id", "shape"])   // as written
+        #expect(split.items?[1].count == 74)
+        let quick = try Sidecar.decode(data)
+        let whole = try Sidecar.decode(JSONValue.parse(data))
+        #expect(quick == whole)
+        #expect(quick.markers[1].extra.count == 70 && quick.markers[1].extra["x69"] == .number("69"))
+        #expect(quick.markers[0].extra == ["shape": .object(["k": .array([.bool(true)])])])
+        #expect(quick.loops[0].start == .marker("a") && quick.loops[0].end == .marker("b"))
+
+        // Not taken that way, and read the whole way: no markers list, or something else in it.
+        #expect(try JSONValue.parse(Data(#"{"format": "practice-markers", "version": 1}"#.utf8), splitting: "markers")?.items == nil)
+        for other in [#""markers": null"#, #""markers": [{"id": "a", "name": "A", "time": 1}, 3]"#, #""markers": {}"#] {
+            #expect(try JSONValue.parse(Data(#"{"version": 1, \#(other)}"#.utf8), splitting: "markers") == nil)
+        }
+        #expect(try JSONValue.parse(Data("[1]".utf8), splitting: "markers") == nil)
+        // A key written twice in a marker is the whole way's error, at its place.
+        let twice = Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "name": "A", "time": 1, "name": "B"}]}"#.utf8)
+        #expect(throws: JSONSyntaxError(line: 1, column: 94, message: "duplicate key \"name\"")) { try JSONValue.parse(twice, splitting: "markers") }
+        #expect(throws: SidecarFormatError(field: "", message: "duplicate key \"name\"", line: 1, column: 94)) { try Sidecar.decode(twice) }
+        // 20 keys, the last one again: past 16 keys they are looked up in a set.
+        let long = "{" + (0..<20).map { #""k\#($0)": 0, "# }.joined() + #""k19": 1}"#
+        #expect(throws: JSONSyntaxError(line: 1, column: 192, message: "duplicate key \"k19\"")) { try JSONValue.parse(long) }
+    }
+
     @Test func handWrittenLoopEndsNamingMarkersBecomeIds() throws {
         let s = try Sidecar.decode(Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "Chorus", "time": 30}], "loops": [{"name": "c", "start": "chorus", "end": 40}]}"#.utf8))
         #expect(s.loops[0].start == .marker("m1"))

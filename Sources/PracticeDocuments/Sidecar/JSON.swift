@@ -71,10 +71,37 @@ public struct JSONSyntaxError: Error, Equatable, Sendable {
 extension JSONValue {
     /// Parses one JSON document (RFC 8259). Duplicate keys in an object are an error.
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
-        try [UInt8](data).withUnsafeBufferPointer { (bytes) throws(JSONSyntaxError) in
-            var reader = JSONReader(bytes: bytes)
-            return try reader.document()
+        try reading(data) { (reader) throws(JSONSyntaxError) in try reader.document() }
+    }
+
+    /// Parses a document whose top level is an object, and reads the objects of its list at `key`
+    /// as lists of members in the order written: no dictionary and no `JSONValue` for each, which
+    /// is most of the work for a sidecar's 10,000 markers. `items` is nil when there is no such
+    /// member. Nil when the document is not an object, or that member is not a list of objects:
+    /// the caller then reads it with `parse`, which says what is wrong. A key written twice is an
+    /// error, as in `parse`.
+    static func parse(_ data: Data, splitting key: String) throws(JSONSyntaxError)
+        -> (root: [String: JSONValue], items: [[(key: String, value: JSONValue)]]?)? {
+        try reading(data) { (reader) throws(JSONSyntaxError) in
+            reader.skipSpace()
+            guard reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else { return nil }
+            reader.splitKey = key
+            let root = try reader.members()
+            reader.skipSpace()
+            guard reader.i == reader.bytes.count else { throw reader.error("unexpected \(reader.describe(reader.i)) after the end of the document") }
+            guard !reader.splitFailed else { return nil }
+            let items = reader.split
+            return (Dictionary(uniqueKeysWithValues: root.lazy.filter { $0.key != key || items == nil }), items)
         }
+    }
+
+    /// Runs `body` on a reader over `data`'s bytes, in place.
+    private static func reading<R>(_ data: Data, _ body: (inout JSONReader) throws(JSONSyntaxError) -> R) throws(JSONSyntaxError) -> R {
+        let result = data.withUnsafeBytes { raw -> Result<R, JSONSyntaxError> in
+            var reader = JSONReader(bytes: raw.bindMemory(to: UInt8.self))
+            do throws(JSONSyntaxError) { return .success(try body(&reader)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(Data(text.utf8)) }
@@ -82,8 +109,8 @@ extension JSONValue {
     /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)
     /// starts in `data`: its line and column, for an error about a value that parsed.
     public static func location(of path: String, in data: Data) -> (line: Int, column: Int)? {
-        [UInt8](data).withUnsafeBufferPointer { bytes in
-            var reader = JSONReader(bytes: bytes)
+        data.withUnsafeBytes { raw in
+            var reader = JSONReader(bytes: raw.bindMemory(to: UInt8.self))
             reader.target = path
             _ = try? reader.document()
             guard let found = reader.found else { return nil }
@@ -104,6 +131,11 @@ private struct JSONReader {
     var path = ""
     var target: String?
     var found: Int?
+    /// `parse(_:splitting:)`: the top-level member whose list of objects is read as lists of
+    /// members (into `split`), and whether it turned out not to be one.
+    var splitKey: String?
+    var split: [[(key: String, value: JSONValue)]]?
+    var splitFailed = false
     static let maxDepth = 256
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -169,13 +201,21 @@ private struct JSONReader {
     }
 
     mutating func object() throws(JSONSyntaxError) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: try members()))
+    }
+
+    /// An object's members in the order written. A key written twice is an error: looked for
+    /// along the list while it is short (a marker's handful), in a set of the keys past that, so
+    /// that a hostile object of a million keys costs no more than a million lookups.
+    mutating func members() throws(JSONSyntaxError) -> [(key: String, value: JSONValue)] {
         try enter()
         defer { depth -= 1 }
         i += 1
-        var members: [String: JSONValue] = [:]
+        var members: [(key: String, value: JSONValue)] = []
+        var keys = Set<String>()
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
-        members.reserveCapacity(6)   // a marker's members at once: growing 1, 2, 4, 8 rehashes three times
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return members }
+        members.reserveCapacity(6)   // a marker's members at once
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
@@ -189,7 +229,12 @@ private struct JSONReader {
             skipSpace()
             let v: JSONValue
             if target == nil {
-                v = try value()
+                if depth == 1, let splitKey, key == splitKey {
+                    split = try listOfMembers()
+                    v = .null   // left out of the root by `parse(_:splitting:)`
+                } else {
+                    v = try value()
+                }
             } else {
                 let parent = path
                 path = parent.isEmpty ? key : parent + "." + key
@@ -197,12 +242,46 @@ private struct JSONReader {
                 v = try value()
                 path = parent
             }
-            if members.updateValue(v, forKey: key) != nil { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            let twice: Bool
+            if members.count < 16 {
+                twice = members.contains { $0.key == key }
+            } else {
+                if keys.isEmpty { keys = Set(members.lazy.map(\.key)) }
+                twice = !keys.insert(key).inserted
+            }
+            if twice { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            members.append((key, v))
             skipSpace()
             guard i < bytes.count else { throw error("unexpected end of file; expected ',' or '}'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return members }
             throw error("unexpected \(describe(i)); expected ',' or '}'")
+        }
+    }
+
+    /// `splitKey`'s list: each object's members. Anything else there is read as a value and
+    /// marks the split failed (the caller then reads the document whole).
+    mutating func listOfMembers() throws(JSONSyntaxError) -> [[(key: String, value: JSONValue)]] {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { splitFailed = true; _ = try value(); return [] }
+        try enter()
+        defer { depth -= 1 }
+        i += 1
+        var items: [[(key: String, value: JSONValue)]] = []
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return items }
+        while true {
+            skipSpace()
+            if i < bytes.count, bytes[i] == UInt8(ascii: "{") {
+                items.append(try members())
+            } else {
+                splitFailed = true
+                _ = try value()
+            }
+            skipSpace()
+            guard i < bytes.count else { throw error("unexpected end of file; expected ',' or ']'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; return items }
+            throw error("unexpected \(describe(i)); expected ',' or ']'")
         }
     }
 

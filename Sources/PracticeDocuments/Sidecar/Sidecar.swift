@@ -29,12 +29,7 @@ public struct Sidecar: Sendable, Equatable {
     /// Sorts for small diffs: markers by (time, id), loops by (start, name, id), tombstones last by id.
     /// (Sorted lists are left as they are: sorting would copy every entry of a list it shares.)
     public mutating func normalize() {
-        func before(_ a: Marker, _ b: Marker) -> Bool {
-            if a.deleted != b.deleted { return !a.deleted }
-            if a.deleted { return a.id < b.id }
-            return (a.time, a.id) < (b.time, b.id)
-        }
-        if markers.indices.dropFirst().contains(where: { before(markers[$0], markers[$0 - 1]) }) { markers.sort(by: before) }
+        if markers.indices.dropFirst().contains(where: { Self.markerBefore(markers[$0], markers[$0 - 1]) }) { markers.sort(by: Self.markerBefore) }
         guard loops.count > 1 else { return }
         var times = [String: Double](minimumCapacity: markers.count)
         for m in markers where !m.deleted && times[m.id] == nil { times[m.id] = m.time }
@@ -47,6 +42,13 @@ public struct Sidecar: Sendable, Equatable {
             return (start(a), a.name, a.id) < (start(b), b.name, b.id)
         }
         if loops.indices.dropFirst().contains(where: { before(loops[$0], loops[$0 - 1]) }) { loops.sort(by: before) }
+    }
+
+    /// The order markers are written in: by time (then id), tombstones last by id.
+    static func markerBefore(_ a: Marker, _ b: Marker) -> Bool {
+        if a.deleted != b.deleted { return !a.deleted }
+        if a.deleted { return a.id < b.id }
+        return (a.time, a.id) < (b.time, b.id)
     }
 }
 

@@ -15,6 +15,14 @@ extension Sidecar {
     /// Reads a sidecar document. Lenient where people edit by hand: a missing `id` gets a new one,
     /// a missing `updatedAt` counts as the oldest edit, and a loop end may name a marker.
     public static func decode(_ data: Data) throws(SidecarFormatError) -> Sidecar {
+        // Markers read from their members in place (a sidecar may hold 10,000: a dictionary and a
+        // JSONValue for each were most of the time). Whatever this way does not take, a syntax
+        // error or a field that is wrong, is read again the whole way, which says what is wrong
+        // as it always has.
+        if let (root, markers) = try? JSONValue.parse(data, splitting: "markers"),
+           let sidecar = try? decode(root: root, markers: consume markers) {
+            return sidecar
+        }
         let document: JSONValue
         do {
             document = try JSONValue.parse(data)
@@ -25,8 +33,12 @@ extension Sidecar {
     }
 
     public static func decode(_ document: JSONValue) throws(SidecarFormatError) -> Sidecar {
-        let r = FieldReader(path: "", value: document)
-        var root = try r.object()
+        try decode(root: FieldReader(path: "", value: document).object(), markers: nil)
+    }
+
+    /// The document's members, and its markers' when they were read apart (else they are in `root`).
+    private static func decode(root: [String: JSONValue], markers: consuming [[(key: String, value: JSONValue)]]?) throws(SidecarFormatError) -> Sidecar {
+        var root = root
         var s = Sidecar()
         guard let format = root.removeValue(forKey: "format") else {
             throw SidecarFormatError(field: "format", message: "missing; a practice sidecar has \"format\": \"\(formatName)\"")
@@ -42,7 +54,15 @@ extension Sidecar {
         }
         s.version = v
         if let a = root.removeValue(forKey: "audio") { s.audio = try TrackIdentity(FieldReader(path: "audio", value: a)) }
-        if let m = root.removeValue(forKey: "markers") {
+        if var items = markers.take() {
+            s.markers.reserveCapacity(items.count)
+            for k in items.indices {
+                // Moved out, so that taking a field does not copy the members.
+                var members: [(key: String, value: JSONValue)] = []
+                swap(&members, &items[k])
+                s.markers.append(try Marker(Members(members, path: FieldReader(path: "markers", index: k, value: .null))))
+            }
+        } else if let m = root.removeValue(forKey: "markers") {
             let items = try FieldReader(path: "markers", value: m).array()
             s.markers = try items.enumerated().map { (k, v) throws(SidecarFormatError) in
                 try Marker(FieldReader(path: "markers", index: k, value: v))
@@ -89,10 +109,10 @@ extension Sidecar {
         JSONValue.writeObject(document.count, document.sorted(by: { $0.key < $1.key }), into: &out, indent: 0, pretty: true) { member, out, indent in
             guard member.key == "markers", !markers.isEmpty else { return member.value.writePretty(into: &out, indent: indent) }
             out.append(UInt8(ascii: "["))
-            for (k, marker) in markers.enumerated() {
+            for k in markers.indices {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.newline(indent + 2, into: &out)
-                let members = marker.orderedMembers
+                let members = markers[k].orderedMembers
                 JSONValue.writeObject(members.count, members, into: &out, indent: indent + 2, pretty: true) { member, out, indent in
                     member.value.writePretty(into: &out, indent: indent)
                 }
@@ -147,24 +167,54 @@ struct FieldReader {
 /// look along a handful of short keys is quicker than hashing each key asked for.)
 struct Members {
     private let reader: FieldReader
-    private var members: [(key: String, value: JSONValue)]
+    private let members: [(key: String, value: JSONValue)]
+    /// The members taken, by their place in `members` (an object of more than 64 is read the
+    /// slow way: `members` copied into `many`, and taken members removed from there). Marked
+    /// rather than removed, so that the list read is never copied.
+    private var taken: UInt64 = 0
+    private var many: [(key: String, value: JSONValue)]?
 
     init(_ r: FieldReader) throws(SidecarFormatError) {
-        reader = r
-        members = Array(try r.object())
+        self.init(Array(try r.object()), path: r)
+    }
+
+    /// An object's members as read (`JSONValue.parse(_:splitting:)`); `path` names it in errors.
+    init(_ members: [(key: String, value: JSONValue)], path: FieldReader) {
+        reader = path
+        if members.count <= 64 { self.members = members } else { self.members = []; many = members }
     }
 
     var path: String { reader.path }
 
     /// The members not taken: what a newer version added, or a person, kept as they are.
-    var rest: [String: JSONValue] { members.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: members) }
-
-    mutating func take(_ key: String) -> JSONValue? {
-        guard let k = members.firstIndex(where: { $0.key == key }) else { return nil }
-        return members.remove(at: k).value
+    var rest: [String: JSONValue] {
+        if let many { return Dictionary(uniqueKeysWithValues: many) }
+        let left = members.count - taken.nonzeroBitCount
+        guard left > 0 else { return [:] }
+        var out = [String: JSONValue](minimumCapacity: left)
+        for k in members.indices where taken & (1 << k) == 0 { out[members[k].key] = members[k].value }
+        return out
     }
 
-    func peek(_ key: String) -> JSONValue? { members.first(where: { $0.key == key })?.value }
+    /// A key is in an object once at most (the reader sees to it).
+    private func place(_ key: String) -> Int? {
+        members.indices.first { taken & (1 << $0) == 0 && members[$0].key == key }
+    }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        if many != nil {
+            guard let k = many!.firstIndex(where: { $0.key == key }) else { return nil }
+            return many!.remove(at: k).value
+        }
+        guard let k = place(key) else { return nil }
+        taken |= 1 << k
+        return members[k].value
+    }
+
+    func peek(_ key: String) -> JSONValue? {
+        if let many { return many.first(where: { $0.key == key })?.value }
+        return place(key).map { members[$0].value }
+    }
 
     func fail(_ key: String, _ message: String) -> SidecarFormatError {
         SidecarFormatError(field: path.isEmpty ? key : "\(path).\(key)", message: message)
@@ -231,8 +281,10 @@ func entryJSON(_ o: inout [String: JSONValue], id: String, updatedAt: String, de
 }
 
 extension Marker {
-    init(_ r: FieldReader) throws(SidecarFormatError) {
-        var m = try Members(r)
+    init(_ r: FieldReader) throws(SidecarFormatError) { try self.init(Members(r)) }
+
+    init(_ members: Members) throws(SidecarFormatError) {
+        var m = members
         let (id, updatedAt, deleted, name) = try m.entry()
         guard let time = deleted ? try m.seconds("time") ?? 0 : try m.seconds("time") else { throw m.fail("time", "missing") }
         self.init(id: id, name: name, time: time, note: try m.string("note"), color: try m.string("color"),

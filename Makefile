@@ -32,8 +32,9 @@ INSTALLED := $(BINDIR)/practice $(DATADIR)/man/man1/practice.1 \
   $(DATADIR)/fish/vendor_completions.d/practice.fish $(DATADIR)/applications/practice.desktop \
   $(DATADIR)/doc/practice/LICENSE $(DATADIR)/doc/practice/third-party.txt
 # The demo runs the debug build: on a fresh clone of a 2-core machine it builds in half the release
-# build's time (93 against 160-217 s), renders the demo in 1.9 s against 1.5 and plays it with 13 %
-# more CPU; `make install` builds the release binary, and `make test` builds on the debug modules.
+# build's time (93 against 160-217 s), renders the demo in 1.9 s against 1.5 and plays it at 3 % of
+# a core against 1 % (a PulseAudio null sink, 15 s); `make install` builds the release binary, and
+# `make test` builds on the debug modules.
 demo:
 	$(call install,$(BUILD_DEPS))
 	$(SWIFT) build --product practice

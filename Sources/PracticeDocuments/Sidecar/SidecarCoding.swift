@@ -20,7 +20,7 @@ extension Sidecar {
         // error or a field that is wrong, is read again the whole way, which says what is wrong
         // as it always has.
         if let (root, markers) = try? JSONValue.parse(data, splitting: "markers"),
-           let sidecar = try? decode(root: root, markers: consume markers) {
+           let sidecar = try? decode(root: root, markers: markers) {
             return sidecar
         }
         let document: JSONValue
@@ -37,7 +37,7 @@ extension Sidecar {
     }
 
     /// The document's members, and its markers' when they were read apart (else they are in `root`).
-    private static func decode(root: [String: JSONValue], markers: consuming [[(key: String, value: JSONValue)]]?) throws(SidecarFormatError) -> Sidecar {
+    private static func decode(root: [String: JSONValue], markers: [[(key: String, value: JSONValue)]]?) throws(SidecarFormatError) -> Sidecar {
         var root = root
         var s = Sidecar()
         guard let format = root.removeValue(forKey: "format") else {
@@ -54,13 +54,9 @@ extension Sidecar {
         }
         s.version = v
         if let a = root.removeValue(forKey: "audio") { s.audio = try TrackIdentity(FieldReader(path: "audio", value: a)) }
-        if var items = markers.take() {
-            s.markers.reserveCapacity(items.count)
-            for k in items.indices {
-                // Moved out, so that taking a field does not copy the members.
-                var members: [(key: String, value: JSONValue)] = []
-                swap(&members, &items[k])
-                s.markers.append(try Marker(Members(members, path: FieldReader(path: "markers", index: k, value: .null))))
+        if let markers {
+            s.markers = try markers.enumerated().map { (k, members) throws(SidecarFormatError) in
+                try Marker(Members(members, path: FieldReader(path: "markers", index: k, value: .null)))
             }
         } else if let m = root.removeValue(forKey: "markers") {
             let items = try FieldReader(path: "markers", value: m).array()

@@ -11,17 +11,24 @@ public enum Table {
         let columns = header.count
         // The last column is not padded, and a column that is empty everywhere below the header is dropped.
         let used = (0..<columns).filter { c in c < columns - 1 || rows.contains { !$0[c].isEmpty } }
-        let widths = used.map { c in all.map { width(of: $0[c]) }.max() ?? 0 }
-        return all.enumerated().map { index, row in
-            var line = ""
+        // Each cell measured once, and each line written as bytes (a listing may have 10,000 rows).
+        let cellWidths = all.map { row in used.map { width(of: row[$0]) } }
+        let widths = used.indices.map { k in cellWidths.lazy.map { $0[k] }.max() ?? 0 }
+        return all.indices.map { index in
+            var line = [UInt8]()
             for (k, c) in used.enumerated() {
-                let cell = row[c]
-                let pad = String(repeating: " ", count: widths[k] - width(of: cell))
-                if k > 0 { line += "  " }
-                line += rightAligned.contains(c) && index > 0 ? pad + cell : cell + pad
+                if k > 0 { line.append(contentsOf: [0x20, 0x20]) }
+                let pad = repeatElement(UInt8(0x20), count: widths[k] - cellWidths[index][k])
+                if rightAligned.contains(c) && index > 0 {
+                    line.append(contentsOf: pad)
+                    line.append(contentsOf: all[index][c].utf8)
+                } else {
+                    line.append(contentsOf: all[index][c].utf8)
+                    line.append(contentsOf: pad)
+                }
             }
-            while line.last == " " { line.removeLast() }
-            return line
+            while line.last == 0x20 { line.removeLast() }
+            return String(decoding: line, as: UTF8.self)
         }
     }
 

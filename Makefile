@@ -35,9 +35,7 @@ INSTALLED := $(BINDIR)/practice $(DATADIR)/man/man1/practice.1 \
 # build's time (93 against 160-217 s), renders the demo in 1.9 s against 1.5 and plays it at 3 % of
 # a core against 1 % (a PulseAudio null sink, 15 s); `make install` builds the release binary, and
 # `make test` builds on the debug modules.
-demo:
-	$(call install,$(BUILD_DEPS))
-	$(SWIFT) build --product practice
+demo: build
 	@echo "Playing Samples/demo.flac at 0.8x (Ctrl-C stops)..."
 	@.build/debug/practice play Samples/demo.flac --rate 0.8; status=$$?; \
 	if [ $$status -eq 69 ]; then \
@@ -77,9 +75,10 @@ check-threads:
 	@! grep -rnE 'Locked<(Void|\(\))>\(' Sources Tests || { echo "check-threads: use Lock, not Locked<Void>" >&2; exit 1; }
 	PRACTICE_THREADS=1 SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(CORE_SUITES)'
 
+# The program, built for debugging (.build/debug/practice).
 build:
 	$(call install,$(BUILD_DEPS))
-	$(SWIFT) build
+	$(SWIFT) build --product practice
 
 # The parsers' libFuzzer targets (Tests/Fuzz): built with -sanitize=fuzzer,address in their own
 # folder, then each run for FUZZ_SECONDS (default 60) or FUZZ_RUNS inputs; see Tests/Fuzz/run.sh.

@@ -88,13 +88,10 @@ extension Players {
         throw PracticeError(.unavailable, "\(target.socket): the player did not answer")
     }
 
-    /// Waits (polling every 10 ms) until process `pid` has exited, or `deadline`.
+    /// Waits (polling every 10 ms) until process `pid` has exited (gone, or a zombie waiting for
+    /// its parent), or `deadline`. A process we may not signal is not ours: its number was taken
+    /// by another user's after ours ended.
     public static func waitForExit(_ pid: Int, until deadline: ContinuousClock.Instant) {
-        while ContinuousClock.now < deadline, isRunning(pid) { usleep(10_000) }
-    }
-
-    /// Whether the process runs (not gone, nor a zombie waiting for its parent).
-    public static func isRunning(_ pid: Int) -> Bool {
-        kill(pid_t(pid), 0) == 0 && Spawning.isRunning(pid_t(pid))
+        while ContinuousClock.now < deadline, kill(pid_t(pid), 0) == 0, Spawning.isRunning(pid_t(pid)) { usleep(10_000) }
     }
 }

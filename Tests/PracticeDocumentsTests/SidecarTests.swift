@@ -256,9 +256,12 @@ import PracticeEngine
         #expect(split.root.keys.sorted() == ["format", "loops", "version", "zNext"])
         #expect(split.items?.map { $0.map(\.key) }.first == ["time", "name", "id", "shape"])   // as written
         #expect(split.items?[1].count == 74)
-        let quick = try Sidecar.decode(data)
+        // The markers read from their members themselves, not the whole-way read `decode(_:)`
+        // falls back on: had that way failed, `decode(_:)` would still give the same sidecar.
+        let quick = try Sidecar.decode(root: split.root, markers: split.items)
         let whole = try Sidecar.decode(JSONValue.parse(data))
         #expect(quick == whole)
+        #expect(try Sidecar.decode(data) == whole)
         #expect(quick.markers[1].extra.count == 70 && quick.markers[1].extra["x69"] == .number("69"))
         #expect(quick.markers[0].extra == ["shape": .object(["k": .array([.bool(true)])])])
         #expect(quick.loops[0].start == .marker("a") && quick.loops[0].end == .marker("b"))

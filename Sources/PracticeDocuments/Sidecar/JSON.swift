@@ -90,8 +90,8 @@ extension JSONValue {
             reader.skipSpace()
             guard reader.i == reader.bytes.count else { throw reader.error("unexpected \(reader.describe(reader.i)) after the end of the document") }
             guard !reader.splitFailed else { return nil }
-            let items = reader.split
-            return (Dictionary(uniqueKeysWithValues: root.lazy.filter { $0.key != key || items == nil }), items)
+            // (`key`'s member, when there is one, is the split list's place holder.)
+            return (Dictionary(uniqueKeysWithValues: root.lazy.filter { $0.key != key }), reader.split)
         }
     }
 

@@ -37,7 +37,7 @@ extension Sidecar {
     }
 
     /// The document's members, and its markers' when they were read apart (else they are in `root`).
-    private static func decode(root: [String: JSONValue], markers: [[(key: String, value: JSONValue)]]?) throws(SidecarFormatError) -> Sidecar {
+    static func decode(root: [String: JSONValue], markers: [[(key: String, value: JSONValue)]]?) throws(SidecarFormatError) -> Sidecar {
         var root = root
         var s = Sidecar()
         guard let format = root.removeValue(forKey: "format") else {

@@ -12,7 +12,8 @@ public struct Sidecar: Sendable, Equatable {
 
     public var version = Sidecar.currentVersion
     public var audio: TrackIdentity?
-    /// Live markers and tombstones (`deleted`), in file order until `normalize()`.
+    /// Live markers and tombstones (`deleted`), in file order until `normalize()` (one added goes
+    /// into its place by time).
     public var markers: [Marker] = []
     public var loops: [Loop] = []
     public var settings: PracticeSettings?

@@ -29,6 +29,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// Conversion buffer for integer devices, allocated once (`maxChunkFrames` frames).
     private let convert: UnsafeMutableRawPointer
     public let maxChunkFrames: Int
+    /// A period's silence, for `drain` (`maxChunkFrames` frames, allocated once).
+    private let silence: UnsafeMutablePointer<Float>
     /// What `init` asked for, to ask for it again in `reopen`.
     private let periodMicroseconds: UInt32, bufferMicroseconds: UInt32
 
@@ -71,6 +73,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         self.bufferMicroseconds = bufferMicroseconds
         maxChunkFrames = max(o.bufferFrames, 4096)
         convert = .allocate(byteCount: maxChunkFrames * channels * 4, alignment: 16)
+        silence = .allocate(capacity: maxChunkFrames * channels)
+        silence.initialize(repeating: 0, count: maxChunkFrames * channels)
         // The device's poll descriptors plus one slot for the audio thread's wake-up eventfd.
         pollCount = max(Int(asound.pointee.pcm_poll_descriptors_count(o.pcm)), 0)
         pollFDs = .allocate(capacity: pollCount + 1)
@@ -200,6 +204,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// would otherwise come back under another number, or be busy. The corresponding C function
     /// is `snd_pcm_open`.
     public func reopen() -> Int32 {
+        paddingFrames = 0
         if let dead = pcm {
             _ = asound.pointee.pcm_close(dead)
             pcm = nil
@@ -232,6 +237,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     deinit {
         if let pcm { _ = asound.pointee.pcm_close(pcm) }
         convert.deallocate()
+        silence.deallocate()
         pollFDs.deallocate()
     }
 
@@ -307,10 +313,11 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         return .written(underruns: underruns)
     }
 
+    /// The music's frames only: not the silence `drain` wrote after them.
     /// The corresponding C function is `snd_pcm_delay`.
     public func delay() -> DeviceDelay {
         var d = snd_pcm_sframes_t(0)
-        let frames = asound.pointee.pcm_delay(pcm, &d) == 0 ? max(0, Int(d)) : 0
+        let frames = asound.pointee.pcm_delay(pcm, &d) == 0 ? max(0, Int(d) - paddingFrames) : 0
         return DeviceDelay(frames: frames, atNanoseconds: monotonicNanoseconds())
     }
 
@@ -332,18 +339,40 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    /// The corresponding C function is `snd_pcm_drain`.
-    public func drain() {
+    /// Not `snd_pcm_drain`, which blocks until the buffer has played (120 ms, and the sound
+    /// server's latency): a command in that time would wait for it. A period of silence goes in
+    /// after the last frames (what the device plays while this thread wakes to stop it is quiet,
+    /// not the buffer's stale frames; `delay` does not count it); the thread waits on `wakeFD`
+    /// for up to 20 ms at a time while the music plays, and drops the silence once it has.
+    /// The corresponding C functions are `snd_pcm_start`, `snd_pcm_delay` and `snd_pcm_drop`.
+    public func drain(wakeFD: Int32) -> Bool {
+        // As much of the period as there is room for (a full buffer takes it as it plays).
+        let room = paddingFrames < periodFrames ? min(periodFrames - paddingFrames, writableFrames()) : 0
+        if room > 0, case .written = write(silence, count: room) { paddingFrames += room }
         if asound.pointee.pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay().frames > 0 {
             // Fewer frames than the start threshold were written: start explicitly so they play.
             _ = asound.pointee.pcm_start(pcm)
         }
-        _ = asound.pointee.pcm_drain(pcm)
-        _ = asound.pointee.pcm_prepare(pcm)
+        let left = delay().frames
+        guard left > 0 else {
+            drop()
+            return true
+        }
+        var p = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        if poll(&p, 1, Int32(min(left * 1000 / format.sampleRate + 1, 20))) > 0 {
+            var value: UInt64 = 0
+            _ = Glibc.read(wakeFD, &value, 8)
+        }
+        return false
     }
+
+    /// Frames of silence `drain` wrote after the stream's last (audio thread only; `drop` and
+    /// `reopen` start again from 0, and the audio thread drops before it writes another stream).
+    private var paddingFrames = 0
 
     /// The corresponding C function is `snd_pcm_drop`.
     public func drop() {
+        paddingFrames = 0
         _ = asound.pointee.pcm_drop(pcm)
         _ = asound.pointee.pcm_prepare(pcm)
     }

@@ -50,8 +50,11 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// The device clock now (any thread): CLOCK_MONOTONIC for a real device, the frames played
     /// so far for a virtual one. The heard position is extrapolated on it between readings.
     var nowNanoseconds: Int64 { get }
-    /// Plays what the device holds to the end, then readies it for more.
-    func drain()
+    /// Lets the device play what it holds, waiting once: true when it has all played (the device
+    /// is then ready for more); false after some of it has, or as soon as `wakeFD` (an eventfd,
+    /// read here) fires. The caller then looks at its commands and measures `delay`, and calls
+    /// again to go on, so a command at a track's end is seen at once, not after the buffer.
+    func drain(wakeFD: Int32) -> Bool
     /// Discards what the device holds at once, then readies it for more.
     func drop()
     /// What a failure code returned by `write` means, in words, after "audio device 'NAME' " (any thread).

@@ -192,9 +192,12 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
 
     public var nowNanoseconds: Int64 { nanoseconds(clockFrames.load(ordering: .acquiring)) }
 
-    /// Waits until the test has heard everything the device holds (or unplugged it).
-    public func drain() {
-        while !unplugged.load(ordering: .acquiring) && delay().frames > 0 { wait(consumedFD, timeoutMs: 10) }
+    /// True once the test has heard everything the device holds (or unplugged it); else waits
+    /// until it hears some, or a command wakes the audio thread.
+    public func drain(wakeFD: Int32) -> Bool {
+        if unplugged.load(ordering: .acquiring) || delay().frames == 0 { return true }
+        if waitWritable(timeoutMs: 10, wakeFD: wakeFD) { drainEvent(wakeFD) }
+        return false
     }
 
     public func drop() {

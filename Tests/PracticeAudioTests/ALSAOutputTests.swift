@@ -12,7 +12,10 @@ import PracticeTestSupport
         let tone = Signals.sine(440, seconds: 1)
         let result = tone.withUnsafeBufferPointer { out.write($0.baseAddress!, count: 44_100) }
         #expect(result == .written(underruns: 0))
-        out.drain()
+        var wake: [Int32] = [0, 0]
+        #expect(pipe(&wake) == 0)
+        defer { close(wake[0]); close(wake[1]) }
+        #expect(out.drain(wakeFD: wake[0]), "nothing woke it: it played out")
     }
 
     @Test func aMissingDeviceIsAnErrorThatSaysWhichDevice() {

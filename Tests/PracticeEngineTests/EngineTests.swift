@@ -45,6 +45,27 @@ import PracticeSystem
         #expect(VirtualRig.firstCounterFrame(rig.play(100)) == 15_876, "resumes at the frame it paused on")
     }
 
+    /// A command while the device plays out the track's last frames (nothing more to decode, the
+    /// device holding what is left) is seen at once: what the device held is dropped, and what is
+    /// heard next is where the command put it. (The audio thread once waited for the device to play
+    /// out first; on a device whose time stands still, as here, for ever.)
+    @Test func aCommandAtTheEndIsHeardAtOnce() throws {
+        var o = PlayerOptions()
+        o.startPlaying = false
+        let rig = try VirtualRig(try counterTrack(), o)
+        defer { rig.stop() }
+        rig.command { rig.player.seek(to: 1.3) }   // frame 57,330: 4,410 frames left, fewer than the device holds
+        rig.command { rig.player.play() }
+        #expect(VirtualRig.firstCounterFrame(rig.play(1_000)) == 57_330)
+        try eventually("the track's last frames in the device") { rig.output.queuedFrames == 3_410 }
+        let drops = rig.output.drops
+        rig.player.seek(to: 0.25)
+        try eventually("what the device held dropped", within: 2) { rig.output.drops > drops }
+        let heard = rig.play(441)
+        #expect(VirtualRig.firstCounterFrame(heard) == 11_025, "the seek's frame first, none of the end's")
+        #expect(rig.positionFrame == 11_466 && rig.player.state.isPlaying)
+    }
+
     /// `--reconnect`, trying the device every 20 ms.
     static let reconnecting: PlayerOptions = {
         var o = PlayerOptions()

@@ -94,4 +94,44 @@ import PracticeControl
         print("rate \(rate): reported − heard over \(errors.count) windows: median \(median) ms, p10 \(p10), p90 \(p90); wall \(wall) s")
         #expect(abs(median) < 10, "median position error \(median) ms")
     }
+
+    /// At a stream's end the device plays out without holding the audio thread: `drain` comes
+    /// back at once when woken (a command), the rest still in the device for the command to drop,
+    /// and says it is done only once all the music has been heard; then silence, not the buffer's
+    /// stale frames, and the next write counts no underrun.
+    @Test func theEndPlaysOutWithoutHoldingACommandBack() throws {
+        let rig = try PulseRig()
+        setenv("PULSE_SERVER", rig.server, 1)
+        setenv("XDG_RUNTIME_DIR", rig.runtimeDir.path, 1)
+        try rig.startRecording()
+        let out = try ALSAOutput(device: "pulse", sampleRate: 44_100, channels: 2)
+        let tone = Signals.sine(441, seconds: 0.5)
+        let started = monotonicNanoseconds()
+        #expect(tone.withUnsafeBufferPointer { out.write($0.baseAddress!, count: 22_050) } == .written(underruns: 0))
+        var wake: [Int32] = [0, 0]
+        try #require(pipe(&wake) == 0)
+        defer { close(wake[0]); close(wake[1]) }
+        var one: UInt8 = 1
+        _ = Glibc.write(wake[1], &one, 1)
+        #expect(!out.drain(wakeFD: wake[0]), "woken: back at once")
+        let left = out.delay().frames
+        #expect(left > 0, "what is left is still in the device")
+        var waits = 1
+        while !out.drain(wakeFD: wake[0]) { waits += 1 }
+        let done = Double(monotonicNanoseconds() - started) / 1e9
+        #expect(done > 0.5 - 0.01, "done after the music's 0.5 s (\(done) s), not dropped")
+        #expect(waits > 1 && out.delay().frames == 0)
+        usleep(200_000)
+        let silence = [Float](repeating: 0, count: 882 * 2)
+        #expect(silence.withUnsafeBufferPointer { out.write($0.baseAddress!, count: 882) } == .written(underruns: 0))
+        let (captured, _) = rig.stopRecording()
+
+        // Heard: the whole tone, then silence.
+        let ch = Signals.channel(captured, 0, of: 2)
+        let loud = ch.indices.filter { abs(ch[$0]) > 0.05 }
+        let first = try #require(loud.first), last = try #require(loud.last)
+        print("end: \(left) frames left when woken, done in \(done) s after \(waits) waits; tone heard over \(last - first + 1) frames")
+        #expect(abs(last - first + 1 - 22_050) < 200, "the tone's 22,050 frames heard, \(last - first + 1)")
+        #expect(ch[(last + 1)...].allSatisfy { abs($0) < 0.05 }, "then silence")
+    }
 }

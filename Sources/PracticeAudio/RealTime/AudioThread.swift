@@ -163,7 +163,10 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
             let available = ring.availableFrames
             if available == 0 {
                 if ring.isAtEnd {
-                    output.drain()
+                    if holding && !output.drain(wakeFD: wakeFD) {
+                        measure()   // still playing out; a command is seen at the top at once
+                        continue
+                    }
                     holding = false
                     clock.publish(heardFrame: ring.consumerIndex, at: output.nowNanoseconds, running: false)
                     endedGeneration.store(generation, ordering: .releasing)
@@ -202,12 +205,17 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
                 continue
             }
             holding = true
-            // Queued-but-unstarted frames also count as delay; the start threshold is 20 ms, so
-            // treating "delay > 0" as running errs by at most that, once per stream.
-            let delay = output.delay()
-            clock.publish(heardFrame: ring.consumerIndex - delay.frames, queued: delay.frames, at: delay.atNanoseconds, running: delay.frames > 0)
+            measure()
         }
         if holding { output.drop() }
+    }
+
+    /// Publishes the ring frame being heard, and the frames queued after it. Queued-but-unstarted
+    /// frames also count as delay; the start threshold is 20 ms, so treating "delay > 0" as
+    /// running errs by at most that, once per stream. Audio thread only.
+    private func measure() {
+        let delay = output.delay()
+        clock.publish(heardFrame: ring.consumerIndex - delay.frames, queued: delay.frames, at: delay.atNanoseconds, running: delay.frames > 0)
     }
 }
 

@@ -346,17 +346,17 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// for up to 20 ms at a time while the music plays, and drops the silence once it has.
     /// The corresponding C functions are `snd_pcm_start`, `snd_pcm_delay` and `snd_pcm_drop`.
     public func drain(wakeFD: Int32) -> Bool {
+        let left = delay().frames
+        guard left > 0 else {
+            drop()   // (a device that plays at once, as `null` and `file` do, is sent no silence)
+            return true
+        }
         // As much of the period as there is room for (a full buffer takes it as it plays).
         let room = paddingFrames < periodFrames ? min(periodFrames - paddingFrames, writableFrames()) : 0
         if room > 0, case .written = write(silence, count: room) { paddingFrames += room }
-        if asound.pointee.pcm_state(pcm) == SND_PCM_STATE_PREPARED, delay().frames > 0 {
+        if asound.pointee.pcm_state(pcm) == SND_PCM_STATE_PREPARED {
             // Fewer frames than the start threshold were written: start explicitly so they play.
             _ = asound.pointee.pcm_start(pcm)
-        }
-        let left = delay().frames
-        guard left > 0 else {
-            drop()
-            return true
         }
         var p = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
         if poll(&p, 1, Int32(min(left * 1000 / format.sampleRate + 1, 20))) > 0 {

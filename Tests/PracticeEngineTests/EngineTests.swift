@@ -99,9 +99,12 @@ import PracticeSystem
         #expect(VirtualRig.firstCounterFrame(heard) == 11_025, "plays on from the frame last heard")
         #expect((0..<2_205).allSatisfy { Signals.counterFrame(left: heard[2 * $0], right: heard[2 * $0 + 1]) == 11_025 + $0 })
         #expect(rig.positionFrame == 13_230)
+        // The state changes under the player's lock; its events are delivered just after it.
+        try eventually("the device's return delivered") { kinds.withLock { $0.contains(.deviceBack) } }
         let seen = kinds.withLock { $0 }
         #expect(seen.filter { $0 == .deviceLost }.count == 1 && seen.filter { $0 == .deviceBack }.count == 1)
-        #expect(seen.firstIndex(of: .deviceLost)! < seen.firstIndex(of: .deviceBack)!)
+        let lost = try #require(seen.firstIndex(of: .deviceLost)), back = try #require(seen.firstIndex(of: .deviceBack))
+        #expect(lost < back)
         #expect(!seen.contains(.failed))
     }
 

@@ -29,7 +29,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// Conversion buffer for integer devices, allocated once (`maxChunkFrames` frames).
     private let convert: UnsafeMutableRawPointer
     public let maxChunkFrames: Int
-    /// A period's silence, for `drain` (`maxChunkFrames` frames, allocated once).
+    /// Silence for `drain` to write after the music (`maxChunkFrames` frames, allocated once).
     private let silence: UnsafeMutablePointer<Float>
     /// What `init` asked for, to ask for it again in `reopen`.
     private let periodMicroseconds: UInt32, bufferMicroseconds: UInt32

@@ -203,6 +203,10 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         }
     }
 
+    /// Whether the track's markers have been read once (they are read beside the player as it
+    /// starts; a test on a virtual device, whose seconds pass in a moment, waits for them).
+    var hasReadTrackNotes: Bool { state.withLock { $0.markerIDs != nil } }
+
     func readTrackNotesIfChanged() {
         if sidecarChanged { readTrackNotes() }
     }

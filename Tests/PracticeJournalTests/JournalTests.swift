@@ -96,6 +96,13 @@ extension TallyTests {
 
     /// Plays `seconds` seconds on the virtual device, the recorder sampling after each, as its
     /// once-a-second timer does.
+    /// Waits until the recorder has read the track's markers (beside the player, as it starts):
+    /// on the virtual device a 4-second pass is over in a moment, and one played before it knew
+    /// the sections was counted in none (a loaded CI saw the chorus twice instead of three times).
+    func tracksMarkersRead(_ recorder: JournalRecorder) throws {
+        try eventually("the recorder reads the track's markers") { recorder.hasReadTrackNotes }
+    }
+
     func playSeconds(_ seconds: Int, _ rig: VirtualRig, _ recorder: JournalRecorder) {
         for _ in 0..<seconds {
             rig.play(44_100)
@@ -121,6 +128,7 @@ extension TallyTests {
         o.loop = LoopRange(start: 4, end: 6, passes: 3, name: "chorus loop", rehearsal: Rehearsal(trainer: Trainer(from: 0.5, to: 1, step: 0.25)))
         let rig = try VirtualRig(try song(), o)
         let recorder = try #require(JournalRecorder(journal: journal, player: rig.player))
+        try tracksMarkersRead(recorder)
         // 2/0.5 + 2/0.75 + 2/1 = 8.667 s of output, in steps of a second, a sample after each.
         playSeconds(10, rig, recorder)
         #expect(rig.player.state.isFinished)
@@ -153,6 +161,7 @@ extension TallyTests {
         o.loop = LoopRange(start: 4, end: 6, passes: 5, name: "chorus loop", rehearsal: Rehearsal(gap: 1, countIn: 2, countInEvery: true, bpm: 120))
         let rig = try VirtualRig(try song(), o)
         let recorder = try #require(JournalRecorder(journal: journal, player: rig.player))
+        try tracksMarkersRead(recorder)
         // 5 × (2 clicks at 120 bpm heard at 0.8× = 1.25 s, 2 s / 0.8 = 2.5 s, a gap of 1 s): 23.75 s.
         playSeconds(26, rig, recorder)
         #expect(rig.player.state.isFinished)

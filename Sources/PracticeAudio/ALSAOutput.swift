@@ -358,11 +358,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             // Fewer frames than the start threshold were written: start explicitly so they play.
             _ = asound.pointee.pcm_start(pcm)
         }
-        var p = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-        if poll(&p, 1, Int32(min(left * 1000 / format.sampleRate + 1, 20))) > 0 {
-            var value: UInt64 = 0
-            _ = Glibc.read(wakeFD, &value, 8)
-        }
+        awaitEvent(wakeFD, timeoutMs: Int32(min(left * 1000 / format.sampleRate + 1, 20)))
         return false
     }
 

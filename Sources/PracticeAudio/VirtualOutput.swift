@@ -94,14 +94,14 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
                     for c in 0..<ch { heard.append(storage[slot * ch + c]) }
                 }
                 publish(played: p + n, clock: clockFrames.load(ordering: .relaxed) + n)
-                signal(consumedFD)
+                signalEvent(consumedFD)
                 idleSince = monotonicNanoseconds()
                 continue
             }
-            if p != played.load(ordering: .relaxed) { publish(played: p, clock: clockFrames.load(ordering: .relaxed)); signal(consumedFD) }
+            if p != played.load(ordering: .relaxed) { publish(played: p, clock: clockFrames.load(ordering: .relaxed)); signalEvent(consumedFD) }
             if stopWaiting() { break }
             if Double(monotonicNanoseconds() - idleSince) / 1e9 > timeout { break }
-            wait(writtenFD, timeoutMs: 2)
+            awaitEvent(writtenFD, timeoutMs: 2)
         }
         return heard
     }
@@ -110,7 +110,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// without a test playing out its drain).
     public func unplug() {
         unplugged.store(true, ordering: .releasing)
-        signal(consumedFD)
+        signalEvent(consumedFD)
     }
 
     /// The device goes away, as a sound server that is killed: what it holds is never heard, the
@@ -118,7 +118,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// opening it again fails with that code until `repair()`.
     public func breakDown(failing code: Int32? = nil) {
         broken.store(code ?? -EIO, ordering: .releasing)
-        signal(consumedFD)
+        signalEvent(consumedFD)
     }
 
     /// The device can be opened again (the sound server is back): the player's next `reopen` works.
@@ -158,7 +158,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         pollFDs[0] = pollfd(fd: consumedFD, events: Int16(POLLIN), revents: 0)
         pollFDs[1] = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
         let woke = poll(pollFDs, 2, timeoutMs) > 0 && pollFDs[1].revents & Int16(POLLIN) != 0
-        drainEvent(consumedFD)
+        clearEvent(consumedFD)
         return woke
     }
 
@@ -171,7 +171,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
             if unplugged.load(ordering: .acquiring) { return .written(underruns: 0) }
             let w = written.load(ordering: .relaxed)
             let n = min(count - done, bufferFrames - (w - played.load(ordering: .acquiring)))
-            if n <= 0 { wait(consumedFD, timeoutMs: 10); continue }
+            if n <= 0 { awaitEvent(consumedFD, timeoutMs: 10); continue }
             for i in 0..<n {
                 let slot = (w + i) % bufferFrames
                 for c in 0..<ch { storage[slot * ch + c] = frames[(done + i) * ch + c] }
@@ -179,7 +179,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
             written.store(w + n, ordering: .releasing)
             done += n
         }
-        signal(writtenFD)
+        signalEvent(writtenFD)
         return .written(underruns: 0)
     }
 
@@ -196,14 +196,14 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// until it hears some, or a command wakes the audio thread.
     public func drain(wakeFD: Int32) -> Bool {
         if unplugged.load(ordering: .acquiring) || delay().frames == 0 { return true }
-        if waitWritable(timeoutMs: 10, wakeFD: wakeFD) { drainEvent(wakeFD) }
+        if waitWritable(timeoutMs: 10, wakeFD: wakeFD) { clearEvent(wakeFD) }
         return false
     }
 
     public func drop() {
         discardedTo.store(written.load(ordering: .relaxed), ordering: .releasing)
         dropCount.add(1, ordering: .releasing)
-        signal(writtenFD)
+        signalEvent(writtenFD)
     }
 
     public func describe(failure code: Int32) -> String { "failed (virtual device error \(code))" }
@@ -217,24 +217,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
         let code = broken.load(ordering: .acquiring)
         guard code == 0 else { return code }
         discardedTo.store(written.load(ordering: .acquiring), ordering: .releasing)
-        signal(writtenFD)
+        signalEvent(writtenFD)
         return 0
-    }
-
-    // MARK: eventfds
-
-    private func signal(_ fd: Int32) {
-        var one: UInt64 = 1
-        _ = Glibc.write(fd, &one, 8)
-    }
-
-    private func drainEvent(_ fd: Int32) {
-        var value: UInt64 = 0
-        _ = Glibc.read(fd, &value, 8)
-    }
-
-    private func wait(_ fd: Int32, timeoutMs: Int32) {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        if poll(&p, 1, timeoutMs) > 0 { drainEvent(fd) }
     }
 }

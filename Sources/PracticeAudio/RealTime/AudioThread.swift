@@ -110,18 +110,9 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
     }
 
     /// Wakes the thread so it sees a new command at once.
-    public func wake() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
-    }
+    public func wake() { signalEvent(wakeFD) }
 
-    private func sleep(timeoutMs: Int32) {
-        var pfd = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-        if poll(&pfd, 1, timeoutMs) > 0 {
-            var value: UInt64 = 0
-            _ = Glibc.read(wakeFD, &value, 8)
-        }
-    }
+    private func sleep(timeoutMs: Int32) { awaitEvent(wakeFD, timeoutMs: timeoutMs) }
 
     /// The loop. Audio thread only.
     private func run() {
@@ -183,10 +174,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
             let writable = output.writableFrames()
             if writable <= 0 {
                 // Wakes when a period has played or a command arrives (the eventfd), whichever first.
-                if output.waitWritable(timeoutMs: 100, wakeFD: wakeFD) {
-                    var value: UInt64 = 0
-                    _ = Glibc.read(wakeFD, &value, 8)
-                }
+                if output.waitWritable(timeoutMs: 100, wakeFD: wakeFD) { clearEvent(wakeFD) }
                 continue
             }
             let n = ring.read(into: scratch, frames: min(available, writable, chunkFrames))

@@ -37,13 +37,26 @@ class Mpv(rt.Mpv):
         return a[:-1] + ['--keep-open=yes', a[-1]] if control else a
 
 
+def seconds_list(text):
+    """`--at`: seconds, comma-separated, each in 0..1 (the track's last second)."""
+    try:
+        values = [float(a) for a in text.split(',')]
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r: give seconds separated by commas, as 0.88,0.92' % text)
+    if not values or any(not 0 <= v <= 1 for v in values):
+        raise argparse.ArgumentTypeError('%r: each must lie between 0 and 1 (the last second)' % text)
+    return values
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--binary', default=os.path.join(here, '..', '..', '.build', 'release', 'practice'))
     ap.add_argument('--reps', type=int, default=3)
-    ap.add_argument('--at', default='0.88,0.92,0.96', help='seconds after tone A is first heard')
+    ap.add_argument('--at', type=seconds_list, default=[0.88, 0.92, 0.96], help='seconds after tone A is first heard (default 0.88,0.92,0.96)')
     args = ap.parse_args()
-    ats = [float(a) for a in args.at.split(',')]
+    ats = args.at
+    if not os.access(args.binary, os.X_OK):
+        ap.error('%s: no such program; build it (make release) or name one with --binary' % args.binary)
     work = tempfile.mkdtemp(prefix='practice-end-')
     sr = rt.SR
     t = np.arange(2 * sr) / sr

@@ -52,6 +52,8 @@ public struct SoundFileWriter: ~Copyable {
     public let channels: Int
     private let scale: Float
     private var scratch: [Float] = []
+    /// Frames scaled at a time for an integer format.
+    static let scaleBlock = 4_096
 
     /// Creates `path` (replacing it) for writing. The corresponding C function is `sf_open`.
     public init(path: String, container: Container, sampleFormat: SampleFormat, sampleRate: Int,
@@ -146,12 +148,22 @@ public struct SoundFileWriter: ~Copyable {
         if scale == 1 {
             written = sf.pointee.writef_float(handle, buffer, sf_count_t(frames))
         } else {
-            let n = frames * channels
-            if scratch.count < n { scratch = [Float](repeating: 0, count: n) }
+            // Scaled a block at a time, so that the copy stays in the cache on its way to libsndfile
+            // (a render hands over 10 s at once).
+            let block = Self.scaleBlock
+            if scratch.count < min(frames, block) * channels { scratch = [Float](repeating: 0, count: block * channels) }
             let s = scale
+            var done = 0
             written = scratch.withUnsafeMutableBufferPointer { out in
-                for i in 0..<n { out[i] = buffer[i] * s }
-                return sf.pointee.writef_float(handle, out.baseAddress!, sf_count_t(frames))
+                while done < frames {
+                    let m = min(block, frames - done)
+                    let from = buffer + done * channels
+                    for i in 0..<(m * channels) { out[i] = from[i] * s }
+                    let w = sf.pointee.writef_float(handle, out.baseAddress!, sf_count_t(m))
+                    done += Int(w)
+                    if w != m { break }
+                }
+                return sf_count_t(done)
             }
         }
         if written != frames { throw .sndfile(sndfileError("sf_writef_float", handle, path: path, sf)) }

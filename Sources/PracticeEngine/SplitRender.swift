@@ -75,22 +75,30 @@ struct SplitRender: Sendable {
     /// Output frames piece `k` adds to the file, not counting the crossfade into the next piece.
     func length(of k: Int) -> Int { (k + 1 < starts.count ? starts[k + 1] : total) - starts[k] }
 
-    /// Stretches piece `k` on `pipeline`: its lead-in (the first `leadIn(k)` frames, to be
-    /// dropped), its own frames, and (but for the last) the `fade` frames that lie under the next
-    /// piece's start and `reach` more, for moving it. Nil if the file gave less, or `stop` said so.
-    func make(_ k: Int, on pipeline: Pipeline, stop: () -> Bool = { false }) throws -> [Float]? {
+    /// Stretches piece `k` on `pipeline` into `piece` (emptied first, its room kept): its lead-in
+    /// (the first `leadIn(k)` frames, to be dropped), its own frames, and (but for the last) the
+    /// `fade` frames that lie under the next piece's start and `reach` more, for moving it. False
+    /// if the file gave less, or `stop` said so.
+    func make(_ k: Int, on pipeline: Pipeline, into piece: Piece, stop: () -> Bool = { false }) throws -> Bool {
         let lead = leadIn(k)
         let from = start + Int((Double(starts[k] - lead) * settings.rate).rounded())
         try pipeline.start(at: from, end: end, settings: settings)
-        let want = length(of: k) + (k + 1 < starts.count ? fade + reach : 0)
-        var samples: [Float] = []
-        samples.reserveCapacity((lead + want) * channels)
-        while samples.count < (lead + want) * channels, !stop(), try pipeline.produce({ p, n in
-            samples.append(contentsOf: UnsafeBufferPointer(start: p, count: n * channels))
+        let want = (lead + length(of: k) + (k + 1 < starts.count ? fade + reach : 0)) * channels
+        piece.samples.removeAll(keepingCapacity: true)
+        piece.samples.reserveCapacity(want)
+        while piece.samples.count < want, !stop(), try pipeline.produce({ p, n in
+            piece.samples.append(contentsOf: UnsafeBufferPointer(start: p, count: n * channels))
         }) {}
-        guard samples.count >= (lead + want) * channels, pipeline.earlyEnd == nil else { return nil }
-        samples.removeLast(samples.count - (lead + want) * channels)
-        return samples
+        guard piece.samples.count >= want, pipeline.earlyEnd == nil else { return false }
+        piece.samples.removeLast(piece.samples.count - want)
+        return true
+    }
+
+    /// A piece's samples, in a box that is handed from a thread to the writer and back: the box is
+    /// what is shared, so the samples have one owner and change in place (as an array handed
+    /// over, a second reference made the writer's crossfade copy 3.5 MB per piece).
+    final class Piece: @unchecked Sendable {   // used by one thread at a time, handed over under a lock
+        var samples: [Float] = []
     }
 
     /// Frames piece `k` starts early by (none for the first).
@@ -101,23 +109,24 @@ struct SplitRender: Sendable {
     enum Stop: Error { case fileShort, interrupted }
 
     /// Renders every piece, two at a time, and hands the output to `write` in order; returns the
-    /// frames written. At most three pieces are in memory at once (3.5 MB each for 10 s of stereo).
+    /// frames written. At most three pieces are in memory at once (3.5 MB each for 10 s of stereo),
+    /// and their buffers go round: a piece is made in one the writer is done with, so that a
+    /// render does not fault in 3.5 MB of fresh pages per piece (a third of its system time).
     func run(write: (UnsafePointer<Float>, Int) throws -> Void, interrupted: () -> Bool, progress: (Double) -> Void) throws -> Int {
         let state = Shared(count: starts.count)
         let workers = (0..<2).map { _ in
             ControlThread(name: "practice-render") { [self] in
                 var pipeline: Pipeline?
                 while let k = state.next() {
-                    var made: [Float]?
+                    let piece = state.spare()
+                    var made = false
                     do {
                         if pipeline == nil {
                             pipeline = try Pipeline(file: SoundFile(path: path, audioStream: audioStream), outputRate: outputRate, settings: settings)
                         }
-                        made = try make(k, on: pipeline!, stop: state.isStopped)
-                    } catch {
-                        made = nil
-                    }
-                    state.finish(k, made)
+                        made = try make(k, on: pipeline!, into: piece, stop: state.isStopped)
+                    } catch {}
+                    state.finish(k, made ? piece : nil)
                 }
             }
         }
@@ -129,15 +138,18 @@ struct SplitRender: Sendable {
         var tail: [Float] = []   // the crossfade's far side: the last `fade` frames of the piece before
         for k in starts.indices {
             guard let taken = state.take(k, interrupted: interrupted) else { throw Stop.interrupted }
-            guard var piece = taken else { throw Stop.fileShort }
+            guard let piece = taken else { throw Stop.fileShort }
             // The last piece has nothing after its end: it may only move earlier.
-            let at = (leadIn(k) + (tail.isEmpty ? 0 : bestShift(of: piece, at: leadIn(k), under: tail, last: k + 1 == starts.count))) * channels
+            let at = (leadIn(k) + (tail.isEmpty ? 0 : bestShift(of: piece.samples, at: leadIn(k), under: tail, last: k + 1 == starts.count))) * channels
             if !tail.isEmpty {
-                piece.replaceSubrange(at..<(at + tail.count), with: PassCache.linearFade(from: tail[...], into: piece[at...], frames: fade, channels: channels))
+                // In two steps: a slice of the samples alive while they change would make them copy themselves.
+                let faded = PassCache.linearFade(from: tail[...], into: piece.samples[at...], frames: fade, channels: channels)
+                piece.samples.replaceSubrange(at..<(at + tail.count), with: faded)
             }
             let own = length(of: k)
-            tail = k + 1 < starts.count ? Array(piece[(at + own * channels)..<(at + (own + fade) * channels)]) : []
-            try piece.withUnsafeBufferPointer { try write($0.baseAddress! + at, own) }
+            tail = k + 1 < starts.count ? Array(piece.samples[(at + own * channels)..<(at + (own + fade) * channels)]) : []
+            try piece.samples.withUnsafeBufferPointer { try write($0.baseAddress! + at, own) }
+            state.recycle(piece)
             written += own
             progress(Double(written) / Double(total))
         }
@@ -186,13 +198,15 @@ struct SplitRender: Sendable {
         return (d, e)
     }
 
-    /// The pieces between the threads and the writer: which is next to make, what is made.
+    /// The pieces between the threads and the writer: which is next to make, what is made, and
+    /// the buffers the writer is done with.
     private final class Shared: @unchecked Sendable {   // every field is only touched with `condition` locked
         private let condition = Condition()
         private let count: Int
         private var nextPiece = 0
         private var taken = 0
-        private var made: [Int: [Float]?] = [:]
+        private var made: [Int: Piece?] = [:]
+        private var spares: [Piece] = []
         private var stopped = false
 
         init(count: Int) { self.count = count }
@@ -208,16 +222,30 @@ struct SplitRender: Sendable {
             return nextPiece - 1
         }
 
-        func finish(_ k: Int, _ samples: [Float]?) {
+        /// A buffer to make a piece in: one the writer is done with, if there is one.
+        func spare() -> Piece {
             condition.lock()
-            made[k] = .some(samples)
+            defer { condition.unlock() }
+            return spares.popLast() ?? Piece()
+        }
+
+        /// Takes back the buffer of a piece that is written.
+        func recycle(_ piece: Piece) {
+            condition.lock()
+            spares.append(piece)
+            condition.unlock()
+        }
+
+        func finish(_ k: Int, _ piece: Piece?) {
+            condition.lock()
+            made[k] = .some(piece)
             condition.broadcast()
             condition.unlock()
         }
 
         /// Waits for piece `k` and takes it (.some(nil) if it could not be made); nil once
         /// `interrupted` says so (asked first, and every 50 ms while it waits).
-        func take(_ k: Int, interrupted: () -> Bool) -> [Float]?? {
+        func take(_ k: Int, interrupted: () -> Bool) -> Piece?? {
             condition.lock()
             defer { condition.unlock() }
             while true {

@@ -297,11 +297,14 @@ public final class SQLiteConnection {
 public final class SQLiteDatabase: Sendable {
     private let connection: Locked<SQLiteConnection>
 
-    /// Opens (makes) the file at `path`: WAL, `synchronous = NORMAL` (see `SQLiteFile`), foreign keys on.
+    /// Opens (makes) the file at `path`: WAL, `synchronous = NORMAL` (see `SQLiteFile`), foreign keys
+    /// on, and the file read through a memory map of up to 256 MB rather than a `pread` per page (a
+    /// search of 10,000 tracks read 610 pages one call at a time). Only SQLite writes these files, and
+    /// it never shrinks them (no VACUUM), so a mapped page is never cut from under a reader.
     public init(path: String) throws(SQLiteError) {
         let c = try SQLiteConnection(path: path)
         sqlite3_busy_timeout(c.handle, 5000)
-        try c.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+        try c.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456")
         connection = Locked(c)
     }
 

@@ -32,11 +32,12 @@ let package = Package(
         .systemLibrary(name: "CAubio", providers: [.apt(["libaubio-dev"])]),
         .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
-        // SHA-256 (nettle-dev): checksums of files and decoded audio, covers' and cached songs' names.
-        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
+        // Headers only: SHA-256 (nettle-dev) for checksums of files and decoded audio, covers' and cached
+        // songs' names, and SQLite 3 (libsqlite3-dev) for the practice journal and the library's index;
+        // each opened with dlopen at its first use (see their module maps).
+        .systemLibrary(name: "CNettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev", "libstb-dev"])]),
-        // SQLite 3 (libsqlite3-dev): the practice journal and the library's index.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
 

@@ -1,17 +1,31 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
+import Glibc
 internal import CNettle
+import PracticeSystem
+
+/// Nettle's functions, opened with dlopen at the first checksum (a command that takes none never
+/// maps the library). Nettle is a dependency of the package: without it, as without any library the
+/// program is linked to, nothing works, so this says so in one line and exits (EX_UNAVAILABLE).
+nonisolated(unsafe) private let nettle: UnsafeMutablePointer<practice_nettle_api> = {
+    switch DynamicLibrary.load(practice_nettle_api(), { practice_nettle_load($0) }) {
+    case .success(let table): return table
+    case .failure(let error):
+        Terminal.write("practice: cannot open Nettle for SHA-256 (\(error.message)); install Debian's libnettle8\n", to: STDERR_FILENO)
+        exit(69)
+    }
+}()
 
 /// SHA-256 through Nettle: a file's and its decoded audio's checksums (a sidecar's `audio`),
 /// covers' and cached songs' file names. Fed in pieces (`update`), or all at once (`hash`).
 public struct SHA256: Sendable {
     private var context = sha256_ctx()
 
-    public init() { nettle_sha256_init(&context) }
+    public init() { nettle.pointee.start(&context) }
 
     public mutating func update(bufferPointer bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        nettle_sha256_update(&context, bytes.count, base.assumingMemoryBound(to: UInt8.self))
+        nettle.pointee.update(&context, bytes.count, base.assumingMemoryBound(to: UInt8.self))
     }
 
     public mutating func update(data: some DataProtocol) {
@@ -21,7 +35,7 @@ public struct SHA256: Sendable {
     /// The digest of everything fed so far (the state starts again afterwards, as Nettle's does).
     public mutating func finalize() -> Digest {
         var bytes = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_SIZE))
-        nettle_sha256_digest(&context, bytes.count, &bytes)
+        nettle.pointee.digest(&context, bytes.count, &bytes)
         return Digest(bytes: bytes)
     }
 

@@ -3,6 +3,19 @@ internal import CSQLite
 import Glibc
 import PracticeSystem
 
+/// SQLite's functions, opened with dlopen when the first connection opens (`SQLiteConnection.init`
+/// says if it cannot be): a command that keeps no journal and reads no index never maps it.
+nonisolated(unsafe) private let loaded = DynamicLibrary.load(practice_sqlite_api()) { practice_sqlite_load($0) }
+    .mapError { SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open SQLite (\($0.message)); install Debian's libsqlite3-0") }
+
+/// The table, for the calls made on an open connection's behalf (one exists only once it loaded).
+private var sqlite: UnsafeMutablePointer<practice_sqlite_api> {
+    switch loaded {
+    case .success(let table): return table
+    case .failure(let error): preconditionFailure("SQLite called without a connection: \(error.message)")
+    }
+}
+
 /// What SQLite said went wrong: its result code and its message (`file is not a database`).
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// The extended result code (`SQLITE_BUSY_RECOVERY`); `code & 0xff` is the primary one.
@@ -15,9 +28,14 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     init(code: Int32, message: String) { self.code = code; self.message = message }
 
+    /// SQLite's words for a result code (`database is locked`).
+    static func describe(_ code: Int32) -> String {
+        sqlite.pointee.errstr(code).map { String(cString: $0) } ?? "error \(code)"
+    }
+
     init(_ code: Int32, _ handle: OpaquePointer?) {
-        self.code = handle.map { sqlite3_extended_errcode($0) } ?? code
-        message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+        self.code = handle.map { sqlite.pointee.extended_errcode($0) } ?? code
+        message = handle.flatMap { sqlite.pointee.errmsg($0) }.map { String(cString: $0) } ?? Self.describe(code)
     }
 }
 
@@ -130,24 +148,24 @@ public final class SQLiteStatement {
     unowned let connection: SQLiteConnection
     /// The result's column names, by index (first wins).
     private lazy var names: [String: Int] = Dictionary(
-        (0..<sqlite3_column_count(handle)).map { (String(cString: sqlite3_column_name(handle, $0)), Int($0)) },
+        (0..<sqlite.pointee.column_count(handle)).map { (sqlite.pointee.column_name(handle, $0).map { String(cString: $0) } ?? "", Int($0)) },
         uniquingKeysWith: { first, _ in first })
 
     init(_ sql: String, in connection: SQLiteConnection, persistent: Bool) throws(SQLiteError) {
         self.connection = connection
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
-        let code = sql.withCString { sqlite3_prepare_v3(connection.handle, $0, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail) }
+        let code = sql.withCString { sqlite.pointee.prepare_v3(connection.handle, $0, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail) }
         guard code == SQLITE_OK, let statement else { throw SQLiteError(code, connection.handle) }
         // (Checked before `handle` is set: once it is, a throw would finalize it again in deinit.)
         if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
-            sqlite3_finalize(statement)
+            _ = sqlite.pointee.finalize(statement)
             throw SQLiteError(code: SQLITE_MISUSE, message: "more than one statement where one is run with arguments")
         }
         handle = statement
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { _ = sqlite.pointee.finalize(handle) }
 
     /// Runs the statement with `arguments` to its end.
     public func execute(arguments: SQLiteArguments = []) throws(SQLiteError) {
@@ -158,7 +176,7 @@ public final class SQLiteStatement {
     func rows(_ arguments: SQLiteArguments, limit: Int = .max) throws(SQLiteError) -> [SQLiteRow] {
         var out: [SQLiteRow] = []
         try run(arguments) {
-            out.append(SQLiteRow(names: names, values: (0..<sqlite3_column_count(handle)).map(column)))
+            out.append(SQLiteRow(names: names, values: (0..<sqlite.pointee.column_count(handle)).map(column)))
             return out.count < limit
         }
         return out
@@ -166,10 +184,10 @@ public final class SQLiteStatement {
 
     /// Binds `arguments` and steps through the rows, each handed to `row` until it returns false.
     private func run(_ arguments: SQLiteArguments, row: () -> Bool = { true }) throws(SQLiteError) {
-        defer { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
+        defer { _ = sqlite.pointee.reset(handle); _ = sqlite.pointee.clear_bindings(handle) }
         try bind(arguments)
         while true {
-            let code = sqlite3_step(handle)
+            let code = sqlite.pointee.step(handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw SQLiteError(code, connection.handle) }
             guard row() else { return }
@@ -177,39 +195,39 @@ public final class SQLiteStatement {
     }
 
     private func bind(_ arguments: SQLiteArguments) throws(SQLiteError) {
-        guard arguments.count == Int(sqlite3_bind_parameter_count(handle)) else {
-            throw SQLiteError(code: SQLITE_RANGE, message: "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(handle)) places")
+        guard arguments.count == Int(sqlite.pointee.bind_parameter_count(handle)) else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "\(arguments.count) arguments for \(sqlite.pointee.bind_parameter_count(handle)) places")
         }
         for (i, argument) in arguments.enumerated() {
             let place = Int32(i + 1)
             let code: Int32
             switch argument?.sqliteValue ?? .null {
-            case .null: code = sqlite3_bind_null(handle, place)
-            case .integer(let v): code = sqlite3_bind_int64(handle, place, v)
-            case .real(let v): code = sqlite3_bind_double(handle, place, v)
+            case .null: code = sqlite.pointee.bind_null(handle, place)
+            case .integer(let v): code = sqlite.pointee.bind_int64(handle, place, v)
+            case .real(let v): code = sqlite.pointee.bind_double(handle, place, v)
             case .text(var s):
                 // By length, not up to a NUL; SQLite copies the bytes (SQLITE_TRANSIENT).
                 // (An empty one bound so, not as a null pointer, which would be NULL.)
-                code = s.isEmpty ? sqlite3_bind_text(handle, place, "", 0, Self.transient)
-                    : s.withUTF8 { b in b.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(handle, place, $0.baseAddress, Int32($0.count), Self.transient) } }
+                code = s.isEmpty ? sqlite.pointee.bind_text(handle, place, "", 0, Self.transient)
+                    : s.withUTF8 { b in b.withMemoryRebound(to: CChar.self) { sqlite.pointee.bind_text(handle, place, $0.baseAddress, Int32($0.count), Self.transient) } }
             case .blob(let b):
-                code = b.isEmpty ? sqlite3_bind_zeroblob(handle, place, 0)
-                    : b.withUnsafeBytes { sqlite3_bind_blob(handle, place, $0.baseAddress, Int32($0.count), Self.transient) }
+                code = b.isEmpty ? sqlite.pointee.bind_zeroblob(handle, place, 0)
+                    : b.withUnsafeBytes { sqlite.pointee.bind_blob(handle, place, $0.baseAddress, Int32($0.count), Self.transient) }
             }
             guard code == SQLITE_OK else { throw SQLiteError(code, connection.handle) }
         }
     }
 
     private func column(_ i: Int32) -> SQLiteValue {
-        switch sqlite3_column_type(handle, i) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
+        switch sqlite.pointee.column_type(handle, i) {
+        case SQLITE_INTEGER: return .integer(sqlite.pointee.column_int64(handle, i))
+        case SQLITE_FLOAT: return .real(sqlite.pointee.column_double(handle, i))
         case SQLITE_TEXT:
-            let bytes = UnsafeBufferPointer(start: sqlite3_column_text(handle, i), count: Int(sqlite3_column_bytes(handle, i)))
+            let bytes = UnsafeBufferPointer(start: sqlite.pointee.column_text(handle, i), count: Int(sqlite.pointee.column_bytes(handle, i)))
             return .text(String(decoding: bytes, as: UTF8.self))
         case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, i))
-            guard count > 0, let start = sqlite3_column_blob(handle, i) else { return .blob([]) }
+            let count = Int(sqlite.pointee.column_bytes(handle, i))
+            guard count > 0, let start = sqlite.pointee.column_blob(handle, i) else { return .blob([]) }
             return .blob(Array(UnsafeRawBufferPointer(start: start, count: count)))
         default: return .null
         }
@@ -226,30 +244,31 @@ public final class SQLiteConnection {
     private var cache: [String: SQLiteStatement] = [:]
 
     init(path: String) throws(SQLiteError) {
+        _ = try loaded.get()
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite.pointee.open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let db else {
             let error = SQLiteError(code, db)
-            sqlite3_close_v2(db)
+            _ = sqlite.pointee.close_v2(db)
             throw error
         }
         handle = db
-        sqlite3_extended_result_codes(db, 1)
+        _ = sqlite.pointee.extended_result_codes(db, 1)
     }
 
     deinit {
         cache.removeAll()
-        sqlite3_close_v2(handle)
+        _ = sqlite.pointee.close_v2(handle)
     }
 
     /// Runs `sql`: with `arguments`, one statement; without, any number of them (a schema).
     public func execute(sql: String, arguments: SQLiteArguments = []) throws(SQLiteError) {
         if arguments.isEmpty {
             var message: UnsafeMutablePointer<CChar>?
-            let code = sqlite3_exec(handle, sql, nil, nil, &message)
-            defer { sqlite3_free(message) }
+            let code = sqlite.pointee.exec(handle, sql, nil, nil, &message)
+            defer { sqlite.pointee.free(message) }
             guard code == SQLITE_OK else {
-                throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
+                throw SQLiteError(code: sqlite.pointee.extended_errcode(handle), message: message.map { String(cString: $0) } ?? SQLiteError.describe(code))
             }
         } else {
             try SQLiteStatement(sql, in: self, persistent: false).execute(arguments: arguments)
@@ -285,9 +304,9 @@ public final class SQLiteConnection {
     }
 
     /// The rows the last INSERT, UPDATE or DELETE changed.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var changes: Int { Int(sqlite.pointee.changes(handle)) }
     /// The row id of the last INSERT.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var lastInsertedRowID: Int64 { sqlite.pointee.last_insert_rowid(handle) }
 }
 
 /// An SQLite file shared by several threads and several processes: one connection behind a lock,
@@ -303,7 +322,7 @@ public final class SQLiteDatabase: Sendable {
     /// it never shrinks them (no VACUUM), so a mapped page is never cut from under a reader.
     public init(path: String) throws(SQLiteError) {
         let c = try SQLiteConnection(path: path)
-        sqlite3_busy_timeout(c.handle, 5000)
+        _ = sqlite.pointee.busy_timeout(c.handle, 5000)
         try c.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456")
         connection = Locked(c)
     }
@@ -324,7 +343,7 @@ public final class SQLiteDatabase: Sendable {
                 try c.execute(sql: "COMMIT")
                 return result
             } catch {
-                if sqlite3_get_autocommit(c.handle) == 0 { try? c.execute(sql: "ROLLBACK") }
+                if sqlite.pointee.get_autocommit(c.handle) == 0 { try? c.execute(sql: "ROLLBACK") }
                 throw error
             }
         }

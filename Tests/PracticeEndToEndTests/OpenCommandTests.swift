@@ -434,8 +434,9 @@ final class SongServer: @unchecked Sendable {  // immutable after init
 
     /// The audio libraries are opened when a command first reads, stretches, resamples or plays
     /// audio: the commands that touch none (help, the library, the journal, ctl) never load
-    /// libsndfile with its seven codec libraries, SoundTouch, soxr, Rubber Band or ALSA. What the
-    /// dynamic loader loads, as it reports it (LD_DEBUG=files): at start, or dynamically.
+    /// libsndfile with its seven codec libraries, SoundTouch, soxr, Rubber Band or ALSA; SQLite
+    /// and Nettle are opened by the commands that keep a journal or an index, or take a checksum.
+    /// What the dynamic loader loads, as it reports it (LD_DEBUG=files): at start, or dynamically.
     @Test func theCommandsThatTouchNoAudioLoadNoAudioLibrary() throws {
         let dir = ScratchDirectory("no-audio-libraries")
         /// The libraries the process loaded: those the binary names (loaded before main), those
@@ -460,14 +461,22 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         for (arguments, status) in [(["--version"], 0), (["--help"], 0), (["journal"], 0),
                                     (["library", "search", "--no-scan", "anything"], 1)] as [([String], Int32)] {
             let libraries = try loaded(arguments, status: status)
-            #expect(libraries.atStart.contains("libsqlite3.so.0"), "\(arguments): \(libraries)")
+            #expect(libraries.atStart.contains("libc.so.6"), "\(arguments): \(libraries)")
             #expect(libraries.all.isDisjoint(with: audio), "\(arguments): \(libraries.all.intersection(audio))")
+            // SQLite and Nettle too are opened when used: the journal and the library open SQLite
+            // at their first connection; nothing here takes a checksum.
+            let usesSQLite = arguments[0] == "journal" || arguments[0] == "library"
+            #expect(!libraries.atStart.contains("libsqlite3.so.0") && libraries.opened.contains("libsqlite3.so.0") == usesSQLite, "\(arguments): \(libraries)")
+            #expect(!libraries.all.contains("libnettle.so.8"), "\(arguments): \(libraries)")
         }
         // A command that reads audio opens libsndfile (and its codecs with it) when it reads the file.
         try Signals.write(Signals.sine(440, seconds: 1), to: dir.file("tone.wav"))
         let info = try loaded(["info", dir.file("tone.wav")])
         #expect(info.opened.contains("libsndfile.so.1") && info.all.contains("libFLAC.so.12") && !info.atStart.contains("libsndfile.so.1"), "\(info)")
         #expect(!info.all.contains("libSoundTouchDll.so.1"))
+        // Adding a marker records the file's checksum (SHA-256): Nettle is opened then, and SQLite is not.
+        let marked = try loaded(["markers", "add", dir.file("tone.wav"), "Intro", "0.5"])
+        #expect(marked.opened.contains("libnettle.so.8") && !marked.all.contains("libsqlite3.so.0"), "\(marked)")
         // A render stretches and resamples: SoundTouch and soxr too; Rubber Band only at high quality
         // (a render's default).
         let render = try loaded(["render", dir.file("tone.wav"), "-o", dir.file("fast.wav"), "--rate", "0.8", "--quality", "fast", "-q"])

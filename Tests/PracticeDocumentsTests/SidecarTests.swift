@@ -399,6 +399,30 @@ import PracticeEngine
         }
     }
 
+    /// Numbers our files hold are read without `strtod` (JSONValue.value(ofNumber:)): the value must be
+    /// `Double(literal)`'s to the bit, for every literal of up to 15 digits with a point anywhere,
+    /// either sign, and for those it leaves to `Double` (16 digits, exponents, a lone point).
+    @Test func numbersReadDirectlyAreStrtodsToTheBit() {
+        var literals = ["0", "-0", "0.0", "-0.000", "1", "12.5", "0.001", "0.1", "0.3", "83.123", "999999999999999",
+                        "0.000000000000001", "9007199254740.993", "123456789012345", "1234567890.12345",
+                        "1234567890123456", "0.0000000000000001", "1e5", "1.5E-3", "-2.5e+10", ".5", "5.", "-", "", "1.2.3", "+1"]
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<200_000 {
+            let digits = Int(rng.next() % 17) + 1                     // 1…17: past the 15 read directly
+            var text = ""
+            for _ in 0..<digits { text.append(Character(UnicodeScalar(UInt8(0x30 + rng.next() % 10)))) }
+            let point = Int(rng.next() % UInt64(digits + 1))          // digits: no point
+            if point < digits, point > 0 { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+            if rng.next() % 2 == 0 { text = "-" + text }
+            literals.append(text)
+        }
+        for literal in literals {
+            let direct = JSONValue.value(ofNumber: literal)
+            let strtod = Double(literal)
+            #expect(direct?.bitPattern == strtod?.bitPattern, "\(literal): \(String(describing: direct)) against \(String(describing: strtod))")
+        }
+    }
+
     @Test func timecodesOfAnyNumberAreText() {
         #expect(Timecode.format(1e308, decimals: 3) == "≥ 100000:00:00")
         #expect(Timecode.format(.infinity) == "≥ 100000:00:00")

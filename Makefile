@@ -57,8 +57,9 @@ test:
 
 # The engine's suites under ThreadSanitizer (its own build folder, and only the modules they need:
 # PRACTICE_THREADS=1 in Package.swift): any report fails the run.
-# The stress test (four controllers, 2,000 commands each) is among them.
-CORE_SUITES := \.(EngineTests|PlayerTests|LoopTests|PassCacheTests|LoopCycleTests|RingBufferTests|ALSAOutputTests|AudioThreadTests|ControlTests|SessionTests)/
+# The stress test (four controllers, 2,000 commands each) is among them, and the render in pieces
+# (two threads stretching, the writer taking each piece and handing its buffer back).
+CORE_SUITES := \.(EngineTests|PlayerTests|LoopTests|PassCacheTests|LoopCycleTests|RingBufferTests|ALSAOutputTests|AudioThreadTests|ControlTests|SessionTests|SplitRenderTests)/
 # The test modules those suites live in, and their helpers.
 CORE_SUITE_FOLDERS := Tests/PracticeEngineTests Tests/PracticeAudioTests Tests/PracticeControlTests \
 	Tests/PracticeTUITests Tests/PracticeTestSupport

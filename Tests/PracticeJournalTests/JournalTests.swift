@@ -94,8 +94,6 @@ extension TallyTests {
         return path
     }
 
-    /// Plays `seconds` seconds on the virtual device, the recorder sampling after each, as its
-    /// once-a-second timer does.
     /// Waits until the recorder has read the track's markers (beside the player, as it starts):
     /// on the virtual device a 4-second pass is over in a moment, and one played before it knew
     /// the sections was counted in none (a loaded CI saw the chorus twice instead of three times).
@@ -103,6 +101,8 @@ extension TallyTests {
         try eventually("the recorder reads the track's markers") { recorder.hasReadTrackNotes }
     }
 
+    /// Plays `seconds` seconds on the virtual device, the recorder sampling after each, as its
+    /// once-a-second timer does.
     func playSeconds(_ seconds: Int, _ rig: VirtualRig, _ recorder: JournalRecorder) {
         for _ in 0..<seconds {
             rig.play(44_100)

@@ -16,6 +16,20 @@ import PracticeTestSupport
         return db
     }
 
+    /// Every connection reads its file through a memory map of up to 256 MB (a search read its
+    /// index a `pread` per page), and what another connection writes (2 MB) reads back through it.
+    @Test func theFileIsReadThroughAMapThatFollowsItsGrowth() throws {
+        let reader = try database("mapped.sqlite")
+        #expect(try reader.read { try $0.value(Int.self, sql: "PRAGMA mmap_size") } == 268_435_456)
+        #expect(try reader.read { try $0.value(Int.self, sql: "SELECT count(*) FROM t") } == 0)
+        let writer = try SQLiteDatabase(path: dir.file("mapped.sqlite"))
+        try writer.write { db in
+            for k in 0..<2_000 { try db.execute(sql: "INSERT INTO t (i, b) VALUES (?, ?)", arguments: [k, [UInt8](repeating: UInt8(k % 251), count: 1_000)]) }
+        }
+        let read = try reader.read { try $0.row(sql: "SELECT count(*) AS n, sum(i) AS total, sum(length(b)) AS bytes FROM t") }
+        #expect(read.map { [$0["n"] as Int, $0["total"] as Int, $0["bytes"] as Int] } == [2_000, 1_999_000, 2_000_000])
+    }
+
     /// Each kind of value, the edges of each: the empty text is text (not NULL), a text with a
     /// NUL in it keeps all its bytes, the largest integers and non-ASCII text come back the same.
     @Test func valuesComeBackAsTheyWereStored() throws {

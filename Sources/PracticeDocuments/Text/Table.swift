@@ -11,33 +11,70 @@ public enum Table {
         let columns = header.count
         // The last column is not padded, and a column that is empty everywhere below the header is dropped.
         let used = (0..<columns).filter { c in c < columns - 1 || rows.contains { !$0[c].isEmpty } }
-        // Each cell measured once, and each line written as bytes (a listing may have 10,000 rows).
+        // Each cell measured once, and each line made by appending its cells (text already known
+        // to be UTF-8: no bytes to check again) and the spaces between them, those at its end left
+        // out (a listing may have 10,000 rows).
         let cellWidths = all.map { row in used.map { width(of: row[$0]) } }
         let widths = used.indices.map { k in cellWidths.lazy.map { $0[k] }.max() ?? 0 }
+        let right = used.map { rightAligned.contains($0) }
+        let spacing = widths.reduce(2 * used.count, +)   // at most, with each cell's own bytes
         return all.indices.map { index in
-            var line = [UInt8]()
+            var line = ""
+            line.reserveCapacity(used.reduce(spacing) { $0 + all[index][$1].utf8.count })
+            var spaces = 0   // owed before the next text, dropped at the end of the line
+            func append(_ cell: String) {
+                guard !cell.isEmpty else { return }
+                while spaces > 0 {
+                    let run = min(spaces, blanks.count - 1)
+                    line += blanks[run]
+                    spaces -= run
+                }
+                line += cell
+                spaces = 0
+            }
             for (k, c) in used.enumerated() {
-                if k > 0 { line.append(contentsOf: [0x20, 0x20]) }
-                let pad = repeatElement(UInt8(0x20), count: widths[k] - cellWidths[index][k])
-                if rightAligned.contains(c) && index > 0 {
-                    line.append(contentsOf: pad)
-                    line.append(contentsOf: all[index][c].utf8)
+                if k > 0 { spaces += 2 }
+                let pad = widths[k] - cellWidths[index][k]
+                if right[k] && index > 0 {
+                    spaces += pad
+                    append(all[index][c])
                 } else {
-                    line.append(contentsOf: all[index][c].utf8)
-                    line.append(contentsOf: pad)
+                    append(all[index][c])
+                    spaces += pad
                 }
             }
-            while line.last == 0x20 { line.removeLast() }
-            return String(decoding: line, as: UTF8.self)
+            // A cell's own trailing spaces go too, as from the end of any line.
+            while line.utf8.last == 0x20 { line.unicodeScalars.removeLast() }
+            return line
         }
     }
+
+    /// Runs of 0 to 64 spaces, made once.
+    private static let blanks = (0...64).map { String(repeating: " ", count: $0) }
 
     /// Terminal columns a string takes: East Asian wide characters and emoji take two
     /// (Unicode's East Asian Width "W" and "F", as wcwidth counts them).
     public static func width(of s: String) -> Int {
         // Printable ASCII, one column a byte, without breaking the string into characters.
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
-        return s.reduce(0) { total, ch in
+        // Text of printable ASCII, Latin-1, the Latin extensions and the dashes, quotes and
+        // bullets of U+2010–U+2027 (an em dash between artist and title): no scalar there joins
+        // the one before it (combining marks start at U+0300, the joiner is U+200D), so each is a
+        // character of one column, counted without breaking the string into characters.
+        var scalars = 0
+        for u in s.unicodeScalars {
+            let v = u.value
+            guard (0x20..<0x7F).contains(v) || (0xA0..<0x300).contains(v) || (0x2010...0x2027).contains(v) else {
+                return characterWidth(of: s)
+            }
+            scalars += 1
+        }
+        return scalars
+    }
+
+    /// `width(of:)` character by character: a character's first scalar says whether it is wide.
+    static func characterWidth(of s: String) -> Int {
+        s.reduce(0) { total, ch in
             guard let v = ch.unicodeScalars.first?.value else { return total }
             return total + (isWide(v) ? 2 : 1)
         }

@@ -100,7 +100,10 @@ fuzz:
 # commands run together at the start of the code (Sources/practice/startup.order, written by
 # bench/memory/startup-order.sh; names it no longer finds are skipped): the kernel maps code 64 kB
 # at a time around each page run, and scattered, they kept 7 MB of the binary resident (now 4 MB).
-RELEASE_LINK := -Xswiftc -Xfrontend -Xswiftc -function-sections \
+# No run path of its own folder ($ORIGIN): nothing of ours is installed beside the binary, and the
+# loader looked there first for each library, 24 files that are not there at each start and one
+# more at each dlopen.
+RELEASE_LINK := --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --no-export-dynamic -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/Sources/practice/startup.order -Xlinker --no-warn-symbol-ordering
 release:

@@ -139,6 +139,19 @@ public struct SQLiteRow {
     public subscript<T: SQLiteConvertible>(_ column: String) -> T? {
         names[column].flatMap { T(unlessNull: values[$0]) }
     }
+
+    /// Where `column` is in this result, for reading many rows by place (`subscript(at:)`)
+    /// instead of looking each name up in each row.
+    public func index(of column: String) -> Int? { names[column] }
+
+    /// The column at `index` (from `index(of:)`; nil reads as NULL).
+    public subscript<T: SQLiteConvertible>(at index: Int?) -> T {
+        T(sqliteValue: index.map { values[$0] } ?? .null)
+    }
+
+    public subscript<T: SQLiteConvertible>(at index: Int?) -> T? {
+        index.flatMap { T(unlessNull: values[$0]) }
+    }
 }
 
 /// A prepared statement, kept by its connection (`SQLiteConnection.statement`) and run again

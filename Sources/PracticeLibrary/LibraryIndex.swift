@@ -37,12 +37,35 @@ public struct LibraryTrack: Sendable, Equatable {
         self.cover = cover; self.markerCount = markerCount; self.loopCount = loopCount; self.hasLyrics = hasLyrics; self.problem = problem
     }
 
-    init(row: SQLiteRow) {
-        id = row["id"]; path = row["path"]
-        title = row["title"]; artist = row["artist"]; album = row["album"]; albumArtist = row["albumArtist"]; genre = row["genre"]
-        year = row["year"]; trackNumber = row["trackNumber"]; discNumber = row["discNumber"]; duration = row["duration"]
-        cover = row["cover"]; markerCount = row["markerCount"]; loopCount = row["loopCount"]; hasLyrics = row["hasLyrics"]
-        problem = row["problem"]
+    /// Where a result's columns are, found once for all its rows: looked up by name in every
+    /// row, they were a twentieth of a search's work.
+    struct Columns {
+        let id, path, title, artist, album, albumArtist, genre, year, trackNumber, discNumber, duration, cover,
+            markerCount, loopCount, hasLyrics, problem: Int?
+
+        init(_ row: SQLiteRow) {
+            id = row.index(of: "id"); path = row.index(of: "path")
+            title = row.index(of: "title"); artist = row.index(of: "artist"); album = row.index(of: "album")
+            albumArtist = row.index(of: "albumArtist"); genre = row.index(of: "genre"); year = row.index(of: "year")
+            trackNumber = row.index(of: "trackNumber"); discNumber = row.index(of: "discNumber"); duration = row.index(of: "duration")
+            cover = row.index(of: "cover"); markerCount = row.index(of: "markerCount"); loopCount = row.index(of: "loopCount")
+            hasLyrics = row.index(of: "hasLyrics"); problem = row.index(of: "problem")
+        }
+    }
+
+    init(row: SQLiteRow, columns c: Columns) {
+        id = row[at: c.id]; path = row[at: c.path]
+        title = row[at: c.title]; artist = row[at: c.artist]; album = row[at: c.album]; albumArtist = row[at: c.albumArtist]
+        genre = row[at: c.genre]; year = row[at: c.year]; trackNumber = row[at: c.trackNumber]; discNumber = row[at: c.discNumber]
+        duration = row[at: c.duration]; cover = row[at: c.cover]; markerCount = row[at: c.markerCount]; loopCount = row[at: c.loopCount]
+        hasLyrics = row[at: c.hasLyrics]; problem = row[at: c.problem]
+    }
+
+    /// The tracks of a result's rows (every row of one statement has its columns in one place).
+    static func all(_ rows: [SQLiteRow]) -> [LibraryTrack] {
+        guard let first = rows.first else { return [] }
+        let columns = Columns(first)
+        return rows.map { LibraryTrack(row: $0, columns: columns) }
     }
 
     /// The title, else the file's name without its extension.
@@ -192,7 +215,7 @@ public final class LibraryIndex: Sendable {
     /// Every track, by album artist, album, disc, track number and path.
     public func tracks() throws(PracticeError) -> [LibraryTrack] {
         try reading { db in
-            try db.rows(sql: "SELECT * FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path").map(LibraryTrack.init(row:))
+            LibraryTrack.all(try db.rows(sql: "SELECT * FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path"))
         }
     }
 
@@ -235,9 +258,12 @@ public final class LibraryIndex: Sendable {
                 FROM words JOIN entry ON entry.id = words.rowid JOIN track ON track.id = entry.trackId
                 WHERE words MATCH ? ORDER BY words.rank, track.path, entry.time LIMIT ?
                 """, arguments: [query, limit ?? -1])
+            guard let first = rows.first else { return [] }
+            let track = LibraryTrack.Columns(first)
+            let (kind, name, text, time) = (first.index(of: "hitKind"), first.index(of: "hitName"), first.index(of: "hitText"), first.index(of: "hitTime"))
             return rows.map { row in
-                LibraryHit(track: LibraryTrack(row: row), kind: LibraryHit.Kind(rawValue: row["hitKind"]) ?? .tags,
-                           name: row["hitName"], text: row["hitText"], time: row["hitTime"])
+                LibraryHit(track: LibraryTrack(row: row, columns: track), kind: LibraryHit.Kind(rawValue: row[at: kind]) ?? .tags,
+                           name: row[at: name], text: row[at: text], time: row[at: time])
             }
         }
     }

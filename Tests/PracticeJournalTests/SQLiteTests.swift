@@ -58,6 +58,11 @@ import PracticeTestSupport
         #expect(row["n"] as Int == 0 && row["n"] as String == "" && row["n"] as Double? == nil)
         #expect(row["t"] as Int == 12 && row["r"] as Int == 2 && row["gone"] as String? == nil)
         #expect(try db.read { try $0.value(Int.self, sql: "SELECT NULL") } == nil)
+        // Read by place, as a listing reads many rows: the same values, a missing column NULL.
+        let (n, t, r, gone) = (row.index(of: "n"), row.index(of: "t"), row.index(of: "r"), row.index(of: "gone"))
+        #expect(n == 0 && t == 1 && r == 2 && gone == nil)
+        #expect(row[at: n] as Int == 0 && row[at: n] as Double? == nil && row[at: t] as Int == 12 && row[at: r] as Double == 2.9)
+        #expect(row[at: gone] as String == "" && row[at: gone] as String? == nil)
         #expect(try db.read { try $0.values(String.self, sql: "SELECT 'a' UNION ALL SELECT NULL UNION ALL SELECT 'b'") } == ["a", "b"])
     }
 

@@ -9,7 +9,7 @@ extension String {
     public func terminalSafe(keepingLayout: Bool = false) -> String {
         func shown(_ u: Unicode.Scalar) -> Bool { Self.steers(u) && !(keepingLayout && (u == "\n" || u == "\t")) }
         // Most text steers nothing: that is read from its UTF-8 bytes, a scalar decoded only where
-        // one does (a listing of 10,000 paths spent a tenth of its time decoding them).
+        // one does (decoding every path and title was a twentieth of a library search's work).
         let clean = utf8.withContiguousStorageIfAvailable { !Self.steers(utf8: $0, keepingLayout: keepingLayout) }
             ?? !unicodeScalars.contains(where: shown)
         if clean { return self }

@@ -23,25 +23,26 @@ public enum Path {
     /// The folder: "/a/b.wav" → "/a", "/a" → "/", "b.wav" → "", "/" → "/".
     public static func directory(_ path: String) -> String {
         let trimmed = withoutTrailingSlashes(path)
-        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         let folder = withoutTrailingSlashes(String(trimmed[..<slash]))
         return folder.isEmpty ? "/" : folder
     }
 
     /// The extension of the last component, without its dot: "a/b.tar.gz" → "gz"; "" if none
-    /// (".hidden" and "name." have none).
+    /// (".hidden" and "name." have none). A dot is a dot whatever follows it (a combining mark
+    /// makes one character of the two, but not one byte), as for NSString and the file system.
     public static func pathExtension(_ path: String) -> String {
         let last = lastComponent(path)
-        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return "" }
-        return String(last[last.index(after: dot)...])
+        guard let dot = last.utf8.lastIndex(of: UInt8(ascii: ".")), dot != last.startIndex else { return "" }
+        return String(last[last.utf8.index(after: dot)...])
     }
 
     /// The path without the extension of its last component: "/a/b.wav" → "/a/b".
     public static func deletingExtension(_ path: String) -> String {
-        let ext = pathExtension(path)
-        guard !ext.isEmpty else { return withoutTrailingSlashes(path) }
         let trimmed = withoutTrailingSlashes(path)
-        return String(trimmed.dropLast(ext.count + 1))
+        let ext = pathExtension(trimmed)
+        guard !ext.isEmpty else { return trimmed }
+        return String(trimmed[..<trimmed.utf8.index(trimmed.utf8.endIndex, offsetBy: -(ext.utf8.count + 1))])
     }
 
     /// `path` from the working folder when it is relative.

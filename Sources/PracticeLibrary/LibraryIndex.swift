@@ -95,7 +95,7 @@ public struct LibraryTrack: Sendable, Equatable {
         var groups: [String: [LibraryTrack]] = [:]
         for t in tracks { groups["\(t.displayArtist.lowercased())\u{0}\(t.displayTitle.lowercased())", default: []].append(t) }
         var out: [String: String] = [:]
-        for group in groups.values {
+        for group in groups.values where group.count > 1 {   // (a song alone needs no set of its paths)
             let paths = Set(group.map(\.path))
             guard paths.count > 1 else { continue }
             let formats = group.map { t in

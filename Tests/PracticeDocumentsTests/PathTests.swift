@@ -26,5 +26,20 @@ import PracticeDocuments
             #expect(Path.pathExtension(c.path) == c.ext, "pathExtension(\(c.path))")
         }
         #expect(Path.deletingExtension("/a/b.wav/") == "/a/b")
+        #expect(Path.deletingExtension("/Música/é.ogg") == "/Música/é" && Path.deletingExtension("/a/.hidden") == "/a/.hidden")
+        #expect(Path.deletingExtension("/a/b") == "/a/b" && Path.deletingExtension("b.tar.gz") == "b.tar")
+    }
+
+    /// A slash or a dot followed by a combining mark is one character with it, but still the
+    /// byte the file system splits on: every answer comes from the bytes, as `lastComponent`'s
+    /// always did (the folder and the extension were found character by character, and
+    /// disagreed with it).
+    @Test func aCombiningMarkAfterASlashOrADotDoesNotHideIt() {
+        let path = "/a/\u{301}b.\u{301}og"
+        #expect(Path.lastComponent(path) == "\u{301}b.\u{301}og")
+        #expect(Path.directory(path) == "/a")
+        #expect(Path.pathExtension(path) == "\u{301}og")
+        #expect(Path.deletingExtension(path) == "/a/\u{301}b")
+        #expect(Path.directory("/x/\u{301}/y") == "/x/\u{301}")
     }
 }

@@ -43,6 +43,13 @@ public struct LibraryTrack: Sendable, Equatable {
         let id, path, title, artist, album, albumArtist, genre, year, trackNumber, discNumber, duration, cover,
             markerCount, loopCount, hasLyrics, problem: Int?
 
+        /// The columns named here, `table`'s, for a query's SELECT: only those a track is made of
+        /// (not the scan's mtimes, sizes and sidecar paths), so SQLite sorts and hands over less.
+        static func selected(from table: String) -> String {
+            ["id", "path", "title", "artist", "album", "albumArtist", "genre", "year", "trackNumber", "discNumber", "duration", "cover",
+             "markerCount", "loopCount", "hasLyrics", "problem"].map { "\(table).\($0)" }.joined(separator: ", ")
+        }
+
         init(_ row: SQLiteRow) {
             id = row.index(of: "id"); path = row.index(of: "path")
             title = row.index(of: "title"); artist = row.index(of: "artist"); album = row.index(of: "album")
@@ -215,7 +222,7 @@ public final class LibraryIndex: Sendable {
     /// Every track, by album artist, album, disc, track number and path.
     public func tracks() throws(PracticeError) -> [LibraryTrack] {
         try reading { db in
-            LibraryTrack.all(try db.rows(sql: "SELECT * FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path"))
+            LibraryTrack.all(try db.rows(sql: "SELECT \(LibraryTrack.Columns.selected(from: "track")) FROM track ORDER BY coalesce(albumArtist, artist, ''), coalesce(album, ''), discNumber, trackNumber, path"))
         }
     }
 
@@ -254,7 +261,7 @@ public final class LibraryIndex: Sendable {
         guard let query = Self.ftsQuery(text) else { return [] }
         return try reading { db in
             let rows = try db.rows(sql: """
-                SELECT track.*, entry.kind AS hitKind, entry.name AS hitName, entry.text AS hitText, entry.time AS hitTime
+                SELECT \(LibraryTrack.Columns.selected(from: "track")), entry.kind AS hitKind, entry.name AS hitName, entry.text AS hitText, entry.time AS hitTime
                 FROM words JOIN entry ON entry.id = words.rowid JOIN track ON track.id = entry.trackId
                 WHERE words MATCH ? ORDER BY words.rank, track.path, entry.time LIMIT ?
                 """, arguments: [query, limit ?? -1])

@@ -145,6 +145,7 @@ check-install:
 	$(MAKE) install DESTDIR=$(CHECK_ROOT) PREFIX=/usr
 	@set -e; d=$(CHECK_ROOT)/usr; run() { env -i PATH=/usr/bin:/bin HOME=$(CHECK_ROOT) XDG_CACHE_HOME=$(CHECK_ROOT)/cache "$$@"; }; \
 	if ldd $$d/bin/practice | grep -e swift -e Foundation -e 'not found'; then echo "check-install: the binary needs the toolchain" >&2; exit 1; fi; \
+	if readelf -d $$d/bin/practice | grep -E 'RPATH|RUNPATH'; then echo "check-install: the binary names a run path (searched first for every library)" >&2; exit 1; fi; \
 	run $$d/bin/practice --version; \
 	run $$d/bin/practice render Samples/demo.flac -o $(CHECK_ROOT)/demo.wav --to 2 --rate 0.8 -q; \
 	run $$d/bin/practice info $(CHECK_ROOT)/demo.wav | grep -qx 'Duration:     0:02.500 (110250 frames)'; \

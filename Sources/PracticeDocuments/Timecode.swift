@@ -51,14 +51,29 @@ public enum Timecode {
         let units = Int((s * scale + 1e-6).rounded(.down))   // 2.01 s is 2009.999… ms in binary
         let whole = units / Int(scale), fraction = units % Int(scale)
         let h = whole / 3600, m = (whole / 60) % 60, sec = whole % 60
-        var out = h > 0 ? "\(h):\(pad(m)):\(pad(sec))" : "\(m):\(pad(sec))"
-        if decimals > 0 {
-            var f = String(fraction)
-            while f.count < decimals { f = "0" + f }
-            out += ".\(f)"
+        // Written as ASCII digits straight into the string (a listing formats 10,000 times; the
+        // interpolations and paddings took a fifteenth of a marker listing).
+        return String(unsafeUninitializedCapacity: 16 + max(0, decimals)) { out in
+            var i = 0
+            /// `v` in at least `width` digits, zeros in front.
+            func digits(_ v: Int, width: Int) {
+                var n = 1, rest = v / 10
+                while rest > 0 { n += 1; rest /= 10 }
+                let count = max(n, width)
+                var x = v
+                for k in stride(from: i + count - 1, through: i, by: -1) { out[k] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10 }
+                i += count
+            }
+            if h > 0 {
+                digits(h, width: 1); out[i] = UInt8(ascii: ":"); i += 1
+                digits(m, width: 2)
+            } else {
+                digits(m, width: 1)
+            }
+            out[i] = UInt8(ascii: ":"); i += 1
+            digits(sec, width: 2)
+            if decimals > 0 { out[i] = UInt8(ascii: "."); i += 1; digits(fraction, width: decimals) }
+            return i
         }
-        return out
     }
-
-    private static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 }

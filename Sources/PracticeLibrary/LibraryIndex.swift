@@ -103,19 +103,32 @@ public struct LibraryTrack: Sendable, Equatable {
         for t in tracks { groups["\(t.displayArtist.lowercased())\u{0}\(t.displayTitle.lowercased())", default: []].append(t) }
         var out: [String: String] = [:]
         for group in groups.values where group.count > 1 {   // (a song alone needs no set of its paths)
-            let paths = Set(group.map(\.path))
+            let paths = Set(group.map { FileName($0.path) })
             guard paths.count > 1 else { continue }
             let formats = group.map { t in
                 let ext = Path.pathExtension(t.path).lowercased()
                 return Self.formatNames[ext] ?? ext.uppercased()
             }
-            var byFormat: [String: Set<String>] = [:]
-            for (t, f) in zip(group, formats) { byFormat[f, default: []].insert(t.path) }
+            var byFormat: [String: Set<FileName>] = [:]
+            for (t, f) in zip(group, formats) { byFormat[f, default: []].insert(FileName(t.path)) }
             for (t, f) in zip(group, formats) {
                 out[t.path] = byFormat[f]!.count > 1 ? "\(f), \(Path.lastComponent(t.folder))" : f
             }
         }
         return out
+    }
+
+    /// A path as the file system tells files apart: by its bytes. (A `String` is hashed and compared
+    /// as Unicode text, canonical equivalents alike, and a path with accents or kana is normalised
+    /// each time: telling apart the bench's 33 copies of each song hashed 20,000 that way.)
+    struct FileName: Hashable {
+        let path: String
+        init(_ path: String) { self.path = path }
+        static func == (a: FileName, b: FileName) -> Bool { a.path.utf8.elementsEqual(b.path.utf8) }
+        func hash(into hasher: inout Hasher) {
+            var bytes = path
+            bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// The title, with what tells it apart from `distinctions` (`Drill (FLAC)`).

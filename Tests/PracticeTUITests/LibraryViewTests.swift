@@ -150,6 +150,20 @@ import PracticeDocuments
         #expect(screen.contains("John Coltrane — Blue Train 2  1:12.3  marker  turn — watch the left foot"), "\(screen)")
     }
 
+    /// Two files whose paths differ only in how an accent is encoded (é, or e and a combining
+    /// acute) are two files to the file system, so two copies to tell apart; the same track found
+    /// twice (a search's hits) is one.
+    @Test func copiesAreToldApartByTheBytesOfTheirPaths() {
+        func copy(_ id: Int64, _ path: String) -> LibraryTrack {
+            LibraryTrack(id: id, path: path, title: "Drill", artist: "Crew")
+        }
+        let composed = copy(1, "/music/Caf\u{E9}/drill.flac"), decomposed = copy(2, "/music/Cafe\u{301}/drill.flac")
+        #expect(composed.path == decomposed.path)   // Swift's string equality: canonical equivalence
+        // (Keyed by path as a `String`, the two share one entry: their format and folder.)
+        #expect(LibraryTrack.distinctions(among: [composed, decomposed]) == [composed.path: "FLAC, Caf\u{E9}"])
+        #expect(LibraryTrack.distinctions(among: [composed, composed]).isEmpty)
+    }
+
     /// The FLAC and the Ogg of one song (and a second FLAC elsewhere) are not rows that look the
     /// same: each says its format, and where that is the same too, its folder.
     @Test func copiesOfOneSongAreToldApart() {

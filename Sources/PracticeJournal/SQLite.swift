@@ -132,13 +132,9 @@ public struct SQLiteRow {
     let names: [String: Int]
     let values: [SQLiteValue]
 
-    public subscript<T: SQLiteConvertible>(_ column: String) -> T {
-        T(sqliteValue: names[column].map { values[$0] } ?? .null)
-    }
+    public subscript<T: SQLiteConvertible>(_ column: String) -> T { self[at: names[column]] }
 
-    public subscript<T: SQLiteConvertible>(_ column: String) -> T? {
-        names[column].flatMap { T(unlessNull: values[$0]) }
-    }
+    public subscript<T: SQLiteConvertible>(_ column: String) -> T? { self[at: names[column]] }
 
     /// Where `column` is in this result, for reading many rows by place (`subscript(at:)`)
     /// instead of looking each name up in each row.

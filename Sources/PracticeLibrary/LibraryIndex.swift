@@ -40,23 +40,25 @@ public struct LibraryTrack: Sendable, Equatable {
     /// Where a result's columns are, found once for all its rows: looked up by name in every
     /// row, they were a twentieth of a search's work.
     struct Columns {
-        let id, path, title, artist, album, albumArtist, genre, year, trackNumber, discNumber, duration, cover,
+        private(set) var id, path, title, artist, album, albumArtist, genre, year, trackNumber, discNumber, duration, cover,
             markerCount, loopCount, hasLyrics, problem: Int?
 
-        /// The columns named here, `table`'s, for a query's SELECT: only those a track is made of
-        /// (not the scan's mtimes, sizes and sidecar paths), so SQLite sorts and hands over less.
+        /// Each column a track is made of, and where `Columns` keeps its place: the one list the
+        /// queries' SELECT and the look-ups both come from.
+        private static let fields: [(name: String, place: any WritableKeyPath<Columns, Int?> & Sendable)] = [
+            ("id", \.id), ("path", \.path), ("title", \.title), ("artist", \.artist), ("album", \.album),
+            ("albumArtist", \.albumArtist), ("genre", \.genre), ("year", \.year), ("trackNumber", \.trackNumber),
+            ("discNumber", \.discNumber), ("duration", \.duration), ("cover", \.cover), ("markerCount", \.markerCount),
+            ("loopCount", \.loopCount), ("hasLyrics", \.hasLyrics), ("problem", \.problem)]
+
+        /// Those columns, `table`'s, for a query's SELECT: only what a track is made of (not the
+        /// scan's mtimes, sizes and sidecar paths), so SQLite sorts and hands over less.
         static func selected(from table: String) -> String {
-            ["id", "path", "title", "artist", "album", "albumArtist", "genre", "year", "trackNumber", "discNumber", "duration", "cover",
-             "markerCount", "loopCount", "hasLyrics", "problem"].map { "\(table).\($0)" }.joined(separator: ", ")
+            fields.map { "\(table).\($0.name)" }.joined(separator: ", ")
         }
 
         init(_ row: SQLiteRow) {
-            id = row.index(of: "id"); path = row.index(of: "path")
-            title = row.index(of: "title"); artist = row.index(of: "artist"); album = row.index(of: "album")
-            albumArtist = row.index(of: "albumArtist"); genre = row.index(of: "genre"); year = row.index(of: "year")
-            trackNumber = row.index(of: "trackNumber"); discNumber = row.index(of: "discNumber"); duration = row.index(of: "duration")
-            cover = row.index(of: "cover"); markerCount = row.index(of: "markerCount"); loopCount = row.index(of: "loopCount")
-            hasLyrics = row.index(of: "hasLyrics"); problem = row.index(of: "problem")
+            for field in Self.fields { self[keyPath: field.place] = row.index(of: field.name) }
         }
     }
 

@@ -10,8 +10,7 @@ extension String {
         func shown(_ u: Unicode.Scalar) -> Bool { Self.steers(u) && !(keepingLayout && (u == "\n" || u == "\t")) }
         // Most text steers nothing: that is read from its UTF-8 bytes, a scalar decoded only where
         // one does (decoding every path and title was a twentieth of a library search's work).
-        let clean = utf8.withContiguousStorageIfAvailable { !Self.steers(utf8: $0, keepingLayout: keepingLayout) }
-            ?? !unicodeScalars.contains(where: shown)
+        let clean = utf8.withContiguousStorageIfAvailable { !Self.holds(shown, utf8: $0) } ?? !unicodeScalars.contains(where: shown)
         if clean { return self }
         var out = String.UnicodeScalarView()
         for u in unicodeScalars {
@@ -27,25 +26,23 @@ extension String {
     /// The text made safe for one line of a terminal (`terminalSafe()`).
     public var terminalSafe: String { terminalSafe() }
 
-    /// Whether the UTF-8 `bytes` hold a scalar that `steers` (but a line break or tab with
-    /// `keepingLayout`). In valid UTF-8 a lead byte is never a continuation byte, so each form is
-    /// found where it starts: C0 controls and DEL are one byte; C1 controls U+0080–U+009F are
-    /// C2 80–C2 9F; U+200E–U+200F are E2 80 8E–8F, U+202A–U+202E are E2 80 AA–AE, and
-    /// U+2066–U+2069 are E2 81 A6–A9.
-    static func steers(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingLayout: Bool) -> Bool {
+    /// Whether the UTF-8 `bytes` hold a scalar `shown` picks, decoding only those that may steer:
+    /// every one `steers` names is a single byte below 0x80 or starts with C2 (U+0080–U+00BF) or
+    /// E2 (U+2000–U+2FFF). In valid UTF-8 a lead byte is never a continuation byte.
+    static func holds(_ shown: (Unicode.Scalar) -> Bool, utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
         var i = 0
         while i < n {
             let b = bytes[i]
+            var v: UInt32?
             if b < 0x20 || b == 0x7F {
-                if !(keepingLayout && (b == 0x0A || b == 0x09)) { return true }
-            } else if b == 0xC2 {
-                if i + 1 < n, (0x80...0x9F).contains(bytes[i + 1]) { return true }
+                v = UInt32(b)
+            } else if b == 0xC2, i + 1 < n {
+                v = 0x80 | UInt32(bytes[i + 1] & 0x3F)
             } else if b == 0xE2, i + 2 < n {
-                let b1 = bytes[i + 1], b2 = bytes[i + 2]
-                if b1 == 0x80, b2 == 0x8E || b2 == 0x8F || (0xAA...0xAE).contains(b2) { return true }
-                if b1 == 0x81, (0xA6...0xA9).contains(b2) { return true }
+                v = 0x2000 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
             }
+            if let v, let u = Unicode.Scalar(v), shown(u) { return true }
             i += 1
         }
         return false

@@ -26,8 +26,10 @@ DEMO_OUT := demo-0.8x.flac
 # Where `make install` puts things (DESTDIR is prepended, for packaging and for the test).
 PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin
+# The program looks for its TagLib shim in ../lib/practice from its own folder.
+LIBDIR := $(PREFIX)/lib
 DATADIR := $(PREFIX)/share
-INSTALLED := $(BINDIR)/practice $(DATADIR)/man/man1/practice.1 \
+INSTALLED := $(BINDIR)/practice $(LIBDIR)/practice/libpractice-taglib.so $(DATADIR)/man/man1/practice.1 \
   $(DATADIR)/bash-completion/completions/practice $(DATADIR)/zsh/site-functions/_practice \
   $(DATADIR)/fish/vendor_completions.d/practice.fish $(DATADIR)/applications/practice.desktop \
   $(DATADIR)/doc/practice/LICENSE $(DATADIR)/doc/practice/third-party.txt
@@ -89,6 +91,8 @@ FUZZ_COVERAGE = -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,t
 fuzz:
 	$(call install,$(BUILD_DEPS))
 	PRACTICE_FUZZ=1 $(SWIFT) build -c release --product practice-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address $(FUZZ_COVERAGE)
+	@# The tags target reads through TagLib's shim, opened from beside the fuzzer.
+	PRACTICE_FUZZ=1 $(SWIFT) build -c release --product practice-taglib --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address $(FUZZ_COVERAGE)
 	Tests/Fuzz/run.sh
 
 # The Swift runtime linked in (only the parts used, no libFoundation.so and ICU to map), and no
@@ -106,9 +110,16 @@ fuzz:
 RELEASE_LINK := --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --no-export-dynamic -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/Sources/practice/startup.order -Xlinker --no-warn-symbol-ordering
+# TagLib's shim (Sources/CTagLibShim), which the program opens with dlopen when the library reads
+# tags: compiled by SwiftPM with the rest, linked here without the Swift runtime (SwiftPM's own
+# link of the `practice-taglib` product, which the debug build uses, adds it and the toolchain's
+# run path), so that the installed shared object needs only TagLib and the C++ runtime.
+TAGLIB_SHIM := .build/release/libpractice-taglib.so
 release:
 	$(call install,$(BUILD_DEPS))
 	$(SWIFT) build -c release --product practice --static-swift-stdlib $(RELEASE_LINK)
+	$(SWIFT) build -c release --target CTagLibShim --static-swift-stdlib $(RELEASE_LINK)
+	clang++ -shared -fuse-ld=lld -Wl,--as-needed -Wl,-z,now -Wl,-z,relro -o $(TAGLIB_SHIM) .build/release/CTagLibShim.build/taglib_shim.cpp.o -ltag
 
 # The manual page, generated from the command definitions by swift-argument-parser's
 # generate-manual (its tool run on the release binary: the package plugin would build the
@@ -123,6 +134,7 @@ man: release
 # manual, bash, zsh and fish completions and the desktop entry. `make uninstall` removes them.
 install: release man
 	install -Dm755 .build/release/practice $(DESTDIR)$(BINDIR)/practice
+	install -Dm644 $(TAGLIB_SHIM) $(DESTDIR)$(LIBDIR)/practice/libpractice-taglib.so
 	install -Dm644 .build/man/practice.1 $(DESTDIR)$(DATADIR)/man/man1/practice.1
 	install -d $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	.build/release/practice --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/practice
@@ -134,7 +146,7 @@ install: release man
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rmdir $(DESTDIR)$(DATADIR)/doc/practice 2>/dev/null || true
+	rmdir $(DESTDIR)$(DATADIR)/doc/practice $(DESTDIR)$(LIBDIR)/practice 2>/dev/null || true
 
 # Installs into a scratch DESTDIR and uses what was installed there with the toolchain out of
 # sight (a bare environment: no /opt/swift on PATH, no LD_LIBRARY_PATH), then uninstalls.
@@ -146,9 +158,14 @@ check-install:
 	@set -e; d=$(CHECK_ROOT)/usr; run() { env -i PATH=/usr/bin:/bin HOME=$(CHECK_ROOT) XDG_CACHE_HOME=$(CHECK_ROOT)/cache "$$@"; }; \
 	if ldd $$d/bin/practice | grep -e swift -e Foundation -e 'not found'; then echo "check-install: the binary needs the toolchain" >&2; exit 1; fi; \
 	if readelf -d $$d/bin/practice | grep -E 'RPATH|RUNPATH'; then echo "check-install: the binary names a run path (searched first for every library)" >&2; exit 1; fi; \
+	if readelf -d $$d/bin/practice | grep libtag; then echo "check-install: the binary links TagLib (its shim is opened when tags are read)" >&2; exit 1; fi; \
+	if ldd $$d/lib/practice/libpractice-taglib.so | grep -e swift -e 'not found'; then echo "check-install: the TagLib shim needs the toolchain" >&2; exit 1; fi; \
 	run $$d/bin/practice --version; \
 	run $$d/bin/practice render Samples/demo.flac -o $(CHECK_ROOT)/demo.wav --to 2 --rate 0.8 -q; \
 	run $$d/bin/practice info $(CHECK_ROOT)/demo.wav | grep -qx 'Duration:     0:02.500 (110250 frames)'; \
+	mkdir -p $(CHECK_ROOT)/music && cp Samples/demo.flac $(CHECK_ROOT)/music/; \
+	run $$d/bin/practice library scan $(CHECK_ROOT)/music -q >/dev/null; \
+	run $$d/bin/practice library search --no-scan demo | grep -q 'tags  practice — Practice Demo$$'; \
 	bash -n $$d/share/bash-completion/completions/practice; \
 	bash -c ". $$d/share/bash-completion/completions/practice && complete -p practice" | grep -q practice; \
 	grep -q '^#compdef practice' $$d/share/zsh/site-functions/_practice; \
@@ -157,7 +174,7 @@ check-install:
 	desktop-file-validate $$d/share/applications/practice.desktop; \
 	grep -q 'GNU GENERAL PUBLIC LICENSE' $$d/share/doc/practice/LICENSE; grep -q 'Version 3, 29 June 2007' $$d/share/doc/practice/LICENSE; \
 	grep -q '^practice is free software: GPL-3.0-or-later' $$d/share/doc/practice/third-party.txt; \
-	echo "check-install: the installed practice runs without the toolchain; manual, completions, desktop entry and licence in place"
+	echo "check-install: the installed practice runs without the toolchain and reads tags through its TagLib shim; manual, completions, desktop entry and licence in place"
 	$(MAKE) uninstall DESTDIR=$(CHECK_ROOT) PREFIX=/usr
 	@left=$$(find $(CHECK_ROOT)/usr -type f); if [ -n "$$left" ]; then echo "check-install: uninstall left $$left" >&2; exit 1; fi
 	rm -rf $(CHECK_ROOT)

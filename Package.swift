@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "practice", targets: ["practice"]),
+        // TagLib's shim as a shared object of its own (libpractice-taglib.so, beside the program in
+        // the build folder, in lib/practice/ once installed), opened when the library reads tags.
+        .library(name: "practice-taglib", type: .dynamic, targets: ["CTagLibShim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,8 +44,11 @@ let package = Package(
         // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
 
-        // TagLib (libtag1-dev) through a small C++ file with a C interface: its own C API has no pictures.
-        .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
+        // TagLib (libtag1-dev) through a small C++ file with a C interface (its own C API has no
+        // pictures), built as libpractice-taglib.so; CTagLib, headers only, opens it with dlopen when
+        // the library first reads tags, so that no other command loads TagLib.
+        .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag")]),
+        .systemLibrary(name: "CTagLib"),
         // toml++ (libtomlplusplus-dev), the same way: the configuration file, turned into JSON.
         .target(name: "CToml", cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),

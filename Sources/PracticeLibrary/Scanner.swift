@@ -109,7 +109,11 @@ extension LibraryIndex {
             let coverSame = embedded || old?.cover == f.folderCover
             if audioSame, notesSame, coverSame { continue }
             var item = Indexed(found: f, keepTags: audioSame)
-            if !audioSame { item.readTags(problems: &report.problems, covers: covers) } else { item.cover = embedded ? old?.cover : f.folderCover }
+            if !audioSame {
+                // Without TagLib's shim nothing is read, and the scan stops here (exit 69).
+                try TagLibShim.require()
+                item.readTags(problems: &report.problems, covers: covers)
+            } else { item.cover = embedded ? old?.cover : f.folderCover }
             item.readNotes(problems: &report.problems)
             if old == nil { report.added += 1 } else { report.updated += 1 }
             batch.append(item)

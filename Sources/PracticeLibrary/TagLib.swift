@@ -1,11 +1,45 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CTagLib
 import Glibc
+import PracticeDocuments
+import PracticeSystem
 
-/// An error from TagLib: the file is not one it can read.
+/// An error from TagLib: the file is not one it can read (or TagLib's shim is missing).
 public struct TagLibError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public var description: String { "\(path): TagLib cannot read its tags" }
+}
+
+/// TagLib's shim, libpractice-taglib.so (Sources/CTagLibShim), opened with dlopen at the first
+/// tag read: beside the program (the build folder), else in `../lib/practice/` from it (where
+/// `make install` puts it).
+enum TagLibShim {
+    static let fileName = "libpractice-taglib.so"
+
+    /// Where it is looked for, in order.
+    static var places: [String] {
+        let folder = Path.directory(Path.resolved("/proc/self/exe") ?? CommandLine.arguments[0])
+        return [folder + "/" + fileName, Path.normalized(folder + "/../lib/practice/" + fileName)]
+    }
+
+    /// The opened shim, or why it could not be opened. Written once, then only read.
+    nonisolated(unsafe) private static let api: Result<UnsafeMutablePointer<practice_taglib_api>, PracticeError> = {
+        let places = Self.places
+        guard let found = places.first(where: { access($0, F_OK) == 0 }) else {
+            return .failure(problem("\(fileName) is in neither \(Path.directory(places[0])) nor \(Path.directory(places[1]))"))
+        }
+        return DynamicLibrary.load(practice_taglib_api()) { practice_taglib_load($0, found) }.mapError { problem($0.message) }
+    }()
+
+    private static func problem(_ message: String) -> PracticeError {
+        PracticeError(.unavailable, "cannot read tags: \(message.terminalSafe) (install practice again: 'make install')")
+    }
+
+    /// The shim's functions, or the error a scan stops with (exit 69) when it cannot be opened.
+    static func functions() throws(PracticeError) -> practice_taglib_api { try api.get().pointee }
+
+    /// Throws (exit 69) unless the shim can be opened: a scan asks before it reads its first file.
+    static func require() throws(PracticeError) { _ = try functions() }
 }
 
 /// A picture embedded in an audio file's tags.
@@ -18,9 +52,10 @@ public struct EmbeddedPicture: Sendable, Equatable {
     /// AIFF, FLAC pictures, METADATA_BLOCK_PICTURE in Ogg Vorbis and Opus, `covr` in MP4. Nil
     /// when it has none.
     public static func frontCover(of path: String) throws(TagLibError) -> EmbeddedPicture? {
+        guard let tagLib = try? TagLibShim.functions() else { throw TagLibError(path: path) }
         var p = practice_picture()
-        let rc = practice_taglib_front_cover(path, &p)
-        defer { practice_picture_free(&p) }
+        let rc = tagLib.front_cover(path, &p)
+        defer { tagLib.picture_free(&p) }
         if rc < 0 { throw TagLibError(path: path) }
         guard rc > 0, let data = p.data else { return nil }
         let mime = withUnsafeBytes(of: p.mime) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
@@ -60,10 +95,11 @@ public struct TrackTags: Sendable, Equatable {
     /// The tags of `path` (and its embedded cover when `withCover`); nil for a kind of file we do
     /// not play (by its extension). Throws when TagLib cannot read the file.
     public static func read(_ path: String, withCover: Bool = true) throws(TagLibError) -> TrackTags? {
+        guard let tagLib = try? TagLibShim.functions() else { throw TagLibError(path: path) }
         var t = practice_tags()
         var p = practice_picture()
-        let rc = withCover ? practice_taglib_tags(path, &t, &p) : practice_taglib_tags(path, &t, nil)
-        defer { practice_tags_free(&t); practice_picture_free(&p) }
+        let rc = withCover ? tagLib.tags(path, &t, &p) : tagLib.tags(path, &t, nil)
+        defer { tagLib.tags_free(&t); tagLib.picture_free(&p) }
         if rc < 0 { throw TagLibError(path: path) }
         guard rc > 0 else { return nil }
         func text(_ s: UnsafeMutablePointer<CChar>?) -> String? {

@@ -34,13 +34,19 @@ import Testing
         "CSystemdBus": "PracticeDesktop", "CSQLite": "PracticeJournal",
     ]
 
+    /// C++ built into a shared object of its own (libpractice-taglib.so), which its owner's dlopen
+    /// table opens (CTagLibShim: CTagLib's): no Swift module imports or links it.
+    static let sharedObjects: Set<String> = ["CTagLibShim"]
+
     @Test func eachCLibraryIsImportedInternallyByTheOneModuleWhoseJobItServes() throws {
         let modules = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/Sources").filter { $0.hasPrefix("C") }.sorted()
-        #expect(Set(modules) == Set(Self.owners.keys), "C modules in Sources: \(modules)")
+        #expect(Set(modules) == Set(Self.owners.keys).union(Self.sharedObjects), "C modules in Sources: \(modules)")
         var wrong: [String] = []
         var seen: Set<String> = []
         for (module, file, line) in try Self.imports() {
-            guard let c = line.split(separator: " ").last.map(String.init), c.hasPrefix("C"), let owner = Self.owners[c] else { continue }
+            guard let c = line.split(separator: " ").last.map(String.init), c.hasPrefix("C") else { continue }
+            if Self.sharedObjects.contains(c) { wrong.append("\(module)/\(file): \(line) (a shared object of its own, opened with dlopen)") }
+            guard let owner = Self.owners[c] else { continue }
             seen.insert(c)
             if module != owner { wrong.append("\(module)/\(file): \(line) (belongs in \(owner))") }
             if !line.hasPrefix("internal import ") { wrong.append("\(module)/\(file): \(line) (not internal)") }

@@ -101,6 +101,42 @@ import PracticeTestSupport
                 "the bar full, then cleared before the warning and the summary: \(r.stdout.suffix(200).debugDescription)")
     }
 
+    /// TagLib is read through libpractice-taglib.so, opened when a scan first reads tags: beside
+    /// the program (the build folder), else in ../lib/practice (installed). Without it, a scan
+    /// says so in one line (exit 69) and indexes nothing; the other commands never need it.
+    @Test func theTagLibShimIsFoundBesideTheProgramOrInstalledAndItsAbsenceSaid() throws {
+        let bin = dir.file("prefix/bin"), lib = dir.file("prefix/lib/practice")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.file("music"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: practiceBinary, toPath: bin + "/practice")
+        try FileManager.default.copyItem(atPath: LicenceTests.root + "/Samples/demo.flac", toPath: dir.file("music/demo.flac"))
+        func alone(_ args: [String]) throws -> ProcessResult { try run(bin + "/practice", args, environment: env, currentDirectory: dir.path) }
+
+        // The folder asked for is remembered; its tracks wait for a scan that can read them.
+        var r = try alone(["library", "scan", "music", "-q"])
+        #expect(r.status == 69 && r.stdout.isEmpty && r.stderr == """
+            practice: added \(dir.file("music")) to the library (\(dir.file("config/practice/config.toml")))
+            practice: cannot read tags: libpractice-taglib.so is in neither \(bin) nor \(lib) (install practice again: 'make install')
+
+            """, "\(r)")
+        r = try alone(["library", "list", "--no-scan", "--json"])
+        #expect(r.status == 0 && !r.stdout.contains("demo.flac"), "nothing indexed: \(r)")
+        // A command that reads no tags does not look for it.
+        r = try alone(["info", "music/demo.flac"])
+        #expect(r.status == 0 && r.stdout.contains("Title:        Practice Demo\n"), "\(r)")
+
+        // Where `make install` puts it.
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        let shim = URL(fileURLWithPath: practiceBinary).deletingLastPathComponent().appendingPathComponent("libpractice-taglib.so").path
+        try FileManager.default.copyItem(atPath: shim, toPath: lib + "/libpractice-taglib.so")
+        r = try alone(["library", "scan", "music", "-q"])
+        #expect(r.status == 0 && r.stdout == "1 track: 1 new\n" && r.stderr.isEmpty, "\(r)")
+        r = try alone(["library", "search", "--no-scan", "--json", "practice", "demo"])
+        let hits = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let hit = (hits?["hits"] as? [[String: Any]])?.first
+        #expect(hit?["artist"] as? String == "practice" && hit?["title"] as? String == "Practice Demo", "the tags TagLib read: \(r.stdout)")
+    }
+
     @Test func badFoldersAndConfigurations() throws {
         var r = try practice(["library", "scan", "nowhere"])
         #expect(r.status == 66 && r.stderr == "practice: \(dir.file("nowhere")): no such folder\n" && r.stdout.isEmpty, "\(r)")

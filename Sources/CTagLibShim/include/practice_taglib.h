@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef PRACTICE_TAGLIB_H
 #define PRACTICE_TAGLIB_H
-// TagLib (C++) behind a small C interface: its own C API has no pictures. Only PracticeAudio
-// calls it.
+// TagLib (C++) behind a small C interface (its own C API has no pictures), built into a shared
+// object of its own, libpractice-taglib.so, that PracticeLibrary opens with dlopen when it first
+// reads tags (CTagLib's shim.h): the program itself does not link TagLib, which is half of the
+// symbols the loader binds at each start.
 #include <stddef.h>
 
 #ifdef __cplusplus

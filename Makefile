@@ -5,7 +5,7 @@
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-BUILD_DEPS := pkg-config nettle-dev libqrencode-dev libavformat-dev libavcodec-dev libavutil-dev libaubio-dev libespeak-ng-dev libsndfile1-dev libsoundtouch-dev librubberband-dev libasound2-dev libsoxr-dev libcurl4-openssl-dev libchromaprint-dev libsystemd-dev libtag1-dev libtomlplusplus-dev libsqlite3-dev libchafa-dev libstb-dev
+BUILD_DEPS := pkg-config libstdc++-12-dev nettle-dev libqrencode-dev libavformat-dev libavcodec-dev libavutil-dev libaubio-dev libespeak-ng-dev libsndfile1-dev libsoundtouch-dev librubberband-dev libasound2-dev libsoxr-dev libcurl4-openssl-dev libchromaprint-dev libsystemd-dev libtag1-dev libtomlplusplus-dev libsqlite3-dev libchafa-dev libstb-dev
 TEST_DEPS  := $(BUILD_DEPS) binutils zbar-tools mpv xvfb openbox tesseract-ocr imagemagick x11-utils ffmpeg wesnoth-1.16-music chromium pulseaudio pulseaudio-utils libasound2-plugins tmux git python3 python3-jsonschema libchromaprint-tools lame vorbis-tools opus-tools sox man-db desktop-file-utils dbus-daemon dbus-bin playerctl systemd flac eyed3
 BENCH_DEPS := $(TEST_DEPS) aubio-tools soundstretch rubberband-cli mpv-mpris time python3-numpy jq mpg123 valgrind alsa-utils mpd mpc
 
@@ -107,7 +107,12 @@ fuzz:
 # No run path of its own folder ($ORIGIN): nothing of ours is installed beside the binary, and the
 # loader looked there first for each library, 24 files that are not there at each start and one
 # more at each dlopen.
-RELEASE_LINK := --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections \
+# The C++ runtime linked in too (libstdc++.a, found first in a folder of its own: swiftc asks for
+# -lstdc++ itself), with toml++ compiled in from its headers: the loader no longer binds
+# libstdc++'s 3,300 symbols and toml++'s at every start (the libraries opened with dlopen that are
+# written in C++, SoundTouch, Rubber Band, TagLib's shim, bring the shared one when they open).
+STATIC_CXX := $(CURDIR)/.build/static-libstdc++
+RELEASE_LINK := --disable-local-rpath -Xswiftc -L$(STATIC_CXX) -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --no-export-dynamic -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/Sources/practice/startup.order -Xlinker --no-warn-symbol-ordering
 # TagLib's shim (Sources/CTagLibShim), which the program opens with dlopen when the library reads
@@ -117,6 +122,8 @@ RELEASE_LINK := --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sec
 TAGLIB_SHIM := .build/release/libpractice-taglib.so
 release:
 	$(call install,$(BUILD_DEPS))
+	@archive=$$(clang++ -print-file-name=libstdc++.a); [ -f "$$archive" ] || { echo "release: no libstdc++.a (apt-get install libstdc++-12-dev)" >&2; exit 69; }; \
+	mkdir -p $(STATIC_CXX) && ln -sf "$$archive" $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build -c release --product practice --static-swift-stdlib $(RELEASE_LINK)
 	$(SWIFT) build -c release --target CTagLibShim --static-swift-stdlib $(RELEASE_LINK)
 	clang++ -shared -fuse-ld=lld -Wl,--as-needed -Wl,-z,now -Wl,-z,relro -o $(TAGLIB_SHIM) .build/release/CTagLibShim.build/taglib_shim.cpp.o -ltag
@@ -158,7 +165,7 @@ check-install:
 	@set -e; d=$(CHECK_ROOT)/usr; run() { env -i PATH=/usr/bin:/bin HOME=$(CHECK_ROOT) XDG_CACHE_HOME=$(CHECK_ROOT)/cache "$$@"; }; \
 	if ldd $$d/bin/practice | grep -e swift -e Foundation -e 'not found'; then echo "check-install: the binary needs the toolchain" >&2; exit 1; fi; \
 	if readelf -d $$d/bin/practice | grep -E 'RPATH|RUNPATH'; then echo "check-install: the binary names a run path (searched first for every library)" >&2; exit 1; fi; \
-	if readelf -d $$d/bin/practice | grep libtag; then echo "check-install: the binary links TagLib (its shim is opened when tags are read)" >&2; exit 1; fi; \
+	if readelf -d $$d/bin/practice | grep -e libtag -e libstdc -e libtoml; then echo "check-install: the binary links TagLib (its shim is opened when tags are read) or a C++ runtime or toml++ (linked in)" >&2; exit 1; fi; \
 	if ldd $$d/lib/practice/libpractice-taglib.so | grep -e swift -e 'not found'; then echo "check-install: the TagLib shim needs the toolchain" >&2; exit 1; fi; \
 	run $$d/bin/practice --version; \
 	run $$d/bin/practice render Samples/demo.flac -o $(CHECK_ROOT)/demo.wav --to 2 --rate 0.8 -q; \

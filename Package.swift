@@ -49,9 +49,9 @@ let package = Package(
         // the library first reads tags, so that no other command loads TagLib.
         .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag")]),
         .systemLibrary(name: "CTagLib"),
-        // toml++ (libtomlplusplus-dev), the same way: the configuration file, turned into JSON.
-        .target(name: "CToml", cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
-                linkerSettings: [.linkedLibrary("tomlplusplus")]),
+        // toml++ (libtomlplusplus-dev) through a small C++ file with a C interface, compiled in from its
+        // headers (no shared library to bind at each start): the configuration file, turned into JSON.
+        .target(name: "CToml", cxxSettings: [.define("TOML_HEADER_ONLY", to: "1")]),
 
         // Locks, control threads, spawning programs and wake pipes: Glibc only, for every module above.
         .target(name: "PracticeSystem"),

@@ -41,6 +41,8 @@ plain=$(readelf -S -W "$ROOT/.build/release/PracticeEngine.build/Player.swift.o"
 
 # valgrind 3.19 cannot read the DWARF 5 that swiftc writes: it runs a copy without it.
 objcopy --strip-debug "$PRACTICE" "$WORK/practice"
+# TagLib's shim, where the program looks for it first (the scan below reads tags).
+cp "$(dirname "$PRACTICE")/libpractice-taglib.so" "$WORK/"
 P="$WORK/practice"
 SONG="$ROOT/Samples/demo.flac"
 mkdir -p "$WORK/music"

@@ -38,4 +38,23 @@ import PracticeTestSupport
         #expect(captured == rendered)
         #expect(!captured.isEmpty)
     }
+
+    /// A device that takes only 48 kHz, for a 44.1 kHz track: the player, set up for the track's
+    /// rate while the device opened, resamples to the device's, and what it writes is render's
+    /// at `--sample-rate 48000` to the sample (the frequencies and the length follow from it).
+    @Test func aDeviceAtAnotherRateGetsWhatRenderWritesAtThatRate() throws {
+        let raw = fx.dir.file("cap48-\(UUID().uuidString).raw")
+        let env = ALSACapture.environment(in: fx.dir, rawPath: raw)
+        let p = try practice(["play", "mix.flac", "--device", "capture48k", "--rate", "0.8", "--to", "3", "-v"], in: fx.dir, environment: env)
+        #expect(p.status == 0 && p.stderr.contains("practice: playing through 'capture48k' at 48000 Hz, 2 channels\n"), "\(p)")
+        let out = "ren48-\(UUID().uuidString).wav"
+        let r = try practice(["render", "mix.flac", "-o", out, "--sample-format", "float", "-q", "--rate", "0.8", "--to", "3",
+                              "--quality", "fast", "--sample-rate", "48000"], in: fx.dir)
+        #expect(r.status == 0 && r.stderr == "")
+        let captured = try Signals.readRawFloat(raw)
+        let rendered = try Signals.read(fx.dir.file(out))
+        #expect(rendered.info.sampleRate == 48_000)
+        #expect(captured.count == 2 * 180_000, "3 s at 0.8× is 3.75 s: 180,000 frames at 48 kHz, captured \(captured.count / 2)")
+        #expect(captured == rendered.samples)
+    }
 }

@@ -86,7 +86,8 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
 }
 
 /// An ALSA configuration that adds a `capture` PCM: ALSA's `file` plugin over `null`, writing
-/// exactly what the player sends to `$PRACTICE_CAPTURE` (raw, in the format the player opened).
+/// exactly what the player sends to `$PRACTICE_CAPTURE` (raw, in the format the player opened);
+/// and `capture48k`, the same at 48 kHz only (the player turns ALSA's own resampling off).
 public enum ALSACapture {
     public static let config = """
         pcm.capture {
@@ -95,6 +96,10 @@ public enum ALSACapture {
             file { @func getenv vars [ PRACTICE_CAPTURE ] default "capture.raw" }
             format "raw"
             perm 0644
+        }
+        pcm.capture48k {
+            type plug
+            slave { pcm "capture"; rate 48000 }
         }
 
         """

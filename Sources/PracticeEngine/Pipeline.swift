@@ -68,7 +68,7 @@ public struct LoopRegion: Sendable, Equatable {
 final class Pipeline {
     private let file: SoundFile
     let info: SoundFile.Info
-    private(set) var outputRate: Int
+    let outputRate: Int
     private var stretcher: TimeStretcher
     /// Rubber Band's stretcher, which does the stretching instead with `quality` high.
     private var finer: RubberBandStretcher?
@@ -129,11 +129,6 @@ final class Pipeline {
         finer = try Self.finer(settings, info)
         resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
     }
-
-    /// Sets the output rate anew before the first `start` (which makes the resampler for it): a
-    /// player sets its pipeline up for the track's rate while the device opens, and the device
-    /// may take another.
-    func retarget(outputRate rate: Int) { outputRate = rate }
 
     /// Source frames that one output frame advances under `settings`.
     var sourceFramesPerOutputFrame: Double { sourceFramesPerOutputFrame(atRate: settings.rate) }

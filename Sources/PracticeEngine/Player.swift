@@ -388,16 +388,6 @@ public final class Player: Sendable {
         // rates half a second, so that it holds what the audio thread waits for before it starts
         // (two 40 ms periods: at 768 kHz, more than 32768 frames; it waited for ever).
         let ring = RingBuffer(minimumFrames: max(32_768, track.info.sampleRate / 2), channels: track.info.channels)
-        // Set up for the track's own rate (the one `default` and `pulse` take) while the device
-        // opens on its own thread (`ALSAOutput.prepare`): SoundTouch and soxr take about 0.8 ms,
-        // which the first sound no longer waits for. A device at another rate retargets it below.
-        let pipeline: Pipeline
-        do {
-            pipeline = try Pipeline(file: opened.file, outputRate: track.info.sampleRate, settings: options.settings)
-            pipeline.lengthIsEstimate = opened.track.lengthIsEstimate
-        } catch {
-            throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
-        }
         let audio: any AudioThreadControl
         switch options.output {
         case .alsa(let device):
@@ -417,7 +407,13 @@ public final class Player: Sendable {
         self.audio = audio
         outputFormat = audio.audioOutput.format
         deviceName = audio.audioOutput.name
-        if outputFormat.sampleRate != pipeline.outputRate { pipeline.retarget(outputRate: outputFormat.sampleRate) }
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(file: opened.file, outputRate: outputFormat.sampleRate, settings: options.settings)
+            pipeline.lengthIsEstimate = opened.track.lengthIsEstimate
+        } catch {
+            throw PracticeError(.software, "\(path): cannot set up processing: \(error)")
+        }
         let audioStream = track.audioStream
         passCache = PassCache(outputRate: outputFormat.sampleRate, profile: options.settings.profile) { try SoundFile(path: path, audioStream: audioStream) }
         decoder = Decoder(program: Program(pipeline: pipeline, cache: passCache), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,

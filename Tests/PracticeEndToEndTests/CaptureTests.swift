@@ -39,9 +39,9 @@ import PracticeTestSupport
         #expect(!captured.isEmpty)
     }
 
-    /// A device that takes only 48 kHz, for a 44.1 kHz track: the player, set up for the track's
-    /// rate while the device opened, resamples to the device's, and what it writes is render's
-    /// at `--sample-rate 48000` to the sample (the frequencies and the length follow from it).
+    /// A device that takes only 48 kHz, for a 44.1 kHz track: the player resamples to the
+    /// device's rate (ALSA's own resampling is off), and what it writes is render's at
+    /// `--sample-rate 48000` to the sample (at the track's rate it would be 165,375 frames).
     @Test func aDeviceAtAnotherRateGetsWhatRenderWritesAtThatRate() throws {
         let raw = fx.dir.file("cap48-\(UUID().uuidString).raw")
         let env = ALSACapture.environment(in: fx.dir, rawPath: raw)

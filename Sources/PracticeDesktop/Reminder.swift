@@ -12,7 +12,7 @@ public enum Reminder {
     public static var unitFolder: String { XDG.directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("systemd/user").path }
 
     /// This binary's own path, for the units and the crontab line.
-    public static var binary: String { Path.resolved("/proc/self/exe") ?? CommandLine.arguments[0] }
+    public static var binary: String { Path.executable }
 
     /// Whether systemd runs this machine (sd_booted's test) and its `systemctl` is there.
     public static var hasSystemd: Bool {

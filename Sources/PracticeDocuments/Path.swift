@@ -2,8 +2,12 @@
 import Glibc
 
 /// File-path arithmetic on plain strings, as NSString did it: the last component, the folder,
-/// the extension. Only `resolved` looks at the file system.
+/// the extension. Only `resolved` and `executable` look at the file system.
 public enum Path {
+    /// This program's own file, every link resolved (`/proc/self/exe`), else how it was called:
+    /// what the reminder's units run, and where the library looks for TagLib's shim beside it.
+    public static var executable: String { resolved("/proc/self/exe") ?? CommandLine.arguments[0] }
+
     /// The absolute path with every symbolic link, "." and ".." resolved (realpath(3)); nil for a
     /// path that does not exist.
     public static func resolved(_ path: String) -> String? {

@@ -18,7 +18,7 @@ enum TagLibShim {
 
     /// Where it is looked for, in order.
     static var places: [String] {
-        let folder = Path.directory(Path.resolved("/proc/self/exe") ?? CommandLine.arguments[0])
+        let folder = Path.directory(Path.executable)
         return [folder + "/" + fileName, Path.normalized(folder + "/../lib/practice/" + fileName)]
     }
 

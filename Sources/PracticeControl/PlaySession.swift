@@ -65,44 +65,43 @@ public final class PlaySession: Sendable {
     public let resumed: ResumePoint?
     public let settings: Settings
     private let store: Locked<ResumeStore?>
-    private let recorder: JournalRecorder?
+    /// The recorder of the session into the journal, made in `start` once the player plays.
+    private let recorder = Locked<JournalRecorder?>(nil)
 
-    /// Opens the player (paused) on `file` with `options`, resumed as `settings` says, and starts
-    /// recording; `start()` plays.
+    /// Opens the player (paused) on `file` with `options`, resumed as `settings` says; `start()`
+    /// plays and records.
     public init(file: String, options: PlayerOptions, settings: Settings) throws(PracticeError) {
         self.settings = settings
         var options = options
-        // Started paused and played in `start`, once the journal listens (on `null` a short
-        // track would otherwise be over before it does).
+        // Started paused and played in `start`, once the session is set up.
         options.startPlaying = false
         let store: ResumeStore? = settings.resume == nil ? nil : settings.resumeFile.map { ResumeStore(path: $0) } ?? ResumeStore()
         if let problem = store?.problem, settings.say { Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO) }
         let resumed = settings.resume?.fresh == false ? store?.point(for: file) : nil
         if let resumed, let rules = settings.resume { Self.resume(from: resumed, into: &options, rules: rules, file: file) }
         self.resumed = resumed
-        // The journal opens (SQLite, its schema checked) while the player opens the track and
-        // the device: a person hears the first note that much sooner.
-        let journal = Locked<Result<Journal, PracticeError>?>(nil)
-        let opening = settings.journal ? ControlThread(name: "practice-journal") { journal.withLock { $0 = Result { () throws(PracticeError) in try Journal() } } } : nil
-        defer { opening?.join() }
         player = try Player(path: file, options: options)
         if let loop = resumed?.loop, settings.resume?.loop == false {
             try? player.setLoop(LoopRange(start: loop.start, end: loop.end, name: loop.name, rehearsal: settings.rehearsal), on: loop.isOn)
         }
         self.store = Locked(store)
-        // The journal records the session as it goes (a view of the player, on its own queue).
-        opening?.join()
-        let (player, sidecar, say) = (player, settings.sidecar, settings.say)
-        recorder = journal.withLock { $0 }.flatMap { Self.record($0, player: player, sidecar: sidecar, say: say) }
         // A spoken count-in is made before the first note, not on the decoder's thread as it starts.
         if settings.rehearsal.voice || options.loop?.rehearsal.voice == true {
             player.prepareSpokenCount(max(options.loop?.rehearsal.countIn ?? 0, 4))
         }
     }
 
-    /// Plays, unless the session starts paused.
+    /// Plays, unless the session starts paused, and starts recording it.
     public func start() {
         if !settings.paused { player.play() }
+        // The journal opens (SQLite, its schema checked) once the player plays, and its recorder
+        // counts from the player as it started. Opened beside the player's setup, it held the
+        // first note back by 4-6 ms on 2 cores: its CPU, and glibc's loader lock, which every new
+        // thread of the player waits for while a dlopen runs.
+        let first = player.stateAndClock
+        guard settings.journal else { return }
+        let made = Self.record(Result { () throws(PracticeError) in try Journal() }, player: player, sidecar: settings.sidecar, say: settings.say, first: first)
+        recorder.withLock { $0 = made }
     }
 
     /// The saved place, under what the command line says: `--rate` and `--pitch` win over the saved
@@ -132,7 +131,7 @@ public final class PlaySession: Sendable {
 
     /// Waits (a second at most) for the session's last state to be written; says a problem once.
     public func finishRecording(say: Bool? = nil) {
-        guard let recorder else { return }
+        guard let recorder = recorder.withLock({ $0 }) else { return }
         recorder.waitUntilWritten(timeout: 1)
         if let problem = recorder.problem, say ?? settings.say, !recorder.problemSaid.exchange(true, ordering: .relaxed) {
             Terminal.write("practice: warning: \(problem)\n", to: STDERR_FILENO)
@@ -141,11 +140,11 @@ public final class PlaySession: Sendable {
 
     /// A recorder of the session into the journal; nil (and a warning said, on a terminal) when
     /// the journal cannot be opened or is from a newer version: playing matters more.
-    static func record(_ opened: Result<Journal, PracticeError>, player: Player, sidecar: String?, say: Bool) -> JournalRecorder? {
+    static func record(_ opened: Result<Journal, PracticeError>, player: Player, sidecar: String?, say: Bool, first: (state: PlayerState, clock: Double)? = nil) -> JournalRecorder? {
         do {
             let journal = try opened.get()
             if let warning = journal.warning, say { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
-            return JournalRecorder(journal: journal, player: player, sidecar: sidecar)
+            return JournalRecorder(journal: journal, player: player, sidecar: sidecar, first: first)
         } catch {
             if say { Terminal.write("practice: warning: \(error.message); this session is not recorded\n", to: STDERR_FILENO) }
             return nil

@@ -53,7 +53,9 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     }
 
     /// Starts recording `player` (a journal from a newer version: nil, with its warning said by the caller).
-    public init?(journal: Journal, player: Player, sidecar: String? = nil, now: Date = Date()) {
+    /// `first`: the player as it was when it started playing, if that was before this recorder
+    /// was made (it counts from there).
+    public init?(journal: Journal, player: Player, sidecar: String? = nil, now: Date = Date(), first: (state: PlayerState, clock: Double)? = nil) {
         guard !journal.isReadOnly else { return nil }
         self.journal = journal
         self.player = player
@@ -62,7 +64,9 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         var session = JournalSession(path: Path.resolved(player.track.path) ?? player.track.path, title: t["title"], artist: t["artist"],
                                      album: t["album"], genre: t["genre"], duration: player.track.duration, started: now)
         session.ended = now
-        state = Mutex(Recording(session: session, tally: PracticeTally(duration: player.track.duration)))
+        var tally = PracticeTally(duration: player.track.duration)
+        if let first { tally.observe(first.state, clock: first.clock) }
+        state = Mutex(Recording(session: session, tally: tally, playing: first?.state.isPlaying ?? false))
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in self?.second() }

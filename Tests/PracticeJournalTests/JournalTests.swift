@@ -151,6 +151,24 @@ extension TallyTests {
         #expect(s.audio == (try rig.player.track.identity().pcm.sha256))
     }
 
+    /// A recorder made once its player has played a while (a session's journal opens after the
+    /// first note is out) counts from `first`, the player as it started: all of the time heard,
+    /// once. Without `first` it would count from when it was made: 4 s, not 7.
+    @Test func aRecorderMadeLateCountsFromThePlayersStart() throws {
+        let journal = try Journal(path: dir.file("late.sqlite"))
+        let rig = try VirtualRig(try song())
+        let first = rig.player.stateAndClock
+        #expect(first.state.isPlaying && first.clock == 0)
+        _ = rig.play(3 * 44_100)
+        let recorder = try #require(JournalRecorder(journal: journal, player: rig.player, first: first))
+        playSeconds(4, rig, recorder)
+        rig.stop()
+        recorder.waitUntilWritten(timeout: 30)
+        let s = try #require(try journal.sessions(from: .today, to: .today).first)
+        #expect(abs(s.heard - 7) < 0.001, "\(s.heard)")
+        #expect(abs((s.speeds[1] ?? 0) - 7) < 0.001, "\(s.speeds)")
+    }
+
     /// A loop drilled with a count-in before every pass and a gap after it: each pass enters
     /// its section once (the count-in and the gap hold the place; they are no jumps into it), so
     /// the section and the loop both show five passes; and the speed practised longest is kept.

@@ -95,12 +95,12 @@ public final class PlaySession: Sendable {
     public func start() {
         if !settings.paused { player.play() }
         // The journal opens (SQLite, its schema checked) once the player plays, and its recorder
-        // counts from the player as it started. Opened beside the player's setup, it held the
-        // first note back by 4-6 ms on 2 cores: its CPU, and glibc's loader lock, which every new
-        // thread of the player waits for while a dlopen runs.
+        // counts from the player as it started. Opened on a thread beside the player's setup, it
+        // took a core of two and glibc's loader lock, which each new thread of the player waits
+        // for while a dlopen runs: exec to the first write, medians 18.0-21.8 ms then, 17.4-18.8 now.
         let first = player.stateAndClock
         guard settings.journal else { return }
-        let made = Self.record(Result { () throws(PracticeError) in try Journal() }, player: player, sidecar: settings.sidecar, say: settings.say, first: first)
+        let made = Self.record(player: player, sidecar: settings.sidecar, say: settings.say, first: first)
         recorder.withLock { $0 = made }
     }
 
@@ -140,9 +140,9 @@ public final class PlaySession: Sendable {
 
     /// A recorder of the session into the journal; nil (and a warning said, on a terminal) when
     /// the journal cannot be opened or is from a newer version: playing matters more.
-    static func record(_ opened: Result<Journal, PracticeError>, player: Player, sidecar: String?, say: Bool, first: (state: PlayerState, clock: Double)? = nil) -> JournalRecorder? {
-        do {
-            let journal = try opened.get()
+    static func record(player: Player, sidecar: String?, say: Bool, first: (state: PlayerState, clock: Double)) -> JournalRecorder? {
+        do throws(PracticeError) {
+            let journal = try Journal()
             if let warning = journal.warning, say { Terminal.write("practice: warning: \(warning)\n", to: STDERR_FILENO) }
             return JournalRecorder(journal: journal, player: player, sidecar: sidecar, first: first)
         } catch {

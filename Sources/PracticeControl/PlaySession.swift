@@ -98,8 +98,8 @@ public final class PlaySession: Sendable {
         // counts from the player as it started. Opened on a thread beside the player's setup, it
         // took a core of two and glibc's loader lock, which each new thread of the player waits
         // for while a dlopen runs: exec to the first write, medians 18.0-21.8 ms then, 17.4-18.8 now.
-        let first = player.stateAndClock
         guard settings.journal else { return }
+        let first = player.stateAndClock
         let made = Self.record(player: player, sidecar: settings.sidecar, say: settings.say, first: first)
         recorder.withLock { $0 = made }
     }

@@ -64,13 +64,12 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         var session = JournalSession(path: Path.resolved(player.track.path) ?? player.track.path, title: t["title"], artist: t["artist"],
                                      album: t["album"], genre: t["genre"], duration: player.track.duration, started: now)
         session.ended = now
-        var tally = PracticeTally(duration: player.track.duration)
-        if let first { tally.observe(first.state, clock: first.clock) }
-        state = Mutex(Recording(session: session, tally: tally, playing: first?.state.isPlaying ?? false))
+        state = Mutex(Recording(session: session, tally: PracticeTally(duration: player.track.duration)))
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in self?.second() }
         timer.resume()
+        if let first { observe(first.state, clock: first.clock) }
         reading.async { [weak self] in self?.readTrackNotes(); self?.identify() }
         // Events are taken in on the journal's queue, in order (the handler runs on the thread
         // that made the change, which waits for it: it only hands them on).

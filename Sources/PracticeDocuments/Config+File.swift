@@ -7,10 +7,12 @@ extension Config {
     /// stderr; every default when there is none. A file that is not TOML, or a setting of the
     /// wrong kind, is a one-line error naming the file (and the line and column) (exit 78).
     public static func load(_ path: String = Config.path, warn: Bool = true) throws(PracticeError) -> Config {
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return Config() }
-        if isDirectory { throw PracticeError(.config, "\(path): is a directory, not a configuration file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // stat and read(2), not FileManager: every command comes here first (`--help` too), and
+        // FileManager's code is pages of its own to map.
+        var info = stat()
+        guard stat(path, &info) == 0 else { return Config() }
+        if info.st_mode & S_IFMT == S_IFDIR { throw PracticeError(.config, "\(path): is a directory, not a configuration file") }
+        guard let data = ReadableFile.wholeFile(path) else {
             throw PracticeError(.config, "\(path): cannot read it (\(systemMessage()))")
         }
         guard let text = String(validating: data, as: UTF8.self) else { throw PracticeError(.config, "\(path): not UTF-8 text") }

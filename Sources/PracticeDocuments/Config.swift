@@ -30,7 +30,7 @@ public struct Config: Sendable, Equatable {
     public init() {}
 
     /// The file's place: `$XDG_CONFIG_HOME/practice/config.toml`.
-    public static var path: String { XDG.config.appendingPathComponent("config.toml").path }
+    public static var path: String { Path.appending("config.toml", to: XDG.configFolder) }
 
     /// The settings in `json` (the TOML document turned into JSON), read from `file`.
     public init(json: JSONValue, file: String) throws(PracticeError) {

@@ -24,6 +24,13 @@ public enum Path {
         return String(trimmed[trimmed.utf8.index(after: slash)...])
     }
 
+    /// `component` under `folder`, as URL's `appendingPathComponent` joins them: "/a/" and "b" →
+    /// "/a/b", "/" and "b" → "/b".
+    public static func appending(_ component: String, to folder: String) -> String {
+        let trimmed = withoutTrailingSlashes(folder)
+        return (trimmed == "/" ? "" : trimmed) + "/" + component
+    }
+
     /// The folder: "/a/b.wav" → "/a", "/a" → "/", "b.wav" → "", "/" → "/".
     public static func directory(_ path: String) -> String {
         let trimmed = withoutTrailingSlashes(path)

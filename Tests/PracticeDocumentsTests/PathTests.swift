@@ -30,6 +30,22 @@ import PracticeDocuments
         #expect(Path.deletingExtension("/a/b") == "/a/b" && Path.deletingExtension("b.tar.gz") == "b.tar")
     }
 
+    /// A name under a folder, as URL's `appendingPathComponent` joins them (the XDG folders and
+    /// config.toml's place are built this way, without URL's parser).
+    @Test func aNameUnderAFolderIsJoinedWithOneSlash() {
+        let cases: [(folder: String, name: String, joined: String)] = [
+            ("/home/u", ".config", "/home/u/.config"),
+            ("/home/u/", ".config", "/home/u/.config"),
+            ("/home/u//", "practice", "/home/u/practice"),
+            ("/", "practice", "/practice"),
+            ("/Música", "config.toml", "/Música/config.toml"),
+            ("/a/b", ".local/state", "/a/b/.local/state"),
+        ]
+        for c in cases {
+            #expect(Path.appending(c.name, to: c.folder) == c.joined, "appending(\(c.name), to: \(c.folder))")
+        }
+    }
+
     /// A slash or a dot followed by a combining mark is one character with it, but still the
     /// byte the file system splits on: every answer comes from the bytes, as `lastComponent`'s
     /// always did (the folder and the extension were found character by character, and

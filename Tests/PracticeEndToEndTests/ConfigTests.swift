@@ -84,4 +84,22 @@ import Testing
                              environment: ["XDG_CONFIG_HOME": dir.file("folder")])
         #expect(folder.status == 78 && folder.stderr == "practice: \(dir.file("folder/practice/config.toml")): is a directory, not a configuration file\n", "\(folder)")
     }
+
+    /// Where the file is looked for, as the XDG base directories say: `$XDG_CONFIG_HOME`, slashes
+    /// at its end or not, else `.config` in the home folder when it is empty or relative. The
+    /// file there is not TOML, so the error names the file that was read.
+    @Test func theFileIsWhereTheXDGVariablesSay() throws {
+        let home = dir.file("home")
+        for (environment, folder) in [
+            (["XDG_CONFIG_HOME": dir.file("xdg") + "//"], dir.file("xdg")),
+            (["XDG_CONFIG_HOME": "", "HOME": home + "/"], home + "/.config"),
+            (["XDG_CONFIG_HOME": "relative/path", "HOME": home], home + "/.config"),
+        ] {
+            try FileManager.default.createDirectory(atPath: folder + "/practice", withIntermediateDirectories: true)
+            try "[desktop\nmpris = true\n".write(toFile: folder + "/practice/config.toml", atomically: true, encoding: .utf8)
+            let r = try run(practiceBinary, ["info", fx.dir.file("tone.wav")], environment: environment)
+            let expected = "practice: \(folder)/practice/config.toml:1:9: not TOML (Error while parsing table header: expected ']', saw '\\n')\n"
+            #expect(r.status == 78 && r.stderr == expected && r.stdout.isEmpty, "\(environment): \(r)")
+        }
+    }
 }

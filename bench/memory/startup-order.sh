@@ -12,10 +12,11 @@
 # together, what the commands run takes a few hundred kilobytes.
 #
 # How: each command below runs once under valgrind's callgrind, which names every function that
-# ran. Functions that every command runs come first, then those of fewer commands, grouped by
-# the commands that run them. A function the compiler did not give a section of its own (parts
-# of the static Swift runtime come in one section of 1.6 MB) would drag its whole section along:
-# those are listed last. Names the linker no longer finds are skipped, so an old list is harmless,
+# ran. What `--help` runs comes first, then the rest; in each, functions that every command runs
+# come first, then those of fewer commands, grouped by the commands that run them. A function
+# the compiler did not give a section of its own (parts of the static Swift runtime come in one
+# section of 1.6 MB) drags its whole section along: those come after the functions that the
+# same commands run. Names the linker no longer finds are skipped, so an old list is harmless,
 # only less useful; run this again after large changes. Needs valgrind, sox (make bench's packages).
 set -euo pipefail
 export LC_ALL=C
@@ -88,10 +89,14 @@ for path in sorted(glob.glob(os.path.join(work, "*.cg"))):
             users[fn].add(name)
 alone = [f for f in users if f not in bulk]
 shared = [f for f in users if f in bulk]
-# every command's functions first, then by the number of commands and which ones
-key = lambda f: (-len(users[f]), sorted(users[f]), f)
+# What `--help` runs first (it is what every command's parsing runs too), then the rest; in
+# each, every command's functions first, then by the number of commands and which ones, a
+# function in a section of its own before the sections of many that the same commands run. So
+# a section of many that `--help` does not run (FoundationEssentials' JSON coders, Data) is not
+# laid out among the code it runs, where the kernel's 64 kB around each page would map it.
+key = lambda f: ("help" not in users[f], -len(users[f]), sorted(users[f]), f in bulk, f)
 with open(out + ".tmp", "w") as o:
-    o.write("\n".join(sorted(alone, key=key) + sorted(shared, key=key)) + "\n")
+    o.write("\n".join(sorted(alone + shared, key=key)) + "\n")
 os.replace(out + ".tmp", out)
 print("startup-order: %d functions (%d in sections of their own) from %s -> %s"
       % (len(users), len(alone), ", ".join(commands), os.path.relpath(out)), file=sys.stderr)

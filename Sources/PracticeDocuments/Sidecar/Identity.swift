@@ -7,8 +7,13 @@ public enum XDG {
     /// `$variable` if it is an absolute path, else `relative` under the home folder. (getenv, not
     /// ProcessInfo's copy of the whole environment; a directory by definition, so no stat.)
     public static func directory(_ variable: String, default relative: String) -> URL {
-        if let v = getenv(variable).map({ String(cString: $0) }), v.hasPrefix("/") { return URL(fileURLWithPath: v, isDirectory: true) }
-        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(relative, isDirectory: true)
+        URL(fileURLWithPath: folder(variable, default: relative), isDirectory: true)
+    }
+    /// The same as a path. Plain strings, not URL: every command reads config.toml from here
+    /// before it starts, and URL's parser is 0.6 MB of code pages that `--help` would map for it.
+    public static func folder(_ variable: String, default relative: String) -> String {
+        if let v = getenv(variable).map({ String(cString: $0) }), v.hasPrefix("/") { return v }
+        return Path.appending(relative, to: home)
     }
     /// `$HOME`, else the password database's home folder.
     public static var home: String {
@@ -19,7 +24,9 @@ public enum XDG {
     /// `$XDG_STATE_HOME/practice` (`~/.local/state/practice`): one person's state, kept between runs.
     public static var state: URL { directory("XDG_STATE_HOME", default: ".local/state").appendingPathComponent("practice") }
     /// `$XDG_CONFIG_HOME/practice` (`~/.config/practice`): the files a person writes to set us up.
-    public static var config: URL { directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("practice") }
+    public static var config: URL { URL(fileURLWithPath: configFolder, isDirectory: true) }
+    /// The same as a path.
+    public static var configFolder: String { Path.appending("practice", to: folder("XDG_CONFIG_HOME", default: ".config")) }
     /// `$XDG_DATA_HOME/practice` (`~/.local/share/practice`): one person's documents.
     public static var data: URL { directory("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("practice") }
 }

@@ -92,9 +92,10 @@ public struct PlayCommand: Sendable {
             screenSays.withLock { $0 = say }
         }
         run.services = { [self] player, socket, quit in
-            // Once the player plays: the cover is looked for beside the file.
+            // The cover is looked for (in the tags, beside the file) once the player is on the bus.
+            let given = cover, file = file
             let desktop = DesktopServices.Settings(mpris: !noMpris && config.mpris, notify: !quiet && config.notifications, verbose: verbose,
-                                                   cover: cover ?? Artwork.cover(forAudio: file))
+                                                   cover: { given ?? Artwork.cover(forAudio: file) })
             var services: [any SessionService] = [DesktopServices(player, socket: socket, settings: desktop, quit: quit)]
             if let phone {
                 phone.attach(player, start: remoteOn, socket: socket)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSystemdBus
 import Glibc
+import PracticeDocuments
 import PracticeSystem
 
 /// An error from sd-bus, or from opening libsystemd: what failed, in sd-bus's words or ours.
@@ -155,10 +156,27 @@ public final class BusConnection: @unchecked Sendable {
 
     /// Connects to the user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
     public static func session() throws(BusError) -> BusConnection {
+        // Where sd-bus would find none (over ssh, in a service, in CI), libsystemd and the six
+        // libraries it brings (1.1 MB resident) are not loaded only to be told so.
+        if let why = noSessionBus() { throw BusError("sd_bus_open_user", message: why) }
         let api = try loaded.get()
         var handle: OpaquePointer?
         try bus("sd_bus_open_user") { api.pointee.open_user(&handle) }
         return BusConnection(api: api, handle: handle!)
+    }
+
+    /// Why there is no session bus to connect to, as sd-bus looks for it; nil when there may be
+    /// one: `DBUS_SESSION_BUS_ADDRESS` set (whatever it says), or a socket at `$XDG_RUNTIME_DIR/bus`.
+    static func noSessionBus() -> String? {
+        if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return nil }
+        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty else {
+            return "no DBUS_SESSION_BUS_ADDRESS, and no XDG_RUNTIME_DIR"
+        }
+        var st = stat()
+        guard stat(runtime + "/bus", &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else {
+            return "no DBUS_SESSION_BUS_ADDRESS, and no socket at \(runtime.terminalSafe)/bus"
+        }
+        return nil
     }
 
     /// Connects to the bus at `address` (`unix:path=…`, as dbus-daemon prints it).

@@ -23,8 +23,9 @@ public final class DesktopServices: SessionService {
         public var mpris = true
         public var notify = true
         public var verbose = false
-        public var cover: String?
-        public init(mpris: Bool = true, notify: Bool = true, verbose: Bool = false, cover: String? = nil) {
+        /// The cover's path, found when MPRIS or the notification first needs it.
+        public var cover: @Sendable () -> String?
+        public init(mpris: Bool = true, notify: Bool = true, verbose: Bool = false, cover: @escaping @Sendable () -> String? = { nil }) {
             self.mpris = mpris; self.notify = notify; self.verbose = verbose; self.cover = cover
         }
     }

@@ -35,13 +35,16 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
         public var quit: @Sendable () -> Void
         /// `OpenUri`: play another file or song in this player's place; a failure is the caller's error.
         public var open: (@Sendable (String) throws(BusFailure) -> Void)?
-        /// The cover image's path, for Metadata's `mpris:artUrl`.
-        public var cover: String?
+        /// The cover image's path, for Metadata's `mpris:artUrl` and the notification's picture:
+        /// looked for when first asked, so that a player with no session bus never looks (the
+        /// pictures in the tags are read with TagLib, which is 0.7 MB more to load).
+        public var cover: String? { coverOnce.value }
+        private let coverOnce: Once<String?>
         /// Told the well-known name when it changes (from `….instance<pid>` to the plain one).
         public var named: (@Sendable (String) -> Void)?
-        public init(quit: @escaping @Sendable () -> Void, open: (@Sendable (String) throws(BusFailure) -> Void)? = nil, cover: String? = nil,
-                    named: (@Sendable (String) -> Void)? = nil) {
-            self.quit = quit; self.open = open; self.cover = cover; self.named = named
+        public init(quit: @escaping @Sendable () -> Void, open: (@Sendable (String) throws(BusFailure) -> Void)? = nil,
+                    cover: @escaping @Sendable () -> String? = { nil }, named: (@Sendable (String) -> Void)? = nil) {
+            self.quit = quit; self.open = open; self.coverOnce = Once(cover); self.named = named
         }
     }
 

@@ -47,3 +47,21 @@ public final class Lock: Sendable {
         try locked.withLock { (_: inout UInt8) throws(E) -> Result in try body() }
     }
 }
+
+/// A value worked out the first time it is asked for, then kept (the control side: the first
+/// asker works it out holding the lock, and any other waits for it).
+public final class Once<Value: Sendable>: Sendable {
+    private let make: @Sendable () -> Value
+    private let kept = Locked<Value?>(nil)
+
+    public init(_ make: @escaping @Sendable () -> Value) { self.make = make }
+
+    public var value: Value {
+        kept.withLock { kept in
+            if let value = kept { return value }
+            let value = make()
+            kept = value
+            return value
+        }
+    }
+}

@@ -728,6 +728,30 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(verbose.stderr.contains("practice: no MPRIS (media keys, desktop controls): no session bus (sd_bus_open_user: "), "\(verbose)")
     }
 
+    /// Where sd-bus would find no session bus (no `DBUS_SESSION_BUS_ADDRESS`, no socket at
+    /// `$XDG_RUNTIME_DIR/bus`), a player opens neither libsystemd nor, for the cover it would
+    /// have offered there, TagLib (LD_DEBUG=files: what the dynamic loader loads); it plays, and
+    /// `--verbose` says why there is no MPRIS. With a bus, the same file's cover is on it
+    /// (`anEmbeddedCoverIsWrittenOnceIntoTheCache`).
+    @Test func withNoBusToFindNeitherSdBusNorTagLibIsLoaded() throws {
+        try Signals.write(Signals.sine(440, seconds: 0.5), to: dir.file("nobus.wav"))
+        try FileManager.default.createDirectory(atPath: dir.file("nobus-art"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.file("nobus-runtime"), withIntermediateDirectories: true)
+        try Self.png.write(to: URL(fileURLWithPath: dir.file("nobus-art/front.png")))
+        #expect(try run("/usr/bin/lame", ["--quiet", "--ti", "nobus-art/front.png", "nobus.wav", "nobus.mp3"], currentDirectory: dir.path).status == 0)
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS": "", "XDG_RUNTIME_DIR": dir.file("nobus-runtime"), "XDG_CACHE_HOME": dir.file("nobus-cache"), "LD_DEBUG": "files"]
+        let r = try run(practiceBinary, ["play", dir.file("nobus.mp3"), "--device", "null", "--no-tui", "-v"], environment: noBus)
+        #expect(r.status == 0, "\(r.stderr.suffix(500))")
+        let loaded = r.stderr.split(separator: "\n").filter { $0.contains("\tfile=") }
+        #expect(loaded.contains { $0.contains("file=libsndfile.so.1") }, "the trace lists what was loaded")
+        // (ALSA's PulseAudio hook may bring libsystemd along with libpulse: not opened by us.)
+        #expect(!loaded.contains { $0.contains("file=libsystemd") && $0.contains("dynamically loaded by \(practiceBinary)") }, "\(loaded)")
+        #expect(!loaded.contains { $0.contains("libpractice-taglib") || $0.contains("file=libtag.so") }, "\(loaded)")
+        #expect(r.stderr.contains("practice: no MPRIS (media keys, desktop controls): no session bus (sd_bus_open_user: no DBUS_SESSION_BUS_ADDRESS, and no socket at \(dir.file("nobus-runtime"))/bus)\n"),
+                "\(r.stderr.split(separator: "\n").filter { !$0.contains("\t") })")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("nobus-cache/practice/covers")), "no cover was looked for")
+    }
+
     /// `practice ctl` refuses what it cannot send, with the reason and EX_USAGE.
     @Test func ctlRefusesBadCommands() throws {
         for (args, message) in [(["ctl", "dance"], "unknown command 'dance' (play, pause, toggle, next, previous, seek, jump, rate, pitch, quality, formant, loop, mark, mirror, video, fullscreen, status, players, quit)"),

@@ -5,7 +5,8 @@ null sink, in one run.  See README.md in this folder.
 
 Figures (each for practice and for mpv, then practice / mpv):
   cpu     CPU of real-time playback at 0.8x over 60 s (user+sys of the whole process / wall)
-  launch  launch -> first audible sample (first non-silent frame on the sink's monitor)
+  launch  launch -> first audible sample (first non-silent frame on the sink's monitor), beside aplay
+          writing the same track through the same PCM: the floor
   seek    seek command written -> first frame of the new position audible
   rate    rate command 0.8 -> 1.0 written -> first frame played at the new rate
   remote  the phone remote (practice only; headless Chromium as the phone, paired): a tap on a
@@ -347,10 +348,11 @@ class Practice:
 
     def __init__(self, binary, env, logdir):
         self.binary, self.env, self.logdir = binary, env, logdir
+        self.extra = os.environ.get('PRACTICE_ARGS', '').split()   # e.g. --no-mpris, to find what a launch costs
         self.p = None
 
     def command(self, track, rate, start=None, control=False):
-        args = [self.binary, 'play', track, '--rate', '%g' % rate, '--device', 'pulse']
+        args = [self.binary, 'play', track, '--rate', '%g' % rate, '--device', 'pulse'] + self.extra
         if start is not None:
             args += ['--from', '%g' % start]
         if control:
@@ -466,6 +468,23 @@ class Mpv:
         except Exception:
             pass
         stop_process(self.p)
+
+
+class Aplay:
+    """The launch's floor: ALSA's own player writing the track's samples as they are (no decoding
+    beyond WAV, no stretching, no threads), through the same ALSA pulse PCM with practice's
+    period and buffer (10/100 ms). Launches only; it plays at 1x whatever rate is asked."""
+    name = 'aplay'
+
+    def __init__(self, env, logdir):
+        self.env, self.logdir = env, logdir
+
+    def launch(self, track, rate, start=None, control=False):
+        log = open(os.path.join(self.logdir, 'aplay.log'), 'ab')
+        p = spawn(['aplay', '-q', '-D', 'pulse', '--period-time=10000', '--buffer-time=100000', track],
+                  env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        log.close()
+        return p
 
 
 # ------------------------------------------------------------------------------------------
@@ -944,7 +963,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     logdir = os.path.join(args.out, 'logs')
     os.makedirs(logdir, exist_ok=True)
-    for f in ('practice.log', 'mpv.log'):
+    for f in ('practice.log', 'mpv.log', 'aplay.log'):
         open(os.path.join(logdir, f), 'w').close()
     started = time.monotonic()
     rig = None
@@ -960,16 +979,25 @@ def main():
         # The players' own renders of launch.wav at 0.8: what each should play first.
         ref_p = os.path.join(args.out, 'tracks', 'ref_practice.wav')
         ref_m = os.path.join(args.out, 'tracks', 'ref_mpv.wav')
+        # --quality fast: play's stretcher (render's own default is Rubber Band's).
         run_quiet([practice_bin, 'render', tracks['launch'], '-o', ref_p, '--rate', '0.8', '--force',
-                   '--sample-format', 'float', '--quiet'])
+                   '--quality', 'fast', '--sample-format', 'float', '--quiet'])
         run_quiet(['mpv', '--no-config', '--no-video', '--really-quiet', '--ao=pcm', '--ao-pcm-file=' + ref_m,
                    '--audio-format=float', '--af=scaletempo2', '--speed=0.8', tracks['launch']])
         refs = {'practice': read_wav(ref_p, args.out), 'mpv': read_wav(ref_m, args.out)}
+        floor = None
+        if shutil.which('aplay') is not None and tracks['launch'].endswith('.wav'):
+            floor = Aplay(None, logdir)           # its environment is the rig's (below)
+            refs['aplay'] = read_wav(tracks['launch'], args.out)   # it plays the track itself
+        else:
+            print('run.py: no aplay (alsa-utils) or not a WAV: launches without the floor', file=sys.stderr)
 
         rig = Rig(args.out, args.monitor_latency_ms)
         rig.start_recording()                    # recorder first (audio-testing.md)
         prac = Practice(practice_bin, rig.env, logdir)
         mpv = Mpv(rig.env, logdir, args.mpv_ao)
+        if floor is not None:
+            floor.env = rig.env
         # warm-up: one short clip through each player
         for pl in (prac, mpv):
             rig.warm_up(pl, tracks['warm'])
@@ -978,9 +1006,11 @@ def main():
         print('launch ...', flush=True)
         tests = set(args.tests.split(','))
         launches = []
+        # The players in turn, each launch's order rotated: practice, mpv and aplay (the floor).
+        order = [prac, mpv] + ([floor] if floor is not None else [])
         for i in range(args.launches if 'launch' in tests else 0):
-            for pl in pairs[i % 2]:
-                launches.append(launch_run(rig, pl, tracks['launch'], 0.8))
+            for k in range(len(order)):
+                launches.append(launch_run(rig, order[(i + k) % len(order)], tracks['launch'], 0.8))
 
         print('seek ...', flush=True)
         seeks = []
@@ -1193,6 +1223,15 @@ def main():
     corr_m = [x * 1000 for x in by(L, 'mpv', 'corrected') if x is not None]
     say('%-36s %10s %10s %7s  %s' % ('(launch -> track start, head-corrected)', fmt(med(corr_p)), fmt(med(corr_m)),
                                       fmt(med(corr_p) / med(corr_m) if corr_p and corr_m else None, 1, 2), 'see README'))
+    floor_l = [x * 1000 for x in by(L, 'aplay', 'latency') if x is not None]
+    if floor_l:
+        # The floor: what any ALSA program pays here before its first sample is heard.
+        lat_p = rows[1][2]
+        corr_a = [x * 1000 for x in by(L, 'aplay', 'corrected') if x is not None]
+        say('%-36s %10s %10s %7s  %s' % ('(launch: aplay -D pulse, the floor)', fmt(med(floor_l)), '',
+                                          fmt(med(lat_p) / med(floor_l) if lat_p else None, 1, 2),
+                                          'ratio = practice / aplay; %d: %s..%s; head-corrected %s'
+                                          % (len(floor_l), fmt(min(floor_l), 1, 1), fmt(max(floor_l), 1, 1), fmt(med(corr_a)))))
     op = [x * 1000 for x in by(S, 'practice', 'old_stops') if x is not None]
     om = [x * 1000 for x in by(S, 'mpv', 'old_stops') if x is not None]
     say('%-36s %10s %10s %7s  %s' % ('(seek -> old position silent)', fmt(med(op)), fmt(med(om)),

@@ -60,7 +60,7 @@ extension Config {
         if FileManager.default.fileExists(atPath: path) {
             // Refuses a file that is not right, before anything is written.
             existing = try load(path, warn: false).libraryFolders ?? []
-            guard let data = FileManager.default.contents(atPath: path), let t = String(validating: data, as: UTF8.self) else {
+            guard let data = ReadableFile.wholeFile(path), let t = String(validating: data, as: UTF8.self) else {
                 throw PracticeError(.config, "\(path): cannot read it (\(systemMessage()))")
             }
             text = t

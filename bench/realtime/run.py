@@ -985,9 +985,8 @@ def main():
         run_quiet(['mpv', '--no-config', '--no-video', '--really-quiet', '--ao=pcm', '--ao-pcm-file=' + ref_m,
                    '--audio-format=float', '--af=scaletempo2', '--speed=0.8', tracks['launch']])
         refs = {'practice': read_wav(ref_p, args.out), 'mpv': read_wav(ref_m, args.out)}
-        floor = None
-        if shutil.which('aplay') is not None and tracks['launch'].endswith('.wav'):
-            floor = Aplay(None, logdir)           # its environment is the rig's (below)
+        with_floor = shutil.which('aplay') is not None and tracks['launch'].endswith('.wav')
+        if with_floor:
             refs['aplay'] = read_wav(tracks['launch'], args.out)   # it plays the track itself
         else:
             print('run.py: no aplay (alsa-utils) or not a WAV: launches without the floor', file=sys.stderr)
@@ -996,8 +995,6 @@ def main():
         rig.start_recording()                    # recorder first (audio-testing.md)
         prac = Practice(practice_bin, rig.env, logdir)
         mpv = Mpv(rig.env, logdir, args.mpv_ao)
-        if floor is not None:
-            floor.env = rig.env
         # warm-up: one short clip through each player
         for pl in (prac, mpv):
             rig.warm_up(pl, tracks['warm'])
@@ -1007,7 +1004,7 @@ def main():
         tests = set(args.tests.split(','))
         launches = []
         # The players in turn, each launch's order rotated: practice, mpv and aplay (the floor).
-        order = [prac, mpv] + ([floor] if floor is not None else [])
+        order = [prac, mpv] + ([Aplay(rig.env, logdir)] if with_floor else [])
         for i in range(args.launches if 'launch' in tests else 0):
             for k in range(len(order)):
                 launches.append(launch_run(rig, order[(i + k) % len(order)], tracks['launch'], 0.8))
@@ -1226,7 +1223,7 @@ def main():
     floor_l = [x * 1000 for x in by(L, 'aplay', 'latency') if x is not None]
     if floor_l:
         # The floor: what any ALSA program pays here before its first sample is heard.
-        lat_p = rows[1][2]
+        lat_p = [x * 1000 for x in by(L, 'practice', 'latency') if x is not None]
         corr_a = [x * 1000 for x in by(L, 'aplay', 'corrected') if x is not None]
         say('%-36s %10s %10s %7s  %s' % ('(launch: aplay -D pulse, the floor)', fmt(med(floor_l)), '',
                                           fmt(med(lat_p) / med(floor_l) if lat_p else None, 1, 2),

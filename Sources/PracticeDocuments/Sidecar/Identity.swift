@@ -24,8 +24,6 @@ public enum XDG {
     /// `$XDG_STATE_HOME/practice` (`~/.local/state/practice`): one person's state, kept between runs.
     public static var state: URL { directory("XDG_STATE_HOME", default: ".local/state").appendingPathComponent("practice") }
     /// `$XDG_CONFIG_HOME/practice` (`~/.config/practice`): the files a person writes to set us up.
-    public static var config: URL { URL(fileURLWithPath: configFolder, isDirectory: true) }
-    /// The same as a path.
     public static var configFolder: String { Path.appending("practice", to: folder("XDG_CONFIG_HOME", default: ".config")) }
     /// `$XDG_DATA_HOME/practice` (`~/.local/share/practice`): one person's documents.
     public static var data: URL { directory("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("practice") }

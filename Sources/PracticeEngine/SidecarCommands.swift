@@ -2,6 +2,7 @@
 import FoundationEssentials
 import Glibc
 import PracticeDocuments
+import PracticeSystem
 
 /// A track's sidecar as the commands on markers name it: the audio file, and the sidecar to use
 /// instead of its own (`--markers`, a friend's); whether another copy's times are lined up with it.
@@ -17,12 +18,16 @@ public struct SidecarTarget: Sendable {
     }
 
     /// Opens the track (checking it is audio) and loads its sidecar, printing any warnings.
+    /// (These are one-shot commands: their sidecars are left for the process's exit to free,
+    /// `LeftForExit`.)
     public func load() throws(PracticeError) -> (Track, LoadedSidecar) {
+        LeftForExit.process.untilExit()
         SidecarStore.aligns = !noAlign
         let track = try Track.describe(file)
         let loaded = try SidecarStore.load(for: track, explicit: sidecar)
         Console.warn(loaded.warnings)
         Console.note(loaded.notices)
+        LeftForExit.process.keep(loaded)
         return (track, loaded)
     }
 
@@ -35,6 +40,7 @@ public struct SidecarTarget: Sendable {
 
     /// Applies `edit` under the sidecar's lock and writes it; prints warnings.
     public func update<R>(_ edit: (inout Sidecar, Track) throws(PracticeError) -> R) throws(PracticeError) -> (R, LoadedSidecar) {
+        LeftForExit.process.untilExit()
         SidecarStore.aligns = !noAlign
         let track = try Track.describe(file)
         let (result, loaded) = try SidecarStore.update(for: track, explicit: sidecar) { (s: inout Sidecar) throws(PracticeError) in
@@ -42,6 +48,7 @@ public struct SidecarTarget: Sendable {
         }
         Console.warn(loaded.warnings)
         Console.note(loaded.notices)
+        LeftForExit.process.keep(loaded)
         return (result, loaded)
     }
 

@@ -445,12 +445,15 @@ public enum SidecarStore {
             }
             // Never write what we could not read back.
             let data = written.encoded()
-            do { _ = try Sidecar.decode(data) } catch {
+            do { LeftForExit.process.keep(try Sidecar.decode(data)) } catch {
                 throw PracticeError(.software, "\(writePath): not changed: the new version would not read back (\(error.field) \(error.message))")
             }
             try AtomicFile.write(data, to: writePath)
+            LeftForExit.process.keep(written)
         }
         loaded.sidecar = sidecar
+        // A one-shot command's process frees none of these one by one (LeftForExit).
+        LeftForExit.process.keep(before)
         return (result, loaded)
     }
 }

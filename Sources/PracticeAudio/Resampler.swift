@@ -32,6 +32,9 @@ public struct Resampler: ~Copyable {
     nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_soxr_api()) { practice_soxr_load($0) }
         .mapError { SoxrError(function: "dlopen", message: "cannot open soxr (\($0.message)); install Debian's libsoxr0") }
 
+    /// Opens soxr now, before the first resampler (a player does it while its device opens).
+    public static func loadLibrary() { _ = loaded }
+
     /// Output frames needed for `frames` input frames, with room for the filter's tail.
     public func outputCapacity(forInput frames: Int) -> Int {
         Int((Double(frames) * outputRate / inputRate).rounded(.up)) + 64

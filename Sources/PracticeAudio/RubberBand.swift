@@ -209,4 +209,7 @@ public final class RubberBandStretcher {
     /// Rubber Band's functions, from librubberband.so.2 opened the first time a stretcher is made.
     nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_rubberband_api()) { practice_rubberband_load($0) }
         .mapError { RubberBandError(function: "dlopen", problem: "cannot open Rubber Band (\($0.message)); install Debian's librubberband2") }
+
+    /// Opens Rubber Band now, before the first stretcher (a player does it while its device opens).
+    public static func loadLibrary() { _ = loaded }
 }

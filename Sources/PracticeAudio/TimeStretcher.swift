@@ -91,6 +91,9 @@ public struct TimeStretcher: ~Copyable {
     nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_soundtouch_api()) { practice_soundtouch_load($0) }
         .mapError { SoundTouchError(function: "dlopen", problem: "cannot open SoundTouch (\($0.message)); install Debian's libsoundtouch1") }
 
+    /// Opens SoundTouch now, before the first stretcher (a player does it while its device opens).
+    public static func loadLibrary() { _ = loaded }
+
     /// Sets the tempo (1.0 = original, 0.5 = half speed), pitch unchanged.
     /// The corresponding C function is `soundtouch_setTempo`.
     public mutating func setTempo(_ tempo: Double) {

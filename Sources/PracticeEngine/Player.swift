@@ -389,6 +389,12 @@ public final class Player: Sendable {
         // (two 40 ms periods: at 768 kHz, more than 32768 frames; it waited for ever).
         let ring = RingBuffer(minimumFrames: max(32_768, track.info.sampleRate / 2), channels: track.info.channels)
         let audio: any AudioThreadControl
+        // The stretcher's and resampler's libraries open on a thread of their own while the
+        // device is taken and set up (it opens on its own thread from the launch's start), not
+        // after it: the pipeline below waits for them only if they are still opening (exec to
+        // the first write, see bench/realtime/README).
+        let settings = options.settings
+        _ = ControlThread(name: "practice-load") { Pipeline.loadLibraries(for: settings) }
         switch options.output {
         case .alsa(let device):
             do {

@@ -7,10 +7,22 @@ public final class ControlThread: @unchecked Sendable {  // `thread` is written 
     private var thread = pthread_t()
     private let joined = Locked(false)
 
-    /// Starts `body` on a new thread named `name` (at most 15 bytes show).
+    /// Starts `body` on a new thread named `name` (at most 15 bytes show). The thread works while
+    /// its creator goes on working, so it starts on another CPU than the creator's where there is
+    /// one (`CPUPlacement`), and may move anywhere after.
     public init(name: String, _ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(ThreadEntry(name: name, body: body)).toOpaque()
-        let rc = pthread_create(&thread, nil, ThreadEntry.cEntry, context)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        var entry = ThreadEntry(name: name, body: body)
+        if var (all, others) = CPUPlacement.besideCaller(), CPUPlacement.start(&attributes, on: &others) {
+            entry = ThreadEntry(name: name) {
+                CPUPlacement.allowCurrentThread(on: &all)
+                body()
+            }
+        }
+        let context = Unmanaged.passRetained(entry).toOpaque()
+        let rc = pthread_create(&thread, &attributes, ThreadEntry.cEntry, context)
         precondition(rc == 0, "pthread_create failed: \(rc)")   // only with the process out of threads or memory
     }
 

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
+@testable import PracticeSystem
+import Testing
+
+/// A new control thread starts on another CPU than its creator's (Linux would put it on the
+/// creator's, where it waits while the creator works), then may run on every CPU again.
+@Suite struct CPUPlacementTests {
+    /// The calls `CPUPlacement` looks up, for the test's own look.
+    static let currentCPU = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_getcpu")!, to: (@convention(c) () -> Int32).self)
+    static let getAffinity = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getaffinity_np")!,
+                                           to: (@convention(c) (pthread_t, Int, UnsafeMutableRawPointer?) -> Int32).self)
+    static func cpus(_ set: cpu_set_t) -> Set<Int> {
+        withUnsafeBytes(of: set) { raw in
+            Set(raw.bindMemory(to: UInt.self).enumerated().flatMap { (w, word) in (0..<UInt.bitWidth).filter { word & (1 << UInt($0)) != 0 }.map { w * UInt.bitWidth + $0 } })
+        }
+    }
+    static var ownCPUs: Set<Int> {
+        var set = cpu_set_t()
+        _ = getAffinity(pthread_self(), MemoryLayout<cpu_set_t>.size, &set)
+        return cpus(set)
+    }
+
+    @Test func theOthersAreEveryAllowedCPUButTheCallers() throws {
+        let allowed = Self.ownCPUs
+        guard allowed.count > 1 else {
+            #expect(CPUPlacement.besideCaller() == nil)   // one CPU: nowhere else to start
+            return
+        }
+        let (all, others) = try #require(CPUPlacement.besideCaller())
+        let here = Int(Self.currentCPU())
+        #expect(Self.cpus(all) == allowed)
+        // The caller may have moved between the two looks; then it was on the one left out.
+        #expect(Self.cpus(others).count == allowed.count - 1)
+        #expect(Self.cpus(all).subtracting(Self.cpus(others)).count == 1)
+        #expect(!Self.cpus(others).contains(here) || Self.cpus(all).subtracting(Self.cpus(others)).first != here)
+    }
+
+    @Test func aNewThreadStartsElsewhereThenMayRunAnywhere() {
+        let allowed = Self.ownCPUs
+        guard allowed.count > 1 else { return }
+        for _ in 0..<50 {   // without the placement, 1 to 6 of 10 started on the creator's CPU here
+            // A fresh creator, kept busy on its CPU until the thread it made has looked.
+            let seen = Locked<(creator: Int32, started: Int32, mask: Set<Int>)?>(nil)
+            let creator = ControlThread(name: "test-creator") {
+                let here = Self.currentCPU()
+                let made = ControlThread(name: "test-made") {
+                    let started = Self.currentCPU()
+                    seen.withLock { $0 = (here, started, Self.ownCPUs) }
+                }
+                // Busy where it is, as the parser is at a launch (a yield lets nothing move it).
+                while seen.withLock({ $0 == nil }) {}
+                made.join()
+            }
+            creator.join()
+            let s = seen.withLock { $0 }!
+            #expect(s.started != s.creator, "the new thread started on its creator's CPU \(s.creator)")
+            #expect(s.mask == allowed)   // then free to move anywhere
+        }
+    }
+}

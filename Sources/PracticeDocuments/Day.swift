@@ -35,7 +35,16 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(year: y, month: m, day: d)
     }
 
-    public var description: String { cFormat("%04d-%02d-%02d", year, month, day) }
+    /// `2026-12-04`: as `%04d-%02d-%02d` writes it, without C's formatter (whose first call looks
+    /// up the conformances of its arguments: 0.4 M instructions of a player's launch).
+    public var description: String {
+        func padded(_ v: Int, _ width: Int) -> String {
+            let digits = String(v.magnitude)
+            let sign = v < 0 ? "-" : ""
+            return sign + String(repeating: "0", count: max(0, width - sign.count - digits.count)) + digits
+        }
+        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+    }
 
     public static func < (a: Day, b: Day) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
 

@@ -154,9 +154,6 @@ final class Pipeline {
         return (1 - tempo) * ms / 1000 * Double(info.sampleRate)
     }
 
-    /// Rubber Band's stretcher for `settings` at high quality. Its R3 engine works from 8 kHz (below,
-    /// it prints warnings of its own and stretches badly), so a track below that is stretched by
-    /// SoundTouch whatever the quality asked (a 1 kHz recording, `EdgeTests`).
     /// Opens the libraries a pipeline with `settings` stretches and resamples with, before the
     /// first one is made: a player makes its pipeline once its device is open, as it needs the
     /// device's rate, and opens them while the device opens.
@@ -166,6 +163,9 @@ final class Pipeline {
         if settings.quality == .high { RubberBandStretcher.loadLibrary() }
     }
 
+    /// Rubber Band's stretcher for `settings` at high quality. Its R3 engine works from 8 kHz (below,
+    /// it prints warnings of its own and stretches badly), so a track below that is stretched by
+    /// SoundTouch whatever the quality asked (a 1 kHz recording, `EdgeTests`).
     private static func finer(_ settings: PlaybackSettings, _ info: SoundFile.Info) throws -> RubberBandStretcher? {
         guard settings.quality == .high, info.sampleRate >= RubberBandStretcher.lowestSampleRate else { return nil }
         return try RubberBandStretcher(channels: info.channels, sampleRate: info.sampleRate)

@@ -9,6 +9,10 @@ import PracticeTestSupport
 @Suite struct SHA256Tests {
     @Test func theStandardsVectors() {
         #expect(SHA256.hash(data: Data()).hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        // Every byte as C's `%02x` writes it, in order.
+        let all = (0...255).map { UInt8($0) }
+        #expect(all.hex == all.map { cFormat("%02x", $0) }.joined())
+        #expect([UInt8]().hex == "")
         #expect(SHA256.hash(data: Data("abc".utf8)).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hash(data: Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hex
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")

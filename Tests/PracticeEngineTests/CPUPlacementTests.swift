@@ -28,12 +28,10 @@ import Testing
             return
         }
         let (all, others) = try #require(CPUPlacement.besideCaller())
-        let here = Int(Self.currentCPU())
         #expect(Self.cpus(all) == allowed)
-        // The caller may have moved between the two looks; then it was on the one left out.
+        // One left out: the caller's as it asked (it may have moved since).
+        #expect(Self.cpus(others).isSubset(of: allowed))
         #expect(Self.cpus(others).count == allowed.count - 1)
-        #expect(Self.cpus(all).subtracting(Self.cpus(others)).count == 1)
-        #expect(!Self.cpus(others).contains(here) || Self.cpus(all).subtracting(Self.cpus(others)).first != here)
     }
 
     @Test func aNewThreadStartsElsewhereThenMayRunAnywhere() {

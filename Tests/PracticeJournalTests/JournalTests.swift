@@ -262,6 +262,10 @@ extension TallyTests {
     @Test func calendarArithmetic() {
         let d = Day(year: 2026, month: 11, day: 25)
         #expect(d.weekday == 3 && d.short == "Wed 25 Nov" && d.description == "2026-11-25")
+        // Written as C's `%04d-%02d-%02d` writes it, padding and signs alike.
+        for (y, m, day) in [(2026, 1, 5), (812, 3, 7), (7, 10, 31), (0, 1, 1), (12345, 12, 9), (-5, 2, 3), (-1234, 6, 6)] {
+            #expect(Day(year: y, month: m, day: day).description == cFormat("%04d-%02d-%02d", y, m, day))
+        }
         #expect(d.weekStart == Day(year: 2026, month: 11, day: 23) && d.monthEnd == Day(year: 2026, month: 11, day: 30))
         #expect(Day(ordinal: d.ordinal) == d && Day(ordinal: 0) == Day(year: 1970, month: 1, day: 1))
         #expect(Day(year: 2024, month: 2, day: 1).monthEnd.day == 29 && Day(year: 2100, month: 2, day: 1).monthEnd.day == 28)

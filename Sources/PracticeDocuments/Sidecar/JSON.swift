@@ -137,7 +137,11 @@ extension JSONValue {
         return try result.get()
     }
 
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(Data(text.utf8)) }
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        // From the string's bytes as they lie (`Data(text.utf8)` asks the view's conformances first).
+        var text = text
+        return try parse(text.withUTF8 { $0.isEmpty ? Data() : Data(bytes: $0.baseAddress!, count: $0.count) })
+    }
 
     /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)
     /// starts in `data`: its line and column, for an error about a value that parsed.

@@ -38,12 +38,15 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `2026-12-04`: as `%04d-%02d-%02d` writes it, without C's formatter (whose first call looks
     /// up the conformances of its arguments: 0.4 M instructions of a player's launch).
     public var description: String {
-        func padded(_ v: Int, _ width: Int) -> String {
-            let digits = String(v.magnitude)
-            let sign = v < 0 ? "-" : ""
-            return sign + String(repeating: "0", count: max(0, width - sign.count - digits.count)) + digits
+        String(unsafeUninitializedCapacity: 72) { out in   // three Ints of up to 20 digits and a sign
+            var i = 0
+            writeDigits(year, width: 4, into: out, at: &i)
+            out[i] = UInt8(ascii: "-"); i += 1
+            writeDigits(month, width: 2, into: out, at: &i)
+            out[i] = UInt8(ascii: "-"); i += 1
+            writeDigits(day, width: 2, into: out, at: &i)
+            return i
         }
-        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
     }
 
     public static func < (a: Day, b: Day) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }

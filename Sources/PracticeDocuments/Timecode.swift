@@ -55,15 +55,7 @@ public enum Timecode {
         // interpolations and paddings took a fifteenth of a marker listing).
         return String(unsafeUninitializedCapacity: 16 + max(0, decimals)) { out in
             var i = 0
-            /// `v` in at least `width` digits, zeros in front.
-            func digits(_ v: Int, width: Int) {
-                var n = 1, rest = v / 10
-                while rest > 0 { n += 1; rest /= 10 }
-                let count = max(n, width)
-                var x = v
-                for k in stride(from: i + count - 1, through: i, by: -1) { out[k] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10 }
-                i += count
-            }
+            func digits(_ v: Int, width: Int) { writeDigits(v, width: width, into: out, at: &i) }
             if h > 0 {
                 digits(h, width: 1); out[i] = UInt8(ascii: ":"); i += 1
                 digits(m, width: 2)
@@ -76,4 +68,17 @@ public enum Timecode {
             return i
         }
     }
+}
+
+/// Writes `v` as ASCII digits in at least `width` places, zeros in front (C's `%0*d`; a negative
+/// `v` takes its `-` in the width), into `out` from `i`, and moves `i` past them.
+func writeDigits(_ v: Int, width: Int, into out: UnsafeMutableBufferPointer<UInt8>, at i: inout Int) {
+    var width = width
+    if v < 0 { out[i] = UInt8(ascii: "-"); i += 1; width -= 1 }
+    var n = 1, rest = v.magnitude / 10
+    while rest > 0 { n += 1; rest /= 10 }
+    let count = max(n, width)
+    var x = v.magnitude
+    for k in stride(from: i + count - 1, through: i, by: -1) { out[k] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10 }
+    i += count
 }

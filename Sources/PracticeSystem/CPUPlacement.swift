@@ -15,7 +15,9 @@ enum CPUPlacement {
     /// The CPUs this process may use, and those of them the calling thread is not on; nil when
     /// there is no other (one CPU, or the calls are missing).
     static func besideCaller() -> (all: cpu_set_t, others: cpu_set_t)? {
-        guard let calls, let current = Optional(calls.currentCPU()), current >= 0 else { return nil }
+        guard let calls else { return nil }
+        let current = calls.currentCPU()
+        guard current >= 0 else { return nil }
         var all = cpu_set_t()
         guard calls.getAffinity(0, MemoryLayout<cpu_set_t>.size, &all) == 0 else { return nil }
         var others = all

@@ -105,9 +105,13 @@ final class Pipeline {
 
     static let blockFrames = 4096   // 93 ms at 44.1 kHz per read
     private var input: [Float]
+    /// The stretched block: its first `middleCount` samples (the stretcher writes straight into
+    /// it, so the array is as long as the most a block has needed, not as what it holds).
     private var middle: [Float] = []
+    private var middleCount = 0
     private var output: [Float] = []
-    private var receiveChunk: [Float]
+    /// Frames asked of the stretcher at a time.
+    private static let receiveFrames = 8192
     /// The audio just past a loop's end, faded out under its start at each seam.
     private var seamTail: [Float]
     /// Length of the crossfade at a loop seam: 10 ms (441 frames at 44.1 kHz), short enough to keep
@@ -122,7 +126,6 @@ final class Pipeline {
         self.settings = settings
         endFrame = info.frames
         input = [Float](repeating: 0, count: Self.blockFrames * info.channels)
-        receiveChunk = [Float](repeating: 0, count: 8192 * info.channels)
         seamFrames = max(1, info.sampleRate / 100)
         seamTail = [Float](repeating: 0, count: seamFrames * info.channels)
         stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: settings.profile)
@@ -233,9 +236,15 @@ final class Pipeline {
             // 1. Decode a block.
             let decoded = inputDone ? 0 : try decodeBlock()
             // 2. Stretch.
-            middle.removeAll(keepingCapacity: true)
+            middleCount = 0
             if bypassStretch {
-                input.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(decoded * ch)) }
+                makeRoomInMiddle(for: decoded)
+                input.withUnsafeBufferPointer { i in
+                    middle.withUnsafeMutableBufferPointer { m in
+                        (m.baseAddress! + middleCount).update(from: i.baseAddress!, count: decoded * ch)
+                    }
+                }
+                middleCount = decoded * ch
             } else {
                 try input.withUnsafeBufferPointer { try stretch($0.baseAddress!, frames: decoded) }
                 stretchedIn += decoded
@@ -246,12 +255,15 @@ final class Pipeline {
                     try feedRunOut()
                 }
                 while true {
-                    let got = receiveChunk.withUnsafeMutableBufferPointer {
-                        finer?.receive(into: $0.baseAddress!, maxFrames: $0.count / ch) ?? stretcher.receive(into: $0.baseAddress!, maxFrames: $0.count / ch)
+                    makeRoomInMiddle(for: Self.receiveFrames)
+                    let got = middle.withUnsafeMutableBufferPointer {
+                        let at = $0.baseAddress! + middleCount
+                        return finer?.receive(into: at, maxFrames: Self.receiveFrames) ?? stretcher.receive(into: at, maxFrames: Self.receiveFrames)
                     }
                     if got == 0 { break }
+                    // What the stretcher gave past what it owes stays behind the count.
                     let keep = owed.map { min(got, max($0 - stretchedOut, 0)) } ?? got
-                    receiveChunk.withUnsafeBufferPointer { middle.append(contentsOf: $0.prefix(keep * ch)) }
+                    middleCount += keep * ch
                     if fadeFrames > 0, let owed { fadeOut(last: keep, endingAt: stretchedOut + keep, of: owed) }
                     stretchedOut += keep
                 }
@@ -265,9 +277,9 @@ final class Pipeline {
             let produced: Int
             if bypassResample {
                 swap(&middle, &output)
-                produced = output.count / ch
+                produced = middleCount / ch
             } else {
-                produced = try resample(middle, flush: inputDone && !runOut)
+                produced = try resample(frames: middleCount / ch, flush: inputDone && !runOut)
             }
             if inputDone && !runOut && (bypassResample || resampleFlushed) { finished = true }
             if produced > 0 {
@@ -354,12 +366,18 @@ final class Pipeline {
         try input.withUnsafeBufferPointer { try stretch($0.baseAddress!, frames: Self.blockFrames) }
     }
 
+    /// Makes `middle` long enough for `frames` more frames after its first `middleCount` samples.
+    private func makeRoomInMiddle(for frames: Int) {
+        let need = middleCount + frames * info.channels
+        if middle.count < need { middle.append(contentsOf: repeatElement(0, count: need - middle.count)) }
+    }
+
     /// A linear fade over the last `fadeFrames` of the `owed` stretched frames, for the `n` frames
     /// just appended to `middle` (they end at stretched frame `end`). Stretched passes fade out here,
     /// on what is heard, because the stretched sound runs ahead of the source's frames.
     private func fadeOut(last n: Int, endingAt end: Int, of owed: Int) {
         let ch = info.channels
-        let base = middle.count / ch - n
+        let base = middleCount / ch - n
         for i in 0..<n {
             guard let g = edgeGain(framesFromEdge: owed - 1 - (end - n + i)) else { continue }
             for c in 0..<ch { middle[(base + i) * ch + c] *= g }
@@ -410,14 +428,14 @@ final class Pipeline {
         pass += 1
     }
 
-    private func resample(_ samples: [Float], flush: Bool) throws -> Int {
+    /// Resamples the first `frames` frames of `middle` into `output`; returns the frames made.
+    private func resample(frames: Int, flush: Bool) throws -> Int {
         let ch = info.channels
-        let frames = samples.count / ch
         let need = resampler.outputCapacity(forInput: max(frames, 1024)) * ch
         if output.count < need { output = [Float](repeating: 0, count: need) }
         var produced = 0
         var consumed = 0
-        try samples.withUnsafeBufferPointer { inBuf in
+        try middle.withUnsafeBufferPointer { inBuf in
             try output.withUnsafeMutableBufferPointer { outBuf in
                 while consumed < frames {
                     let r = try resampler.process(inBuf.baseAddress! + consumed * ch, frames: frames - consumed,

@@ -6,7 +6,7 @@ import PracticeDocuments
 import PracticeEngine
 
 @main
-struct Practice: AsyncParsableCommand {
+struct Practice: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "practice",
         abstract: "A practice player: slow a recording down without changing its pitch.",
@@ -40,7 +40,7 @@ struct Practice: AsyncParsableCommand {
 
         """
 
-    static func main() async {
+    static func main() {
         if CommandLine.arguments.count == 1 {
             Terminal.write(usage, to: STDOUT_FILENO)
             Glibc.exit(0)
@@ -56,25 +56,24 @@ struct Practice: AsyncParsableCommand {
             // cannot be read is said (exit 78) before anything is done, whether or not the command
             // uses a setting (its warnings are the commands' that read it to say).
             _ = try Config.load(warn: false)
-            if var async = command as? AsyncParsableCommand {
-                try await async.run()
-            } else {
-                try command.run()
-            }
-        } catch let error as PracticeError {
-            fail(error.message, code: error.exitCode)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                Terminal.write(fullMessage(for: error) + "\n", to: STDOUT_FILENO)
-                Glibc.exit(0)
-            }
-            if error is ExitCode { Glibc.exit(code.rawValue) }
-            let message = message(for: error)
-                .replacing("Error: ", with: "")
-                .split(separator: "\n").first.map(String.init) ?? "\(error)"
-            fail("\(message) (see 'practice --help')", code: code.rawValue)
+            guard var async = command as? AsyncParsableCommand else { return try command.run() }
+            AsyncMain.run { do { try await async.run() } catch { exit(for: error) } }
+        } catch { exit(for: error) }
+    }
+
+    /// One line on stderr and a sysexits code (or the help or version asked for, on stdout).
+    static func exit(for error: any Error) -> Never {
+        if let error = error as? PracticeError { fail(error.message, code: error.exitCode) }
+        let code = exitCode(for: error)
+        if code == .success {
+            Terminal.write(fullMessage(for: error) + "\n", to: STDOUT_FILENO)
+            Glibc.exit(0)
         }
+        if error is ExitCode { Glibc.exit(code.rawValue) }
+        let message = message(for: error)
+            .replacing("Error: ", with: "")
+            .split(separator: "\n").first.map(String.init) ?? "\(error)"
+        fail("\(message) (see 'practice --help')", code: code.rawValue)
     }
 
     static func fail(_ message: String, code: Int32) -> Never {

@@ -88,16 +88,30 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// connects to the sound server. If this open fails, `init` opens again itself and reports
     /// what it finds then. One device at a time: asked for another, the first one's handle is
     /// closed unused.
-    public static func prepare(device: String) {
+    /// `alsoLoading`: more libraries the player will open (SQLite for its journal), opened after
+    /// its own on the same thread.
+    public static func prepare(device: String, alsoLoading: (@Sendable () -> Void)? = nil) {
         if preparedOpen.withLock({ $0.map { $0.device != device } ?? false }) { closePrepared() }
         guard preparedOpen.withLock({ $0 == nil }) else { return }   // this device's is under way
-        let opened = Locked<(handle: UInt, code: Int32)>((0, 0))
+        let opened = OpenedAhead()
+        DeviceFirst.shared.begin()
         let thread = ControlThread(name: "practice-device") {
             // libasound itself is opened here too, beside the caller's work (init reports it missing).
-            guard let asound = try? ALSALibrary.api(device: device) else { opened.withLock { $0 = (0, -ENOENT) }; return }
-            var handle: OpaquePointer?
-            let code = asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
-            opened.withLock { $0 = (UInt(bitPattern: handle), code) }
+            var result: (handle: UInt, code: Int32) = (0, -ENOENT)
+            if let asound = try? ALSALibrary.api(device: device) {
+                var handle: OpaquePointer?
+                let code = asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+                result = (UInt(bitPattern: handle), code)
+            }
+            opened.finish(result)
+            DeviceFirst.shared.end()
+            // Then, here, the libraries a player reads and stretches with, which it would
+            // otherwise ask for only once it has read the file (a new thread for them would start
+            // on the other core, where the player is busy reading it).
+            _ = try? SndFile.api()
+            TimeStretcher.loadLibrary()
+            Resampler.loadLibrary()
+            alsoLoading?()
         }
         preparedOpen.withLock { $0 = Prepared(device: device, thread: thread, opened: opened) }
     }
@@ -126,10 +140,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         return pending.flatMap(join)
     }
 
-    /// Waits for a `prepare`'s thread: its handle, or nil if its open failed.
+    /// Waits for a `prepare`'s open: its handle, or nil if it failed.
     private static func join(_ pending: Prepared) -> OpaquePointer? {
-        pending.thread.join()
-        let (handle, code) = pending.opened.withLock { $0 }
+        let (handle, code) = pending.opened.wait()
         return code == 0 ? OpaquePointer(bitPattern: handle) : nil
     }
 
@@ -374,12 +387,32 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 }
 
-/// A device being opened ahead by `ALSAOutput.prepare`: the thread opening it, and what it
-/// opened (the handle's address, and `snd_pcm_open`'s code) once it has.
+/// A device being opened ahead by `ALSAOutput.prepare`: the thread opening it (nobody joins it:
+/// once the device is open it goes on to open the player's libraries), and what it opened.
 private struct Prepared: Sendable {
     let device: String
     let thread: ControlThread
-    let opened: Locked<(handle: UInt, code: Int32)>
+    let opened: OpenedAhead
+}
+
+/// What a `prepare`'s thread opened (the handle's address, and `snd_pcm_open`'s code), once it has.
+private final class OpenedAhead: @unchecked Sendable {  // `result` is used under `condition`'s lock
+    private let condition = Condition()
+    private var result: (handle: UInt, code: Int32)?
+
+    func finish(_ r: (handle: UInt, code: Int32)) {
+        condition.lock()
+        result = r
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() -> (handle: UInt, code: Int32) {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return result!
+    }
 }
 
 /// At most one device is opened ahead at a time.

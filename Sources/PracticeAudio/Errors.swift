@@ -72,7 +72,7 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
 /// libasound's functions, from libasound.so.2 opened when the first device is opened (or
 /// prepared): the commands that play nothing never map it.
 enum ALSALibrary {
-    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_alsa_api()) { practice_alsa_load($0) }
+    nonisolated(unsafe) private static let loaded = DynamicLibrary.load(practice_alsa_api(), afterDevice: false) { practice_alsa_load($0) }
 
     /// The table, or the error opening `device` reports when libasound cannot be opened.
     static func api(device: String?) throws(ALSAError) -> UnsafeMutablePointer<practice_alsa_api> {

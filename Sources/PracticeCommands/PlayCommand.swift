@@ -6,6 +6,7 @@ import PracticeControl
 import PracticeDesktop
 import PracticeDocuments
 import PracticeEngine
+import PracticeJournal
 import PracticeLibrary
 import PracticeRemote
 import PracticeSystem
@@ -50,7 +51,7 @@ public struct PlayCommand: Sendable {
         // The sound device opens while the rest is set up, if it did not start to while the
         // arguments were parsed (the screen of a player already open on the track closes it; an
         // error found later leaves it unused until the process ends).
-        if !background || detached, access(file, R_OK) == 0 { ALSAOutput.prepare(device: device) }
+        if !background || detached, access(file, R_OK) == 0 { ALSAOutput.prepare(device: device, alsoLoading: noJournal ? nil : loadSQLite) }
         // Read (and refused if wrong) here; its warnings are the detached player's to say.
         let config = try Config.load(warn: !background || detached)
         if remoteBind == nil, let bind = config.remoteBind {
@@ -130,7 +131,9 @@ public struct PlayCommand: Sendable {
     /// another one, the player opens that one itself and this one is closed unused. `commands`:
     /// the command words, which a first argument that is a file's name too stands for.
     public static func prepareDevice(arguments: [String], commands: [String]) {
-        if let device = deviceToPrepare(arguments: arguments, commands: commands) { ALSAOutput.prepare(device: device) }
+        if let device = deviceToPrepare(arguments: arguments, commands: commands) {
+            ALSAOutput.prepare(device: device, alsoLoading: arguments.contains("--no-journal") ? nil : loadSQLite)
+        }
     }
 
     /// The device `prepareDevice` opens for these arguments, or nil.

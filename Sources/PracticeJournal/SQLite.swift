@@ -8,6 +8,10 @@ import PracticeSystem
 nonisolated(unsafe) private let loaded = DynamicLibrary.load(practice_sqlite_api()) { practice_sqlite_load($0) }
     .mapError { SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open SQLite (\($0.message)); install Debian's libsqlite3-0") }
 
+/// Opens SQLite now, on the caller's thread, rather than at the first connection (a player opens
+/// it beside its device, before its first sound: see `ALSAOutput.prepare`).
+public func loadSQLite() { _ = loaded }
+
 /// The table, for the calls made on an open connection's behalf (one exists only once it loaded).
 private var sqlite: UnsafeMutablePointer<practice_sqlite_api> {
     switch loaded {

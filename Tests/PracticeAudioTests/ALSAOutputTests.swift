@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import PracticeTestSupport
 @testable import PracticeAudio
+@testable import PracticeSystem
 
 @Suite struct ALSAOutputTests {
     @Test func opensTheNullDeviceAtTheFilesRateAndTakesEveryFrame() throws {
@@ -55,6 +56,29 @@ import PracticeTestSupport
             #expect(error.function == "snd_pcm_open" && error.device == "no_such_device_here" && error.code == -ENOENT)
         }
         #expect(!ALSAOutput.isPrepared(device: "no_such_device_here"))
+    }
+
+    /// While a device opens ahead, a library asked for on another thread waits until it is open
+    /// (glibc loads one at a time: the device's would wait behind it), then loads.
+    @Test func aLibraryAskedForWhileADeviceOpensWaitsUntilItIsOpen() throws {
+        let gate = DeviceFirst()
+        gate.begin()
+        let seen = Locked<Bool?>(nil)
+        let loading = ControlThread(name: "test-load") {
+            gate.waitWhileOpening()
+            seen.withLock { $0 = gate.isOpening }
+        }
+        // The load is waiting at the gate (events, not time: a bound only for a broken gate).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while gate.waitCount == 0, ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(gate.waitCount == 1, "the load did not wait for the device")
+        #expect(seen.withLock { $0 } == nil, "it loaded while the device was opening")
+        gate.end()
+        loading.join()
+        #expect(seen.withLock { $0 } == false)
+        // Nothing opening: no wait.
+        gate.waitWhileOpening()
+        #expect(gate.waitCount == 1)
     }
 
     @Test func theAudioThreadPlaysTheRingToItsEndAndReportsTheHeardFrame() throws {

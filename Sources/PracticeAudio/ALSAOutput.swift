@@ -88,14 +88,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// connects to the sound server. If this open fails, `init` opens again itself and reports
     /// what it finds then. One device at a time: asked for another, the first one's handle is
     /// closed unused.
-    /// `alsoLoading`: more libraries the player will open (SQLite for its journal), opened after
-    /// its own on the same thread.
-    public static func prepare(device: String, alsoLoading: (@Sendable () -> Void)? = nil) {
+    /// `then` runs on the device's thread once the device is open (or could not be): a player
+    /// opens its libraries there (`PlayCommand`), which it would otherwise ask for only once it
+    /// has read the file, and a new thread for them would start on the other core, where the
+    /// player is busy reading it.
+    public static func prepare(device: String, then: (@Sendable () -> Void)? = nil) {
         if preparedOpen.withLock({ $0.map { $0.device != device } ?? false }) { closePrepared() }
         guard preparedOpen.withLock({ $0 == nil }) else { return }   // this device's is under way
         let opened = OpenedAhead()
         DeviceFirst.shared.begin()
-        let thread = ControlThread(name: "practice-device") {
+        _ = ControlThread(name: "practice-device") {
             // libasound itself is opened here too, beside the caller's work (init reports it missing).
             var result: (handle: UInt, code: Int32) = (0, -ENOENT)
             if let asound = try? ALSALibrary.api(device: device) {
@@ -105,15 +107,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             }
             opened.finish(result)
             DeviceFirst.shared.end()
-            // Then, here, the libraries a player reads and stretches with, which it would
-            // otherwise ask for only once it has read the file (a new thread for them would start
-            // on the other core, where the player is busy reading it).
-            _ = try? SndFile.api()
-            TimeStretcher.loadLibrary()
-            Resampler.loadLibrary()
-            alsoLoading?()
+            then?()
         }
-        preparedOpen.withLock { $0 = Prepared(device: device, thread: thread, opened: opened) }
+        preparedOpen.withLock { $0 = Prepared(device: device, opened: opened) }
     }
 
     /// Closes the handle `prepare` opened, if nobody took it (this process will not play: it
@@ -387,11 +383,10 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 }
 
-/// A device being opened ahead by `ALSAOutput.prepare`: the thread opening it (nobody joins it:
-/// once the device is open it goes on to open the player's libraries), and what it opened.
+/// A device being opened ahead by `ALSAOutput.prepare`, and what its thread opened. (Nobody joins
+/// that thread: once the device is open it goes on to run what `prepare` was given.)
 private struct Prepared: Sendable {
     let device: String
-    let thread: ControlThread
     let opened: OpenedAhead
 }
 

@@ -8,6 +8,9 @@ import PracticeSystem
 /// first audio stream or the one asked for), loaded only then. Float frames, sample-accurate
 /// seek, tags. Reads stream from disk, so memory does not grow with the track's length.
 public struct SoundFile: ~Copyable {
+    /// Opens libsndfile now, if it is not open yet (a player opens it beside its device).
+    public static func loadLibrary() { _ = try? SndFile.api() }
+
     /// What the decoder says about an opened file.
     public struct Info: Sendable, Equatable {
         public var sampleRate: Int

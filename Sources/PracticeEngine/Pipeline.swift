@@ -157,10 +157,11 @@ final class Pipeline {
         return (1 - tempo) * ms / 1000 * Double(info.sampleRate)
     }
 
-    /// Opens the libraries a pipeline with `settings` stretches and resamples with, before the
-    /// first one is made: a player makes its pipeline once its device is open, as it needs the
+    /// Opens the libraries a pipeline with `settings` reads, stretches and resamples with, before
+    /// the first one is made: a player makes its pipeline once its device is open, as it needs the
     /// device's rate, and opens them while the device opens.
     static func loadLibraries(for settings: PlaybackSettings) {
+        SoundFile.loadLibrary()
         TimeStretcher.loadLibrary()
         Resampler.loadLibrary()
         if settings.quality == .high { RubberBandStretcher.loadLibrary() }

@@ -437,6 +437,10 @@ public final class Player: Sendable {
 
     deinit { shutDown() }
 
+    /// Opens the libraries a player with `settings` reads, stretches and resamples with, on the
+    /// caller's thread (a player's device thread, once the device is open: `ALSAOutput.prepare`).
+    public static func loadLibraries(for settings: PlaybackSettings) { Pipeline.loadLibraries(for: settings) }
+
     // MARK: Commands (any thread; each runs whole on the serial path)
 
     public func play() { command { c in if !c.stopped { play(&c) } } }

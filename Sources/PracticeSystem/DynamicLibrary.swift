@@ -16,9 +16,15 @@ public enum DynamicLibrary {
     /// libasound itself, which the device's thread opens first.
     public static func load<Table>(_ empty: Table, afterDevice: Bool = true, _ loader: (UnsafeMutablePointer<Table>) -> UnsafePointer<CChar>?)
         -> Result<UnsafeMutablePointer<Table>, DynamicLibraryError> {
+        load(empty, waitingFor: afterDevice ? DeviceFirst.shared : nil, loader)
+    }
+
+    /// `load`, waiting at `gate` first (the tests give a gate of their own).
+    static func load<Table>(_ empty: Table, waitingFor gate: DeviceFirst?, _ loader: (UnsafeMutablePointer<Table>) -> UnsafePointer<CChar>?)
+        -> Result<UnsafeMutablePointer<Table>, DynamicLibraryError> {
         let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
         table.initialize(to: empty)
-        if afterDevice { DeviceFirst.shared.waitWhileOpening() }
+        gate?.waitWhileOpening()
         if let problem = loader(table) {
             let message = String(cString: problem)
             table.deinitialize(count: 1)

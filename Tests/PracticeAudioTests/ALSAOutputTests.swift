@@ -35,10 +35,18 @@ import PracticeTestSupport
     /// one that failed to open ahead is opened again by the player, which says what is wrong.
     @Test func aDeviceOpenedAheadIsTheOneThatPlays() throws {
         let a = "plug:'null'", b = "plug:{SLAVE null}"   // names no other test opens
-        ALSAOutput.prepare(device: a)
+        // What the caller gives to run next runs on the device's thread (a player's libraries).
+        let ranOn = Locked<String?>(nil)
+        ALSAOutput.prepare(device: a, then: {
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+            ranOn.withLock { $0 = comm.trimmingCharacters(in: .newlines) }
+        })
         #expect(ALSAOutput.isPrepared(device: a))
         let out = try ALSAOutput(device: a, sampleRate: 44_100, channels: 2)
         #expect(out.openedAhead && !ALSAOutput.isPrepared(device: a))
+        let deadline = ContinuousClock.now + .seconds(5)   // a bound for a broken `then` only
+        while ranOn.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(ranOn.withLock { $0 } == "practice-device")
         let tone = Signals.sine(440, seconds: 0.1)
         #expect(tone.withUnsafeBufferPointer { out.write($0.baseAddress!, count: tone.count / 2) } == WriteResult.written(underruns: 0))
         #expect(try !ALSAOutput(device: a, sampleRate: 44_100, channels: 2).openedAhead, "nothing was opened ahead this time")
@@ -65,8 +73,10 @@ import PracticeTestSupport
         gate.begin()
         let seen = Locked<Bool?>(nil)
         let loading = ControlThread(name: "test-load") {
-            gate.waitWhileOpening()
-            seen.withLock { $0 = gate.isOpening }
+            _ = DynamicLibrary.load(0, waitingFor: gate) { _ in
+                seen.withLock { $0 = gate.isOpening }
+                return nil
+            }
         }
         // The load is waiting at the gate (events, not time: a bound only for a broken gate).
         let deadline = ContinuousClock.now + .seconds(5)
@@ -77,7 +87,7 @@ import PracticeTestSupport
         loading.join()
         #expect(seen.withLock { $0 } == false)
         // Nothing opening: no wait.
-        gate.waitWhileOpening()
+        _ = DynamicLibrary.load(0, waitingFor: gate) { _ in nil }
         #expect(gate.waitCount == 1)
     }
 

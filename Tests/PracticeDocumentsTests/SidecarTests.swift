@@ -244,37 +244,62 @@ import PracticeEngine
         }
     }
 
-    /// Markers are read from their members where they lie (`JSONValue.parse(_:splitting:)`), not
-    /// through a dictionary each: the same sidecar as the whole-way read, field for field, kept
-    /// unknown fields and a marker of more than 64 members included; and what that way does not
-    /// take is read the whole way, which names what is wrong.
-    @Test func markersReadInPlaceAreTheWholeWayReadsMarkers() throws {
+    /// Markers are read from the bytes straight into `Marker`s (`JSONValue.parse(_:splitting:item:)`
+    /// with `JSONReader.marker()`), not through a dictionary or a list of members each: the same
+    /// markers as the whole-way read, field for field, in any order, with unknown fields kept
+    /// (nested, or 70 of them), a key written with escapes, tombstones, numbers in any JSON form;
+    /// and what that way does not take is read the whole way, which reads it or names what is wrong.
+    @Test func markersReadFromTheBytesAreTheWholeWayReadsMarkers() throws {
         let many = (0..<70).map { #""x\#($0)": \#($0)"# }.joined(separator: ", ")
-        let text = #"{"format": "practice-markers", "version": 1, "zNext": [1], "markers": [{"time": 2, "name": "B", "id": "b", "shape": {"k": [true]}}, {"id": "a", "name": "A", "time": 1, "note": null, \#(many)}, {"id": "t", "deleted": true, "updatedAt": "2026-01-01T00:00:00.000Z"}], "loops": [{"id": "l", "name": "AB", "start": "A", "end": "b"}]}"#
+        let markers = [
+            #"{"time": 2, "name": "B", "id": "b", "shape": {"k": [true]}}"#,
+            ##"{"id": "a", "n\u0061me": "A \"quoted\"\ttab", "time": 1.5e1, "note": "Ünïcödé ✨", "color": "#ff8800", "author": "Ana", "updatedAt": "2026-01-02T03:04:05.678Z", \##(many)}"##,
+            #"{"id": "t", "deleted": true, "updatedAt": "2026-01-01T00:00:00.000Z"}"#,
+            #"{"deleted": false, "id": "z", "name": "zero", "time": 0, "zz": null}"#,
+        ]
+        let text = #"{"format": "practice-markers", "version": 1, "zNext": [1], "markers": [\#(markers.joined(separator: ", "))], "loops": [{"id": "l", "name": "AB", "start": "A \"quoted\"\ttab", "end": "b"}]}"#
         let data = Data(text.utf8)
-        let split = try #require(try JSONValue.parse(data, splitting: "markers"))
-        #expect(split.root.keys.sorted() == ["format", "loops", "version", "zNext"])
-        #expect(split.items?.map { $0.map(\.key) }.first == ["time", "name", "id", "shape"])   // as written
-        #expect(split.items?[1].count == 74)
-        // The markers read from their members themselves, not the whole-way read `decode(_:)`
-        // falls back on: had that way failed, `decode(_:)` would still give the same sidecar.
-        let quick = try Sidecar.decode(root: split.root, markers: split.items)
         let whole = try Sidecar.decode(JSONValue.parse(data))
-        #expect(quick == whole)
+        // Read that way itself, not the whole-way read `decode(_:)` falls back on (had that way
+        // failed, `decode(_:)` would still give the same sidecar).
+        let split = try JSONValue.parse(data, splitting: "markers") { (reader) throws(JSONSyntaxError) in try reader.marker() }
+        #expect(split.root.keys.sorted() == ["format", "loops", "version", "zNext"])
+        #expect(split.items == whole.markers)
+        #expect(try Sidecar.decode(root: split.root, markers: split.items) == whole)
         #expect(try Sidecar.decode(data) == whole)
-        #expect(quick.markers[1].extra.count == 70 && quick.markers[1].extra["x69"] == .number("69"))
-        #expect(quick.markers[0].extra == ["shape": .object(["k": .array([.bool(true)])])])
-        #expect(quick.loops[0].start == .marker("a") && quick.loops[0].end == .marker("b"))
+        let read = try #require(split.items)
+        #expect(read.map(\.name) == ["B", "A \"quoted\"\ttab", "", "zero"] && read.map(\.time) == [2, 15, 0, 0])
+        #expect(read[1].extra.count == 70 && read[1].extra["x69"] == .number("69") && read[1].note == "Ünïcödé ✨" && read[1].author == "Ana")
+        #expect(read[0].extra == ["shape": .object(["k": .array([.bool(true)])])] && read[3].extra == ["zz": .null])
+        #expect(read[2].deleted && !read[3].deleted && read[0].updatedAt == "1970-01-01T00:00:00.000Z")
+        #expect(whole.loops[0].start == .marker("a") && whole.loops[0].end == .marker("b"))
 
-        // Not taken that way, and read the whole way: no markers list, or something else in it.
-        #expect(try JSONValue.parse(Data(#"{"format": "practice-markers", "version": 1}"#.utf8), splitting: "markers")?.items == nil)
-        for other in [#""markers": null"#, #""markers": [{"id": "a", "name": "A", "time": 1}, 3]"#, #""markers": {}"#] {
-            #expect(try JSONValue.parse(Data(#"{"version": 1, \#(other)}"#.utf8), splitting: "markers") == nil)
+        func quick(_ text: String) throws -> [Marker]? {
+            try JSONValue.parse(Data(text.utf8), splitting: "markers") { (reader) throws(JSONSyntaxError) in try reader.marker() }.items
         }
-        #expect(try JSONValue.parse(Data("[1]".utf8), splitting: "markers") == nil)
+        #expect(try quick(#"{"format": "practice-markers", "version": 1}"#) == nil)
+        // Not taken that way: something other than a list of markers, a null, a field of another
+        // kind or out of range, a key twice (also spelled with an escape), a marker without its
+        // name or time. The whole way reads what it can, as it always has.
+        for marker in [#"{"id": "a", "name": "A", "time": 1, "note": null}"#, #"{"id": "a", "name": "A", "time": 1, "deleted": null}"#,
+                       #"{"id": "a", "name": "A", "time": "1"}"#, #"{"id": "a", "name": "A", "time": -1}"#, #"{"id": "a", "name": "A", "time": 1e10}"#,
+                       #"{"id": "a", "name": "A", "time": 1, "name": "B"}"#, #"{"id": "a", "name": "A", "time": 1, "n\u0061me": "B"}"#,
+                       #"{"id": "a", "time": 1}"#, #"{"id": "a", "name": "A"}"#, #"{}"#, #"3"#] {
+            let text = #"{"format": "practice-markers", "version": 1, "markers": [\#(marker)]}"#
+            #expect(throws: JSONSyntaxError.self) { try quick(text) }
+            let fast = Result { () throws(SidecarFormatError) in try Sidecar.decode(Data(text.utf8)) }
+            let whole = Result { () throws(SidecarFormatError) in
+                do { return try Sidecar.decode(JSONValue.parse(text)) } catch let e as JSONSyntaxError {
+                    throw SidecarFormatError(field: "", message: e.message, line: e.line, column: e.column)
+                } catch let e as SidecarFormatError { throw e } catch { preconditionFailure() }
+            }
+            #expect(fast.map(\.markers) == whole.map(\.markers), "\(marker)")
+        }
+        #expect(try Sidecar.decode(Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "name": "A", "time": 1, "note": null}]}"#.utf8)).markers[0].note == nil)
+        for other in [#""markers": null"#, #""markers": {}"#] { #expect(throws: JSONSyntaxError.self) { try quick(#"{"version": 1, \#(other)}"#) } }
+        #expect(throws: JSONSyntaxError.self) { try quick("[1]") }
         // A key written twice in a marker is the whole way's error, at its place.
         let twice = Data(#"{"format": "practice-markers", "version": 1, "markers": [{"id": "a", "name": "A", "time": 1, "name": "B"}]}"#.utf8)
-        #expect(throws: JSONSyntaxError(line: 1, column: 94, message: "duplicate key \"name\"")) { try JSONValue.parse(twice, splitting: "markers") }
         #expect(throws: SidecarFormatError(field: "", message: "duplicate key \"name\"", line: 1, column: 94)) { try Sidecar.decode(twice) }
         // 20 keys, the last one again: past 16 keys they are looked up in a set.
         let long = "{" + (0..<20).map { #""k\#($0)": 0, "# }.joined() + #""k19": 1}"#

@@ -43,27 +43,30 @@ public enum JSONValue: Sendable, Equatable {
     /// (Reading 10,000 markers' times through `strtod` was a tenth of adding one to them.)
     static func value(ofNumber literal: String) -> Double? {
         var literal = literal
-        return literal.withUTF8 { b -> Double? in
-            var i = 0, negative = false
-            if i < b.count, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-            var mantissa: UInt64 = 0, digits = 0, fraction = -1
-            while i < b.count {
-                let c = b[i]
-                if c >= 0x30, c <= 0x39 {
-                    mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
-                    digits += 1
-                    if fraction >= 0 { fraction += 1 }
-                } else if c == UInt8(ascii: "."), fraction < 0 {
-                    fraction = 0
-                } else {
-                    break
-                }
-                i += 1
+        return literal.withUTF8 { value(ofNumber: $0) }
+    }
+
+    /// `value(ofNumber:)` of a literal's bytes, as they lie in a document being read.
+    static func value(ofNumber b: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0, negative = false
+        if i < b.count, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var mantissa: UInt64 = 0, digits = 0, fraction = -1
+        while i < b.count {
+            let c = b[i]
+            if c >= 0x30, c <= 0x39 {
+                mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
+                digits += 1
+                if fraction >= 0 { fraction += 1 }
+            } else if c == UInt8(ascii: "."), fraction < 0 {
+                fraction = 0
+            } else {
+                break
             }
-            guard i == b.count, digits > 0, digits <= 15, fraction != 0 else { return Double(String(decoding: b, as: UTF8.self)) }
-            let value = Double(mantissa) / powersOfTen[max(fraction, 0)]
-            return negative ? -value : value
+            i += 1
         }
+        guard i == b.count, digits > 0, digits <= 15, fraction != 0 else { return Double(String(decoding: b, as: UTF8.self)) }
+        let value = Double(mantissa) / powersOfTen[max(fraction, 0)]
+        return negative ? -value : value
     }
 
     /// 10⁰ … 10¹⁵, each exact in a Double.
@@ -107,24 +110,24 @@ extension JSONValue {
         try reading(data) { (reader) throws(JSONSyntaxError) in try reader.document() }
     }
 
-    /// Parses a document whose top level is an object, and reads the objects of its list at `key`
-    /// as lists of members in the order written: no dictionary and no `JSONValue` for each, which
-    /// is most of the work for a sidecar's 10,000 markers. `items` is nil when there is no such
-    /// member. Nil when the document is not an object, or that member is not a list of objects:
-    /// the caller then reads it with `parse`, which says what is wrong. A key written twice is an
-    /// error, as in `parse`.
-    static func parse(_ data: Data, splitting key: String) throws(JSONSyntaxError)
-        -> (root: [String: JSONValue], items: [[(key: String, value: JSONValue)]]?)? {
-        try reading(data) { (reader) throws(JSONSyntaxError) in
+    /// Parses a document whose top level is an object, and reads each item of its list at `key`
+    /// with `item`, straight from the bytes: no dictionary and no `JSONValue` for each, which is
+    /// most of the work for a sidecar's 10,000 markers. `items` is nil when there is no such
+    /// member. Throws when the document is not an object, that member is not a list, or `item`
+    /// throws (it does for anything it does not take): the caller then reads the document with
+    /// `parse`, which says what is wrong. A key written twice is an error, as in `parse`.
+    static func parse<Item>(_ data: Data, splitting key: String, item: @escaping (inout JSONReader) throws(JSONSyntaxError) -> Item)
+        throws(JSONSyntaxError) -> (root: [String: JSONValue], items: [Item]?) {
+        var items: [Item]?
+        return try reading(data) { (reader) throws(JSONSyntaxError) in
             reader.skipSpace()
-            guard reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else { return nil }
-            reader.splitKey = key
+            guard reader.i < reader.bytes.count, reader.bytes[reader.i] == UInt8(ascii: "{") else { throw reader.error("expected an object") }
+            reader.split = (key, { (reader) throws(JSONSyntaxError) in items = try reader.list(of: item) })
             let root = try reader.members()
             reader.skipSpace()
             guard reader.i == reader.bytes.count else { throw reader.error("unexpected \(reader.describe(reader.i)) after the end of the document") }
-            guard !reader.splitFailed else { return nil }
             // (`key`'s member, when there is one, is the split list's place holder.)
-            return (Dictionary(uniqueKeysWithValues: root.lazy.filter { $0.key != key }), reader.split)
+            return (Dictionary(uniqueKeysWithValues: root.lazy.filter { $0.key != key }), items)
         }
     }
 
@@ -159,7 +162,7 @@ extension JSONValue {
 
 /// Reads bytes that stay put while it reads (`withUnsafeBufferPointer`), without bounds checks in
 /// its inner loops: every index is compared with `bytes.count` first.
-private struct JSONReader {
+struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
     /// Nesting depth, bounded so that hostile input cannot exhaust the stack.
@@ -168,11 +171,8 @@ private struct JSONReader {
     var path = ""
     var target: String?
     var found: Int?
-    /// `parse(_:splitting:)`: the top-level member whose list of objects is read as lists of
-    /// members (into `split`), and whether it turned out not to be one.
-    var splitKey: String?
-    var split: [[(key: String, value: JSONValue)]]?
-    var splitFailed = false
+    /// `parse(_:splitting:item:)`: the top-level member whose value is read by a reader of its own.
+    var split: (key: String, read: (inout JSONReader) throws(JSONSyntaxError) -> Void)?
     static let maxDepth = 256
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -266,9 +266,9 @@ private struct JSONReader {
             skipSpace()
             let v: JSONValue
             if target == nil {
-                if depth == 1, let splitKey, key == splitKey {
-                    split = try listOfMembers()
-                    v = .null   // left out of the root by `parse(_:splitting:)`
+                if depth == 1, let split, key == split.key {
+                    try split.read(&self)
+                    v = .null   // left out of the root by `parse(_:splitting:item:)`
                 } else {
                     v = try value()
                 }
@@ -296,24 +296,18 @@ private struct JSONReader {
         }
     }
 
-    /// `splitKey`'s list: each object's members. Anything else there is read as a value and
-    /// marks the split failed (the caller then reads the document whole).
-    mutating func listOfMembers() throws(JSONSyntaxError) -> [[(key: String, value: JSONValue)]] {
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { splitFailed = true; _ = try value(); return [] }
+    /// A list, each item read by `item`.
+    mutating func list<Item>(of item: (inout JSONReader) throws(JSONSyntaxError) -> Item) throws(JSONSyntaxError) -> [Item] {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { throw error("unexpected \(describe(i)); expected a list") }
         try enter()
         defer { depth -= 1 }
         i += 1
-        var items: [[(key: String, value: JSONValue)]] = []
+        var items: [Item] = []
         skipSpace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return items }
         while true {
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "{") {
-                items.append(try members())
-            } else {
-                splitFailed = true
-                _ = try value()
-            }
+            items.append(try item(&self))
             skipSpace()
             guard i < bytes.count else { throw error("unexpected end of file; expected ',' or ']'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -349,6 +343,11 @@ private struct JSONReader {
     }
 
     mutating func number() throws(JSONSyntaxError) -> String {
+        String(decoding: try numberBytes(), as: UTF8.self)
+    }
+
+    /// A number's literal, where it lies in the document.
+    mutating func numberBytes() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8> {
         let start = i
         func digits(_ r: inout Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
             let s = r
@@ -372,7 +371,7 @@ private struct JSONReader {
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard digits(&i, bytes) > 0 else { throw error("unexpected \(describe(i)); expected digits in the exponent") }
         }
-        return String(decoding: bytes[start..<i], as: UTF8.self)
+        return UnsafeBufferPointer(rebasing: bytes[start..<i])
     }
 
     mutating func string() throws(JSONSyntaxError) -> String {

@@ -15,11 +15,11 @@ extension Sidecar {
     /// Reads a sidecar document. Lenient where people edit by hand: a missing `id` gets a new one,
     /// a missing `updatedAt` counts as the oldest edit, and a loop end may name a marker.
     public static func decode(_ data: Data) throws(SidecarFormatError) -> Sidecar {
-        // Markers read from their members in place (a sidecar may hold 10,000: a dictionary and a
-        // JSONValue for each were most of the time). Whatever this way does not take, a syntax
-        // error or a field that is wrong, is read again the whole way, which says what is wrong
-        // as it always has.
-        if let (root, markers) = try? JSONValue.parse(data, splitting: "markers"),
+        // Markers read from the bytes straight into `Marker`s (a sidecar may hold 10,000: a
+        // dictionary and a JSONValue for each were most of the time, then a list of members and a
+        // string for each key). Whatever this way does not take, a syntax error or a field that is
+        // wrong, is read again the whole way, which says what is wrong as it always has.
+        if let (root, markers) = try? JSONValue.parse(data, splitting: "markers", item: { (reader) throws(JSONSyntaxError) in try reader.marker() }),
            let sidecar = try? decode(root: root, markers: markers) {
             return sidecar
         }
@@ -37,7 +37,7 @@ extension Sidecar {
     }
 
     /// The document's members, and its markers' when they were read apart (else they are in `root`).
-    static func decode(root: [String: JSONValue], markers: [[(key: String, value: JSONValue)]]?) throws(SidecarFormatError) -> Sidecar {
+    static func decode(root: [String: JSONValue], markers: [Marker]?) throws(SidecarFormatError) -> Sidecar {
         var root = root
         var s = Sidecar()
         guard let format = root.removeValue(forKey: "format") else {
@@ -55,9 +55,7 @@ extension Sidecar {
         s.version = v
         if let a = root.removeValue(forKey: "audio") { s.audio = try TrackIdentity(FieldReader(path: "audio", value: a)) }
         if let markers {
-            s.markers = try markers.enumerated().map { (k, members) throws(SidecarFormatError) in
-                try Marker(Members(members, path: FieldReader(path: "markers", index: k, value: .null)))
-            }
+            s.markers = markers
         } else if let m = root.removeValue(forKey: "markers") {
             let items = try FieldReader(path: "markers", value: m).array()
             s.markers = try items.enumerated().map { (k, v) throws(SidecarFormatError) in
@@ -108,10 +106,7 @@ extension Sidecar {
             for k in markers.indices {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.newline(indent + 2, into: &out)
-                let members = markers[k].orderedMembers
-                JSONValue.writeObject(members.count, members, into: &out, indent: indent + 2, pretty: true) { member, out, indent in
-                    member.value.writePretty(into: &out, indent: indent)
-                }
+                markers[k].writePretty(into: &out, indent: indent + 2)
             }
             JSONValue.newline(indent, into: &out)
             out.append(UInt8(ascii: "]"))
@@ -174,7 +169,7 @@ struct Members {
         self.init(Array(try r.object()), path: r)
     }
 
-    /// An object's members as read (`JSONValue.parse(_:splitting:)`); `path` names it in errors.
+    /// An object's members as read; `path` names it in errors.
     init(_ members: [(key: String, value: JSONValue)], path: FieldReader) {
         reader = path
         if members.count <= 64 { self.members = members } else { self.members = []; many = members }
@@ -289,6 +284,9 @@ extension Marker {
         extra = m.rest
     }
 
+    /// The names of a marker's fields, as `init(_: Members)` takes them, for `JSONReader.marker()`.
+    fileprivate static let keys: [[UInt8]] = ["id", "name", "time", "updatedAt", "note", "color", "author", "deleted"].map { Array($0.utf8) }
+
     /// The marker's members in key order (its fields, and those a newer version or a person
     /// added), made without a dictionary: what `json` holds, and what the writer writes.
     var orderedMembers: [(key: String, value: JSONValue)] {
@@ -309,8 +307,137 @@ extension Marker {
         return (known + extra.map { (key: $0.key, value: $0.value) }).sorted { $0.key < $1.key }
     }
 
+    /// `orderedMembers` written as `JSONValue.writeObject` writes them, pretty, without making the
+    /// list when there are no fields but ours (a sidecar's writer, for each of 10,000 markers).
+    func writePretty(into out: inout [UInt8], indent: Int) {
+        guard extra.isEmpty else {
+            let members = orderedMembers
+            return JSONValue.writeObject(members.count, members, into: &out, indent: indent, pretty: true) { member, out, indent in
+                member.value.writePretty(into: &out, indent: indent)
+            }
+        }
+        var count = 0
+        func key(_ name: StaticString, _ out: inout [UInt8]) {
+            out.append(count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            count += 1
+            JSONValue.newline(indent + 2, into: &out)
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
+            out.append(0x20)
+        }
+        func string(_ name: StaticString, _ value: String?, _ out: inout [UInt8]) {
+            guard let value else { return }
+            key(name, &out)
+            JSONValue.quote(value, into: &out)
+        }
+        if deleted {
+            key("deleted", &out)
+            out.append(contentsOf: "true".utf8)
+            string("id", id, &out)
+            string("updatedAt", updatedAt, &out)
+        } else {
+            string("author", author, &out)
+            string("color", color, &out)
+            string("id", id, &out)
+            string("name", name, &out)
+            string("note", note, &out)
+            key("time", &out)
+            var seconds = JSONValue.formatMilliseconds(time)
+            seconds.withUTF8 { out.append(contentsOf: $0) }
+            string("updatedAt", updatedAt, &out)
+        }
+        JSONValue.newline(indent, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
     /// The marker as the sidecar holds it: `orderedMembers`, the one list of its fields.
     var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers.lazy.map { ($0.key, $0.value) })) }
+}
+
+extension JSONReader {
+    /// One marker of a sidecar's list, read from its bytes as `Marker(_: Members)` reads it from
+    /// its members, with no list of members and no string made for a key. Whatever that reading
+    /// would refuse, and what it reads in a way of its own (a null, a field of another kind, a
+    /// key written twice, a time out of range, a missing name or time), throws here: the sidecar
+    /// is then read the whole way, which says what is wrong.
+    mutating func marker() throws(JSONSyntaxError) -> Marker {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { throw error("expected an object") }
+        try enter()
+        defer { depth -= 1 }
+        i += 1
+        var id, name, updatedAt, note, color, author: String?
+        var time: Double?
+        var deleted = false
+        var extra: [String: JSONValue] = [:]
+        var seen: UInt8 = 0   // the known fields read, by their place in `Marker.keys`
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { throw error("a marker without a name") }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a key") }
+            let (known, key) = try key(among: Marker.keys)
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            i += 1
+            skipSpace()
+            guard i < bytes.count else { throw error("unexpected end of file") }
+            if let known {
+                guard seen & 1 << known == 0 else { throw error("a key written twice") }
+                seen |= 1 << known
+                switch known {
+                case 2:
+                    guard bytes[i] == UInt8(ascii: "-") || (0x30...0x39).contains(bytes[i]),
+                          let d = JSONValue.value(ofNumber: try numberBytes()), d.isFinite, d >= 0, d <= Members.longestSeconds
+                    else { throw error("a time out of range") }
+                    time = d
+                case 7:
+                    if bytes[i] == UInt8(ascii: "t") { try literal("true"); deleted = true } else { try literal("false") }
+                default:
+                    guard bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string") }
+                    let text = try string()
+                    switch known {
+                    case 0: id = text
+                    case 1: name = text
+                    case 3: updatedAt = text
+                    case 4: note = text
+                    case 5: color = text
+                    default: author = text
+                    }
+                }
+            } else if let key {
+                guard extra.updateValue(try value(), forKey: key) == nil else { throw error("a key written twice") }
+            }
+            skipSpace()
+            guard i < bytes.count else { throw error("unexpected end of file") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            guard bytes[i] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
+            i += 1
+            break
+        }
+        guard let name = name ?? (deleted ? "" : nil), let time = time ?? (deleted ? 0 : nil) else { throw error("a marker without a name or a time") }
+        var marker = Marker(id: id ?? Sidecar.newID(), name: name, time: time, note: note, color: color, updatedAt: updatedAt ?? oldestEdit, author: author)
+        marker.deleted = deleted
+        marker.extra = extra
+        return marker
+    }
+
+    /// The key here: its place in `keys`, or the key itself when it is none of them. A key
+    /// written plainly is compared as it lies; one with escapes is read first.
+    private mutating func key(among keys: [[UInt8]]) throws(JSONSyntaxError) -> (known: Int?, key: String?) {
+        var end = i + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let plain = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(i + 1)..<end]))
+            if let k = keys.firstIndex(where: { key in key.count == plain.count && key.withUnsafeBytes { memcmp($0.baseAddress!, plain.baseAddress!, plain.count) == 0 } }) {
+                i = end + 1
+                return (k, nil)
+            }
+        }
+        let key = try string()
+        return (keys.firstIndex { $0.elementsEqual(key.utf8) }, key)
+    }
 }
 
 extension Loop {

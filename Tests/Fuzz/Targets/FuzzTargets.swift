@@ -53,7 +53,7 @@ public enum FuzzTargets {
         return true
     }
 
-    /// Markers read from their members in place (`Sidecar.decode(Data)`) against the whole-way
+    /// Markers read from the bytes straight into `Marker`s (`Sidecar.decode(Data)`) against the whole-way
     /// read through a `JSONValue`: both read it or neither, and what they read is the same (when
     /// every marker and loop has its id: one without is given a new one each time).
     static func checkQuickRead(_ quick: Sidecar?, _ input: [UInt8]) {

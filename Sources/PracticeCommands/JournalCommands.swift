@@ -25,7 +25,7 @@ public enum JournalCommands {
             return
         }
         if json { Console.printJSON(JournalText.json(report)); return }
-        Terminal.write(JournalText.render(report, title: JournalText.title(days, from: from, to: to)).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
+        Console.say(lines: JournalText.render(report, title: JournalText.title(days, from: from, to: to)))
     }
 
     /// Writes a note for `date` (2026-11-24, today, yesterday).

@@ -22,7 +22,7 @@ public enum LibraryCommands {
     public static func list(json: Bool, noScan: Bool) throws {
         let tracks = try index(noScan: noScan).tracks()
         if json { return Console.printJSON(.object(["version": .integer(1), "tracks": .array(tracks.map(\.json))])) }
-        Terminal.write(LibraryTrack.table(tracks).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
+        Console.say(lines: LibraryTrack.table(tracks))
     }
 
     /// The hits for `words`; false when nothing matches (said on stderr without `json`).
@@ -38,7 +38,7 @@ public enum LibraryCommands {
         if json {
             Console.printJSON(.object(["version": .integer(1), "hits": .array(hits.map(\.json))]))
         } else if !hits.isEmpty {
-            Terminal.write(LibraryHit.table(hits).joined(separator: "\n") + "\n", to: STDOUT_FILENO)
+            Console.say(lines: LibraryHit.table(hits))
         }
         if hits.isEmpty, !json { Terminal.write("practice: nothing in the library matches '\(text.terminalSafe)'\n", to: STDERR_FILENO) }
         return !hits.isEmpty

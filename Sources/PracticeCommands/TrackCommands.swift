@@ -27,13 +27,13 @@ public enum TrackCommands {
         if json { return Console.printJSON(lyrics.document) }
         guard lyrics.isSynced else {
             Console.note(["\(path) has no time stamps (unsynced lyrics)"])
-            for line in lyrics.plain { Console.say(line) }
+            Console.say(lines: lyrics.plain)
             return
         }
         // The markers table's alignment without its header: each line's number (what
         // `--loop "line 5"` takes) and time right-aligned, two spaces apart, then the text.
         let rows = lyrics.lines.enumerated().map { ["\($0.offset + 1)", Lyrics.stamp($0.element.time), $0.element.text] }
-        for line in Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst() { Console.say(line) }
+        Console.say(lines: Table.render(header: ["", "", ""], rows: rows, rightAligned: [0, 1]).dropFirst())
     }
 
     /// `practice beats`: the grid found (or corrected) and kept in the sidecar, shown.

@@ -81,7 +81,7 @@ public struct SidecarTarget: Sendable {
             let note = missing.contains(m.id) ? "[not in this copy] " + (m.note ?? "") : m.note ?? ""
             return [Timecode.format(m.time, decimals: 3), m.name] + (ids ? [String(m.id.prefix(8))] : []) + [note]
         }
-        for line in Table.render(header: ["TIME", "NAME"] + (ids ? ["ID"] : []) + ["NOTE"], rows: rows, rightAligned: [0]) { Console.say(line) }
+        Console.say(lines: Table.render(header: ["TIME", "NAME"] + (ids ? ["ID"] : []) + ["NOTE"], rows: rows, rightAligned: [0]))
         for group in shared.sorted(by: { $0[0].time < $1[0].time }) {
             Console.warn(["\(group.count) markers are named '\(group[0].name)': pick one as '\(group[0].name)#1' … '#\(group.count)' (by time), @TIME or by id; or rename one"])
         }
@@ -116,7 +116,7 @@ public struct SidecarTarget: Sendable {
             if let a = s.time(of: l.start), let b = s.time(of: l.end) { length = JSONValue.formatMilliseconds(b - a) + " s" }
             return [l.name, end(l.start), end(l.end), length, l.note ?? ""]
         }
-        for line in Table.render(header: ["NAME", "FROM", "TO", "LENGTH", "NOTE"], rows: rows, rightAligned: [3]) { Console.say(line) }
+        Console.say(lines: Table.render(header: ["NAME", "FROM", "TO", "LENGTH", "NOTE"], rows: rows, rightAligned: [3]))
     }
 
     /// `practice markers add`: a marker at `time` (seconds, m:ss or h:mm:ss; with `snap`, on the
@@ -157,7 +157,7 @@ public struct SidecarTarget: Sendable {
             Console.say("\(other): nothing new for \(loaded.writePath)")
         } else {
             Console.say("merged \(other) into \(loaded.writePath):")
-            for line in report.lines { Console.say(line) }
+            Console.say(lines: report.lines)
         }
     }
 
@@ -254,7 +254,7 @@ public struct SidecarTarget: Sendable {
              missing.contains(m.id) ? "not in this copy" : ""]
         }
         if !rows.isEmpty {
-            for line in Table.render(header: ["NAME", "THERE", "HERE", ""], rows: rows, rightAligned: [1, 2]) { Console.say(line) }
+            Console.say(lines: Table.render(header: ["NAME", "THERE", "HERE", ""], rows: rows, rightAligned: [1, 2]))
         }
         if dryRun { return }
         if !missing.isEmpty { Console.note([OtherCopy.leftOut(missing, from: placed)]) }

@@ -6,6 +6,15 @@ import Glibc
 public enum Console {
     public static func say(_ line: String) { Terminal.write(line + "\n", to: STDOUT_FILENO) }
 
+    /// Lines on standard output in one write, not one each (a listing of 10,000 markers made
+    /// 10,000 writes, nine tenths of its system calls).
+    public static func say(lines: some Collection<String>) {
+        guard !lines.isEmpty else { return }
+        var text = lines.joined(separator: "\n")
+        text.append("\n")
+        Terminal.write(text, to: STDOUT_FILENO)
+    }
+
     public static func warn(_ lines: [String]) {
         for line in lines { Terminal.write("practice: warning: \(line)\n", to: STDERR_FILENO) }
     }

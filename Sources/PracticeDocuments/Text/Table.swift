@@ -11,46 +11,36 @@ public enum Table {
         let columns = header.count
         // The last column is not padded, and a column that is empty everywhere below the header is dropped.
         let used = (0..<columns).filter { c in c < columns - 1 || rows.contains { !$0[c].isEmpty } }
-        // Each cell measured once, and each line made by appending its cells (text already known
-        // to be UTF-8: no bytes to check again) and the spaces between them, those at its end left
-        // out (a listing may have 10,000 rows).
+        // Each cell measured once.
         let cellWidths = all.map { row in used.map { width(of: row[$0]) } }
         let widths = used.indices.map { k in cellWidths.lazy.map { $0[k] }.max() ?? 0 }
         let right = used.map { rightAligned.contains($0) }
-        let spacing = widths.reduce(2 * used.count, +)   // at most, with each cell's own bytes
+        // Each line made in one buffer of bytes, its cells copied in and the spaces between them
+        // added only when text follows (a String grown piece by piece checks and grows itself at
+        // every piece, and a listing may have 10,000 rows).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(widths.reduce(2 * used.count, +))
         return all.indices.map { index in
-            var line = ""
-            line.reserveCapacity(used.reduce(spacing) { $0 + all[index][$1].utf8.count })
+            bytes.removeAll(keepingCapacity: true)
             var spaces = 0   // owed before the next text, dropped at the end of the line
-            func append(_ cell: String) {
-                guard !cell.isEmpty else { return }
-                while spaces > 0 {
-                    let run = min(spaces, blanks.count - 1)
-                    line += blanks[run]
-                    spaces -= run
-                }
-                line += cell
-                spaces = 0
-            }
             for (k, c) in used.enumerated() {
                 if k > 0 { spaces += 2 }
                 let pad = widths[k] - cellWidths[index][k]
-                if right[k] && index > 0 {
-                    spaces += pad
-                    append(all[index][c])
-                } else {
-                    append(all[index][c])
-                    spaces += pad
+                let padFirst = right[k] && index > 0
+                if padFirst { spaces += pad }
+                var cell = all[index][c]
+                if !cell.isEmpty {
+                    bytes.append(contentsOf: repeatElement(0x20, count: spaces))
+                    spaces = 0
+                    cell.withUTF8 { bytes.append(contentsOf: $0) }
                 }
+                if !padFirst { spaces += pad }
             }
             // A cell's own trailing spaces go too, as from the end of any line.
-            while line.utf8.last == 0x20 { line.unicodeScalars.removeLast() }
-            return line
+            while bytes.last == 0x20 { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
-
-    /// Runs of 0 to 64 spaces, made once.
-    private static let blanks = (0...64).map { String(repeating: " ", count: $0) }
 
     /// Terminal columns a string takes: East Asian wide characters and emoji take two
     /// (Unicode's East Asian Width "W" and "F", as wcwidth counts them).

@@ -5,7 +5,7 @@ import PracticeCommands
 extension Practice {
     struct JournalCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "journal",
+            group: "journal",
             abstract: "Show what you practised: time, passes and speed by day, song, section and genre.",
             discussion: """
                 Every play session is recorded in $XDG_DATA_HOME/practice/journal.sqlite as it
@@ -19,8 +19,7 @@ extension Practice {
                   practice journal year --html report.html
                   practice journal note "The turn at 1:12 finally works"
                 """,
-            subcommands: [Show.self, Note.self],
-            defaultSubcommand: Show.self)
+            subcommands: [Show.self, Note.self])
 
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the journal for some days (the default).", shouldDisplay: false)

@@ -7,7 +7,7 @@ import PracticeTUI
 extension Practice {
     struct Library: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "library",
+            group: "library",
             abstract: "Browse and search your music folders: covers, tags, markers and lyrics.",
             discussion: """
                 The folders are the XDG music folder (else ~/Music) until you name others; folders
@@ -19,13 +19,11 @@ extension Practice {
                   practice library scan ~/Dance    add a folder and index it
                   practice library search turn     tracks, markers, loops and lyric lines
                 """,
-            subcommands: [Browse.self, Scan.self, List.self, Search.self],
-            defaultSubcommand: Browse.self)
+            subcommands: [Browse.self, Scan.self, List.self, Search.self])
 
         struct Folders: ParsableArguments {
             @Argument(help: "Music folders to add to the library (remembered).", completion: .directory)
             var folders: [String] = []
-
         }
 
         struct Browse: AsyncParsableCommand {

@@ -6,7 +6,7 @@ import PracticeEngine
 extension Practice {
     struct Loops: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "loops",
+            group: "loops",
             abstract: "List and edit a track's named loops (kept in FILE.practice.json beside it).",
             discussion: """
                 A loop's ends are marker names or times; a loop that starts at a marker follows it \
@@ -17,8 +17,7 @@ extension Practice {
                   practice loops add song.mp3 chorus Chorus "Verse 3"
                   practice loops add song.mp3 "shine turn" 1:12 1:20.5
                 """,
-            subcommands: [List.self, Add.self, Remove.self],
-            defaultSubcommand: List.self)
+            subcommands: [List.self, Add.self, Remove.self])
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(

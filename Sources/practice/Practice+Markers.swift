@@ -25,7 +25,7 @@ let audioExtensions = Track.fileExtensions.sorted()
 extension Practice {
     struct Markers: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "markers",
+            group: "markers",
             abstract: "List and edit a track's markers (kept in FILE.practice.json beside it).",
             discussion: """
                 Marker names are any text that is not a time; case is ignored when matching them. \
@@ -36,8 +36,7 @@ extension Practice {
                   practice markers add song.mp3 "Verse 2" 1:12.5 --note "watch the turn"
                   practice markers move song.mp3 "Verse 2" +0.25
                 """,
-            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Align.self, Import.self, Export.self, Merge.self, MergeDriver.self],
-            defaultSubcommand: List.self)
+            subcommands: [List.self, Add.self, Remove.self, Rename.self, Move.self, Align.self, Import.self, Export.self, Merge.self, MergeDriver.self])
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(

@@ -7,7 +7,7 @@ import PracticeRemote
 extension Practice {
     struct Remote: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "remote",
+            group: "remote",
             abstract: "The phone remote: start it on a running player, list and revoke the phones paired with it.",
             discussion: """
                 'practice play FILE --remote' serves a page on the local network and shows a QR code \
@@ -23,8 +23,7 @@ extension Practice {
                   practice remote revoke "iPhone 1"
                   practice remote revoke all
                 """,
-            subcommands: [Pair.self, Devices.self, Revoke.self],
-            defaultSubcommand: Pair.self)
+            subcommands: [Pair.self, Devices.self, Revoke.self])
 
         struct Pair: ParsableCommand {
             static let configuration = CommandConfiguration(

@@ -19,13 +19,11 @@ struct Practice: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: commands,
-        // `play` for `practice song.mp3`; none after a command's name, where it changes nothing
-        // but costs a tenth of the command's time (the parser builds play's argument set).
+        // `play` for `practice song.mp3`; none after a command's name (as in `init(group:…)`).
         defaultSubcommand: commandNames.contains(CommandLine.arguments.dropFirst().first ?? "") ? nil : Play.self)
     static let commands: [ParsableCommand.Type] = [Play.self, Render.self, Info.self, Markers.self, Loops.self, Open.self, LyricsCommand.self, Ctl.self, Attach.self, Library.self, Pick.self, JournalCommand.self, Remind.self, Preview.self, Beats.self, Remote.self]
     static let commandNames = commands.map { $0._commandName }
 
-    /// Parses and runs, turning every error into one line on stderr and a sysexits code.
     /// What plain `practice` prints: the commands a new user needs.
     static let usage = """
         practice: a practice player. Slow a recording down without changing its pitch, mark its
@@ -130,4 +128,13 @@ struct SoundOptions: ParsableArguments {
     }
 
     static func show(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+}
+
+extension CommandConfiguration {
+    /// Subcommands, the first the default unless the word after `name` names one (else the parser builds its arguments for nothing).
+    init(group name: String, abstract: String, discussion: String, subcommands: [ParsableCommand.Type]) {
+        let words = CommandLine.arguments, next = (words.dropFirst().firstIndex(of: name) ?? words.count) + 1
+        let named = next < words.count && subcommands.contains { $0._commandName == words[next] }
+        self.init(commandName: name, abstract: abstract, discussion: discussion, subcommands: subcommands, defaultSubcommand: named ? nil : subcommands[0])
+    }
 }

@@ -86,7 +86,8 @@ for path in sorted(glob.glob(os.path.join(work, "*.cg"))):
             ob = line[3:].strip()
         elif line.startswith("fn=") and ob and os.path.basename(ob) == "practice":
             fn = re.sub(r"'\d+$", "", line[3:].strip())   # callgrind's mark for a recursion cycle
-            users[fn].add(name)
+            if not fn.startswith(("0x", "(")):   # code without a symbol (callgrind names it by address)
+                users[fn].add(name)
 alone = [f for f in users if f not in bulk]
 shared = [f for f in users if f in bulk]
 # What `--help` runs first (it is what every command's parsing runs too), then the rest; in

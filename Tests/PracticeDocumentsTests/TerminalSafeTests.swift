@@ -59,4 +59,31 @@ import PracticeDocuments
         #expect("tab\there\n".terminalSafe(keepingLayout: true) == "tab\there\n")
         #expect("tab\there\n".terminalSafe == "tab\\u{9}here\\u{a}")
     }
+
+    /// The eight-at-a-time check of printable ASCII against the rule byte by byte: every byte
+    /// value at every place of buffers from 0 to 24 bytes (each lane of a word and the tail), and
+    /// two at once (a borrow from one lane must not hide or fake another).
+    @Test func printableASCIIIsCheckedAsByteByByte() {
+        func rule(_ b: [UInt8]) -> Bool { b.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        for length in 0...24 {
+            for place in 0..<max(length, 1) {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    if place < length { bytes[place] = UInt8(value) }
+                    let got = bytes.withUnsafeBufferPointer(\.isPrintableASCII)
+                    if got != rule(bytes) { Issue.record("\(bytes): \(got)"); return }
+                }
+            }
+        }
+        for (a, b) in [(0x1F, 0x80), (0x00, 0x7F), (0x20, 0x7E), (0x7F, 0x21), (0x10, 0x30), (0xFF, 0x00)] as [(UInt8, UInt8)] {
+            for i in 0..<16 {
+                for j in 0..<16 where j != i {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "~"), count: 16)
+                    bytes[i] = a
+                    bytes[j] = b
+                    #expect(bytes.withUnsafeBufferPointer(\.isPrintableASCII) == rule(bytes), "\(bytes)")
+                }
+            }
+        }
+    }
 }

@@ -10,7 +10,7 @@ extension String {
         func shown(_ u: Unicode.Scalar) -> Bool { Self.steers(u) && !(keepingLayout && (u == "\n" || u == "\t")) }
         // Most text steers nothing: that is read from its UTF-8 bytes, a scalar decoded only where
         // one does (decoding every path and title was a twentieth of a library search's work).
-        let clean = utf8.withContiguousStorageIfAvailable { !Self.holds(shown, utf8: $0) } ?? !unicodeScalars.contains(where: shown)
+        let clean = utf8.withContiguousStorageIfAvailable { $0.isPrintableASCII || !Self.holds(shown, utf8: $0) } ?? !unicodeScalars.contains(where: shown)
         if clean { return self }
         var out = String.UnicodeScalarView()
         for u in unicodeScalars {
@@ -56,5 +56,29 @@ extension String {
         case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true   // bidi marks, embeddings, overrides, isolates
         default: return false
         }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether every byte is printable ASCII (0x20–0x7E), looked at eight at a time: in a word, a
+    /// byte from 0x80 up sets its own top bit, one below 0x20 the top bit of `word - 0x20 × ones`
+    /// where the word's is clear, one of 0x7F that of `d - ones` for `d = word ^ 0x7F × ones`
+    /// (the bit tricks of "has a byte less than n" and "has a zero byte"). A table measures every
+    /// cell and every shown string is checked, most of them paths and titles in plain ASCII.
+    public var isPrintableASCII: Bool {
+        guard let base = baseAddress else { return true }
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i + 8 <= count {
+            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let d = x ^ (0x7F &* ones)
+            if (x | ((x &- 0x20 &* ones) & ~x) | ((d &- ones) & ~d)) & high != 0 { return false }
+            i += 8
+        }
+        while i < count {
+            if base[i] < 0x20 || base[i] >= 0x7F { return false }
+            i += 1
+        }
+        return true
     }
 }

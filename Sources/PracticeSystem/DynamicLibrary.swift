@@ -49,8 +49,10 @@ public final class DeviceFirst: @unchecked Sendable {  // `opening` is used unde
     private var opening = false
     /// Loads that have waited (for the tests).
     private var waits = 0
+    /// The longest a load waits: 2 s, or a test's.
+    private let cap: Double
 
-    init() {}
+    init(cap: Double = 2) { self.cap = cap }
 
     /// A device starts opening: libraries wait.
     public func begin() {
@@ -75,8 +77,8 @@ public final class DeviceFirst: @unchecked Sendable {  // `opening` is used unde
         condition.lock()
         defer { condition.unlock() }
         if opening { waits += 1 }
-        let deadline = monotonicSeconds() + 2
-        while opening, monotonicSeconds() < deadline { condition.wait(seconds: 0.1) }
+        let deadline = monotonicSeconds() + cap
+        while opening, case let left = deadline - monotonicSeconds(), left > 0 { condition.wait(seconds: left) }
         opening = false   // a device that takes longer is waited for by its player, not by every library
     }
 }

@@ -89,6 +89,16 @@ import PracticeTestSupport
         // Nothing opening: no wait.
         _ = DynamicLibrary.load(0, waitingFor: gate) { _ in nil }
         #expect(gate.waitCount == 1)
+
+        // A device that takes longer than the cap holds no library back past it: the load goes
+        // ahead, and the next ones no longer wait.
+        let capped = DeviceFirst(cap: 0.05)
+        capped.begin()
+        let loaded = Locked(false)
+        _ = DynamicLibrary.load(0, waitingFor: capped) { _ in loaded.withLock { $0 = true }; return nil }
+        #expect(loaded.withLock { $0 } && capped.waitCount == 1 && !capped.isOpening)
+        _ = DynamicLibrary.load(0, waitingFor: capped) { _ in nil }
+        #expect(capped.waitCount == 1)
     }
 
     @Test func theAudioThreadPlaysTheRingToItsEndAndReportsTheHeardFrame() throws {

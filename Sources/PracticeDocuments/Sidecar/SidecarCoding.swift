@@ -284,25 +284,66 @@ extension Marker {
         extra = m.rest
     }
 
-    /// The names of a marker's fields, as `init(_: Members)` takes them, for `JSONReader.marker()`.
-    fileprivate static let keys: [[UInt8]] = ["id", "name", "time", "updatedAt", "note", "color", "author", "deleted"].map { Array($0.utf8) }
+    /// A marker's own fields, in key order: what `eachField` walks, and what
+    /// `JSONReader.marker()` compares keys with.
+    enum Field: Int, CaseIterable {
+        case author, color, deleted, id, name, note, time, updatedAt
+
+        var name: String {
+            switch self {
+            case .author: "author"
+            case .color: "color"
+            case .deleted: "deleted"
+            case .id: "id"
+            case .name: "name"
+            case .note: "note"
+            case .time: "time"
+            case .updatedAt: "updatedAt"
+            }
+        }
+
+        /// Each field's name as bytes, by `rawValue`.
+        static let names: [[UInt8]] = allCases.map { Array($0.name.utf8) }
+    }
+
+    /// What is written for one of a marker's own fields.
+    enum Written {
+        case text(String), seconds(Double), yes
+
+        var json: JSONValue {
+            switch self {
+            case .text(let s): .string(s)
+            case .seconds(let t): .seconds(t)
+            case .yes: .bool(true)
+            }
+        }
+    }
+
+    /// The marker's own fields that it holds, in key order, with what is written for each (a
+    /// tombstone keeps `deleted`, `id` and `updatedAt` only): the one list of them, which
+    /// `orderedMembers` and the writer both go through.
+    func eachField(_ body: (Field, Written) -> Void) {
+        if deleted {
+            body(.deleted, .yes)
+            body(.id, .text(id))
+            body(.updatedAt, .text(updatedAt))
+            return
+        }
+        if let author { body(.author, .text(author)) }
+        if let color { body(.color, .text(color)) }
+        body(.id, .text(id))
+        body(.name, .text(name))
+        if let note { body(.note, .text(note)) }
+        body(.time, .seconds(time))
+        body(.updatedAt, .text(updatedAt))
+    }
 
     /// The marker's members in key order (its fields, and those a newer version or a person
     /// added), made without a dictionary: what `json` holds, and what the writer writes.
     var orderedMembers: [(key: String, value: JSONValue)] {
         var known: [(key: String, value: JSONValue)] = []
         known.reserveCapacity(8 + extra.count)
-        if deleted {
-            known = [("deleted", .bool(true)), ("id", .string(id)), ("updatedAt", .string(updatedAt))]
-        } else {
-            if let author { known.append(("author", .string(author))) }
-            if let color { known.append(("color", .string(color))) }
-            known.append(("id", .string(id)))
-            known.append(("name", .string(name)))
-            if let note { known.append(("note", .string(note))) }
-            known.append(("time", .seconds(time)))
-            known.append(("updatedAt", .string(updatedAt)))
-        }
+        eachField { field, value in known.append((field.name, value.json)) }
         guard !extra.isEmpty else { return known }
         return (known + extra.map { (key: $0.key, value: $0.value) }).sorted { $0.key < $1.key }
     }
@@ -316,37 +357,23 @@ extension Marker {
                 member.value.writePretty(into: &out, indent: indent)
             }
         }
-        var count = 0
-        func key(_ name: StaticString, _ out: inout [UInt8]) {
-            out.append(count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            count += 1
+        var first = true
+        eachField { field, value in
+            out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            first = false
             JSONValue.newline(indent + 2, into: &out)
             out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: Field.names[field.rawValue])
             out.append(UInt8(ascii: "\""))
             out.append(UInt8(ascii: ":"))
             out.append(0x20)
-        }
-        func string(_ name: StaticString, _ value: String?, _ out: inout [UInt8]) {
-            guard let value else { return }
-            key(name, &out)
-            JSONValue.quote(value, into: &out)
-        }
-        if deleted {
-            key("deleted", &out)
-            out.append(contentsOf: "true".utf8)
-            string("id", id, &out)
-            string("updatedAt", updatedAt, &out)
-        } else {
-            string("author", author, &out)
-            string("color", color, &out)
-            string("id", id, &out)
-            string("name", name, &out)
-            string("note", note, &out)
-            key("time", &out)
-            var seconds = JSONValue.formatMilliseconds(time)
-            seconds.withUTF8 { out.append(contentsOf: $0) }
-            string("updatedAt", updatedAt, &out)
+            switch value {
+            case .text(let s): JSONValue.quote(s, into: &out)
+            case .seconds(let t):
+                var seconds = JSONValue.formatMilliseconds(t)
+                seconds.withUTF8 { out.append(contentsOf: $0) }
+            case .yes: out.append(contentsOf: "true".utf8)
+            }
         }
         JSONValue.newline(indent, into: &out)
         out.append(UInt8(ascii: "}"))
@@ -371,38 +398,38 @@ extension JSONReader {
         var time: Double?
         var deleted = false
         var extra: [String: JSONValue] = [:]
-        var seen: UInt8 = 0   // the known fields read, by their place in `Marker.keys`
+        var seen: UInt8 = 0   // the known fields read, by `Marker.Field.rawValue`
         skipSpace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { throw error("a marker without a name") }
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a key") }
-            let (known, key) = try key(among: Marker.keys)
+            let (known, key) = try key(among: Marker.Field.names)
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
             i += 1
             skipSpace()
             guard i < bytes.count else { throw error("unexpected end of file") }
-            if let known {
+            if let known, let field = Marker.Field(rawValue: known) {
                 guard seen & 1 << known == 0 else { throw error("a key written twice") }
                 seen |= 1 << known
-                switch known {
-                case 2:
+                switch field {
+                case .time:
                     guard bytes[i] == UInt8(ascii: "-") || (0x30...0x39).contains(bytes[i]),
                           let d = JSONValue.value(ofNumber: try numberBytes()), d.isFinite, d >= 0, d <= Members.longestSeconds
                     else { throw error("a time out of range") }
                     time = d
-                case 7:
+                case .deleted:
                     if bytes[i] == UInt8(ascii: "t") { try literal("true"); deleted = true } else { try literal("false") }
-                default:
+                case .id, .name, .updatedAt, .note, .color, .author:
                     guard bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string") }
                     let text = try string()
-                    switch known {
-                    case 0: id = text
-                    case 1: name = text
-                    case 3: updatedAt = text
-                    case 4: note = text
-                    case 5: color = text
+                    switch field {
+                    case .id: id = text
+                    case .name: name = text
+                    case .updatedAt: updatedAt = text
+                    case .note: note = text
+                    case .color: color = text
                     default: author = text
                     }
                 }

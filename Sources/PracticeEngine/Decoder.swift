@@ -44,6 +44,8 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
     private var quit = false               // under `condition`
     private var thread: ControlThread?
     private let segments = Locked<[Segment]>([])
+    /// Streams begun (requests taken), for tests that count them.
+    let streamsStarted = Atomic<Int>(0)
     private let earlyEnds = Locked<[UInt64: (frame: Int, reason: String)]>([:])
 
     private let outputRate: Int
@@ -94,6 +96,13 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             pending = r
             condition.signal()
         }
+        condition.unlock()
+    }
+
+    /// Has the thread look at the ring again at once (the transport turned to playing: it drains).
+    func wake() {
+        condition.lock()
+        condition.signal()
         condition.unlock()
     }
 
@@ -158,6 +167,7 @@ final class Decoder: @unchecked Sendable {  // program: decoder thread only; the
             pending = nil
             if let request { latestGeneration = request.generation }
             condition.unlock()
+            if request != nil { streamsStarted.add(1, ordering: .relaxed) }
 
             if let request {
                 carry.removeAll(keepingCapacity: true)

@@ -291,13 +291,15 @@ public final class Player: Sendable {
     /// Where controllers' marker names are looked up: nil for the track's own sidecar.
     public let sidecar: String?
     public let outputFormat: OutputFormat
-    /// Whether the audio thread runs with SCHED_FIFO.
-    public let isRealTime: Bool
     /// The output's name (`default`, `pulse`, `virtual`…), for messages.
     public let deviceName: String
     private let audio: any AudioThreadControl
     /// The real-time thread's `pthread_t` (for tests that watch what it does).
     var audioThreadID: UInt { audio.threadID }
+    /// Streams the decoder has begun (for tests that count them).
+    var streamsStarted: Int { decoder.streamsStarted.load(ordering: .relaxed) }
+    /// Whether the audio thread runs with SCHED_FIFO.
+    public var isRealTime: Bool { audio.isRealTime }
     /// When (on the output's clock) the audio thread last measured the device (for tests on a
     /// virtual device, which wait for the measurement that includes the frames they heard).
     public var lastMeasurementNanoseconds: Int64 { audio.clock.read().timeNs }
@@ -366,6 +368,10 @@ public final class Player: Sendable {
         var nextTry = ContinuousClock.now
         /// What the last rewind at the end was for (`PlayerState.rewound`); cleared by a restart.
         var rewound: PlayerState.Rewound?
+        /// The latest generation was made paused and has not played since: its audio waits in the
+        /// ring from `startFrame` as playing would make it, so playing plays it instead of making
+        /// the same again (a session starts paused, then plays).
+        var unheard = false
     }
 
     /// Opens the track and the device and starts the threads (playing if `options.startPlaying`).
@@ -425,13 +431,14 @@ public final class Player: Sendable {
         decoder = Decoder(program: Program(pipeline: pipeline, cache: passCache), ring: ring, range: from..<to, outputRate: outputFormat.sampleRate, edgeFade: options.edgeFade,
                           isIdle: { !audio.isPlaying }, primeFrames: audio.primeFrames, onGeneration: { audio.wake() })
         engine = Locked(Engine(settings: options.settings, playing: options.startPlaying, startFrame: from, loop: options.loop, mirror: options.mirror, video: options.video))
-        isRealTime = audio.start()
+        // The decoder first, with its request: it fills the ring while the audio thread is made.
         decoder.start()
         engine.withLock { c in
             restart(&c, at: from, settings: options.settings, playing: options.startPlaying, passesBefore: 0)
-            c.published = snapshot(c)
             send(&c)
         }
+        audio.start()
+        engine.withLock { c in c.published = snapshot(c) }
         startTicker()
     }
 
@@ -457,7 +464,17 @@ public final class Player: Sendable {
     private func play(_ c: inout Engine) {
         let finished = audio.lastEndedGeneration == c.generation
         if c.playing && !finished { return }
-        if finished {
+        if c.unheard && !finished {
+            c.playing = true
+            c.unheard = false
+            c.rewound = nil
+            if c.pending == nil {   // sent paused: the audio thread starts the stream it holds
+                audio.setTransport(.playing, generation: c.generation)
+                audio.wake()
+                decoder.wake()
+                tickWake.signal()
+            }
+        } else if finished {
             restart(&c, at: c.activeLoop.map { track.frame(clamping: $0.start) } ?? decoder.range.lowerBound, settings: c.settings, playing: true, passesBefore: 0)
         } else {
             restart(&c, at: heardFrame(c), settings: c.settings, playing: true)
@@ -697,6 +714,7 @@ public final class Player: Sendable {
         c.rewound = nil
         c.settings = settings
         c.playing = playing
+        c.unheard = !playing
         c.passesBefore = heardPasses
         let region = c.activeLoop.map { l in
             LoopRegion(start: track.frame(clamping: l.start), end: track.frame(clamping: l.end),

@@ -168,10 +168,15 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("play").status == 0)
         try waitForPosition(9.2)
         #expect(try playerctl("pause").status == 0)
-        // Within a second after Chorus, Previous goes to the marker before it (Verse); later, to
-        // Chorus's start. (Paused: the position it is given is the one read here.)
-        let paused = try position()
-        let previous = paused < 10 ? ("previous → Verse", 4.0) : ("previous → Chorus", 9.0)
+        // Within a second after Chorus, Previous goes to the marker before it (Verse). The place
+        // is set paused first: ALSA's `null` takes sound as fast as it is made, so where a pause
+        // lands varies, and a Previous back to Chorus's own start after exactly 65,536 frames of
+        // it (the decoder's bursts make that likely) would not show in the counter, whose frames
+        // are numbered mod 65,536. Later than a second, Previous goes to Chorus's start:
+        // RemoteTests hears that.
+        #expect(try playerctl("position", "9.5").status == 0)
+        #expect(try position() == 9.5)
+        let previous = ("previous → Verse", 4.0)
         #expect(try playerctl("previous").status == 0)
         #expect(try playerctl("play").status == 0)
         try waitForPosition(4.5)

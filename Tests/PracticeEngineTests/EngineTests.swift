@@ -45,6 +45,45 @@ import PracticeSystem
         #expect(VirtualRig.firstCounterFrame(rig.play(100)) == 15_876, "resumes at the frame it paused on")
     }
 
+    /// A player made paused (as a session makes it, then plays it) and then played plays the
+    /// stream decoded while it was paused: no second one from the same frame (it cost a launch
+    /// the first block over again, just before the first write). Played after a seek, or after
+    /// a pause once it has played, it starts a stream of its own.
+    @Test func playingAPlayerMadePausedPlaysWhatItPrepared() throws {
+        var o = PlayerOptions()
+        o.startPlaying = false
+        o.from = 0.5
+        let rig = try VirtualRig(try counterTrack(), o)
+        defer { rig.stop() }
+        try eventually("the paused stream begun") { rig.player.streamsStarted == 1 }
+        rig.command { rig.player.play() }
+        let heard = rig.play(4_410)
+        #expect(heard.count == 4_410 * 2)
+        #expect((0..<4_410).allSatisfy { Signals.counterFrame(left: heard[2 * $0], right: heard[2 * $0 + 1]) == 22_050 + $0 },
+                "the source's frames from --from, in order, bit for bit")
+        #expect(rig.player.streamsStarted == 1, "the stream prepared while paused is the one heard")
+        #expect(rig.positionFrame == 26_460 && rig.player.state.isPlaying)
+        rig.command { rig.player.pause() }
+        rig.command { rig.player.play() }
+        #expect(VirtualRig.firstCounterFrame(rig.play(441)) == 26_460, "resumed where it paused")
+        #expect(rig.player.streamsStarted == 2, "a stream of its own for the resume")
+        // A seek made paused, played once the decoder has begun its stream (and filled the ring
+        // while nothing drained it), and one played at once: both heard from the seek.
+        rig.command { rig.player.pause() }
+        rig.command { rig.player.seek(to: 0.25) }
+        try eventually("the paused seek's stream begun") { rig.player.streamsStarted == 3 }
+        rig.command { rig.player.play() }
+        #expect(VirtualRig.firstCounterFrame(rig.play(441)) == 11_025, "played from the seek, its stream made while paused")
+        #expect(rig.player.streamsStarted == 3, "the seek's stream, played as it was made")
+        rig.command { rig.player.pause() }
+        rig.command {
+            rig.player.seek(to: 0.75)
+            rig.player.play()
+        }
+        #expect(VirtualRig.firstCounterFrame(rig.play(441)) == 33_075, "played from the seek, played at once")
+        #expect(rig.player.streamsStarted == 4)
+    }
+
     /// A command while the device plays out the track's last frames (nothing more to decode, the
     /// device holding what is left) is seen at once: what the device held is dropped, and what is
     /// heard next is where the command put it. (The audio thread once waited for the device to play

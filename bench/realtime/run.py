@@ -346,8 +346,8 @@ class Capture:
 class Practice:
     name = 'practice'
 
-    def __init__(self, binary, env, logdir):
-        self.binary, self.env, self.logdir = binary, env, logdir
+    def __init__(self, binary, env, logdir, name='practice'):
+        self.binary, self.env, self.logdir, self.name = binary, env, logdir, name
         self.extra = os.environ.get('PRACTICE_ARGS', '').split()   # e.g. --no-mpris, to find what a launch costs
         self.p = None
 
@@ -360,7 +360,7 @@ class Practice:
         return args
 
     def launch(self, track, rate, start=None, control=False):
-        log = open(os.path.join(self.logdir, 'practice.log'), 'ab')
+        log = open(os.path.join(self.logdir, self.name + '.log'), 'ab')
         self.p = spawn(self.command(track, rate, start, control), env=self.env,
                        stdin=subprocess.PIPE if control else subprocess.DEVNULL,
                        stdout=subprocess.PIPE if control else subprocess.DEVNULL, stderr=log)
@@ -939,6 +939,9 @@ def main():
     ap.add_argument('--cpu-variants', type=float, default=15, metavar='SECONDS',
                     help='CPU variants (practice without stretch, other profiles, aplay) run for '
                          'SECONDS each; 0 leaves them out (default 15)')
+    ap.add_argument('--against', metavar='BINARY',
+                    help="launch: another build of practice launched in turn with the others (the same player's "
+                         'binary before a change), reported beside it')
     ap.add_argument('--launch-container', choices=['wav', 'm4a'], default='wav',
                     help='the launch track as a WAV (default) or an M4A (AAC, decoded through FFmpeg)')
     ap.add_argument('--tests', default='launch,seek,rate,remote,cpu',
@@ -995,8 +998,11 @@ def main():
         rig.start_recording()                    # recorder first (audio-testing.md)
         prac = Practice(practice_bin, rig.env, logdir)
         mpv = Mpv(rig.env, logdir, args.mpv_ao)
+        against = Practice(os.path.abspath(args.against), rig.env, logdir, name='against') if args.against else None
+        if against:
+            refs['against'] = refs['practice']
         # warm-up: one short clip through each player
-        for pl in (prac, mpv):
+        for pl in (prac, mpv) + ((against,) if against else ()):
             rig.warm_up(pl, tracks['warm'])
         pairs = [(prac, mpv), (mpv, prac)]
 
@@ -1004,7 +1010,7 @@ def main():
         tests = set(args.tests.split(','))
         launches = []
         # The players in turn, each launch's order rotated: practice, mpv and aplay (the floor).
-        order = [prac, mpv] + ([Aplay(rig.env, logdir)] if with_floor else [])
+        order = [prac, mpv] + ([against] if against else []) + ([Aplay(rig.env, logdir)] if with_floor else [])
         for i in range(args.launches if 'launch' in tests else 0):
             for k in range(len(order)):
                 launches.append(launch_run(rig, order[(i + k) % len(order)], tracks['launch'], 0.8))
@@ -1220,15 +1226,20 @@ def main():
     corr_m = [x * 1000 for x in by(L, 'mpv', 'corrected') if x is not None]
     say('%-36s %10s %10s %7s  %s' % ('(launch -> track start, head-corrected)', fmt(med(corr_p)), fmt(med(corr_m)),
                                       fmt(med(corr_p) / med(corr_m) if corr_p and corr_m else None, 1, 2), 'see README'))
-    floor_l = [x * 1000 for x in by(L, 'aplay', 'latency') if x is not None]
-    if floor_l:
-        # The floor: what any ALSA program pays here before its first sample is heard.
+    def launch_beside(name, label, short):
+        # Another launcher's line beside practice's: its median, practice's ratio to it, its range.
+        other = [x * 1000 for x in by(L, name, 'latency') if x is not None]
+        if not other:
+            return
         lat_p = [x * 1000 for x in by(L, 'practice', 'latency') if x is not None]
-        corr_a = [x * 1000 for x in by(L, 'aplay', 'corrected') if x is not None]
-        say('%-36s %10s %10s %7s  %s' % ('(launch: aplay -D pulse, the floor)', fmt(med(floor_l)), '',
-                                          fmt(med(lat_p) / med(floor_l) if lat_p else None, 1, 2),
-                                          'ratio = practice / aplay; %d: %s..%s; head-corrected %s'
-                                          % (len(floor_l), fmt(min(floor_l), 1, 1), fmt(max(floor_l), 1, 1), fmt(med(corr_a)))))
+        corr = [x * 1000 for x in by(L, name, 'corrected') if x is not None]
+        say('%-36s %10s %10s %7s  %s' % (label, fmt(med(other)), '', fmt(med(lat_p) / med(other) if lat_p else None, 1, 2),
+                                          'ratio = practice / %s; %d: %s..%s; head-corrected %s'
+                                          % (short, len(other), fmt(min(other), 1, 1), fmt(max(other), 1, 1), fmt(med(corr)))))
+    # The floor: what any ALSA program pays here before its first sample is heard.
+    launch_beside('aplay', '(launch: aplay -D pulse, the floor)', 'aplay')
+    # --against: the other build, launched in turn with this one.
+    launch_beside('against', '(launch: --against, the other build)', 'it')
     op = [x * 1000 for x in by(S, 'practice', 'old_stops') if x is not None]
     om = [x * 1000 for x in by(S, 'mpv', 'old_stops') if x is not None]
     say('%-36s %10s %10s %7s  %s' % ('(seek -> old position silent)', fmt(med(op)), fmt(med(om)),

@@ -18,8 +18,11 @@ public enum Spawning {
     }()
 
     /// Whether process `pid` is there and has not ended: `kill(pid, 0)` finds it (one of another
-    /// user's, which it may not signal, counts) and /proc/PID/stat does not show it dead or a
-    /// zombie (ended, its parent not having reaped it yet, which `kill` still finds).
+    /// user's, which it may not signal, counts) and /proc/PID/stat does not show it dead, a
+    /// zombie (ended, its parent not having reaped it yet, which `kill` still finds), or exiting.
+    /// A process killed while it held a lock lets go of the lock as its files close, part-way
+    /// through its exit and before it is a zombie: the next holder, looking then, sees it
+    /// running still (state R) but with the kernel's PF_EXITING flag.
     public static func isRunning(_ pid: pid_t) -> Bool {
         if kill(pid, 0) != 0 { return errno != ESRCH }
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
@@ -27,9 +30,21 @@ public enum Spawning {
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 512)
         let n = read(fd, &bytes, bytes.count)
-        // The state follows the name's closing parenthesis and a space: "PID (NAME) S ...".
-        guard n > 0, let end = bytes[..<n].lastIndex(of: UInt8(ascii: ")")), end + 2 < n else { return true }
-        return bytes[end + 2] != UInt8(ascii: "Z") && bytes[end + 2] != UInt8(ascii: "X")
+        return n > 0 ? isRunning(stat: bytes[..<n]) : true
+    }
+
+    /// What a /proc/PID/stat line says of a process `kill` found: not when it is dead, a zombie
+    /// or exiting; when the line cannot be read, running (a writer's file is left, not lost).
+    static func isRunning(stat bytes: ArraySlice<UInt8>) -> Bool {
+        // "PID (NAME) S PPID PGRP SESSION TTY TPGID FLAGS ...": the fields after the name's last
+        // closing parenthesis (a name may hold one).
+        guard let end = bytes.lastIndex(of: UInt8(ascii: ")")), end + 2 < bytes.endIndex else { return true }
+        let fields = bytes[(end + 2)...].split(separator: UInt8(ascii: " "), maxSplits: 7)
+        guard let state = fields.first?.first else { return true }
+        if state == UInt8(ascii: "Z") || state == UInt8(ascii: "X") { return false }
+        guard fields.count > 6, let flags = UInt(String(decoding: fields[6], as: UTF8.self)) else { return true }
+        let exiting: UInt = 0x4   // PF_EXITING (include/linux/sched.h)
+        return flags & exiting == 0
     }
 
     /// Runs `path` with `arguments` (stdin from /dev/null) and waits: its exit status and what it

@@ -93,13 +93,15 @@ public final class PlaySession: Sendable {
 
     /// Plays, unless the session starts paused, and starts recording it.
     public func start() {
-        if !settings.paused { player.play() }
+        let played = settings.paused ? nil : player.playFromHere()
         // The journal opens (SQLite, its schema checked) once the player plays, and its recorder
-        // counts from the player as it started. Opened on a thread beside the player's setup, it
-        // took a core of two and glibc's loader lock, which each new thread of the player waits
-        // for while a dlopen runs: exec to the first write, medians 18.0-21.8 ms then, 17.4-18.8 now.
+        // counts from the player as it started: the state the play command left, not the one
+        // after the journal opened (a short track on a device that takes sound as fast as it is
+        // made is over by then, and nothing was recorded). Opened on a thread beside the player's
+        // setup, it took a core of two and glibc's loader lock, which each new thread of the player
+        // waits for while a dlopen runs: exec to the first write, medians 18.0-21.8 ms then, 17.4-18.8 now.
         guard settings.journal else { return }
-        let first = player.stateAndClock
+        let first = played ?? player.stateAndClock
         let made = Self.record(player: player, sidecar: settings.sidecar, say: settings.say, first: first)
         recorder.withLock { $0 = made }
     }

@@ -450,7 +450,18 @@ public final class Player: Sendable {
 
     // MARK: Commands (any thread; each runs whole on the serial path)
 
-    public func play() { command { c in if !c.stopped { play(&c) } } }
+    public func play() { _ = playFromHere() }
+
+    /// Plays, and returns the state and the output's clock as the command left them: playing, at
+    /// the place it starts from, before anything is heard. What a journal's recorder made a
+    /// moment later counts from (on a device that takes sound faster than it plays, a short
+    /// track may be over by then).
+    public func playFromHere() -> (state: PlayerState, clock: Double) {
+        command { c in
+            if !c.stopped { play(&c) }
+            return (snapshot(c), clockSeconds)
+        }
+    }
 
     public func pause() { command { c in if !c.stopped { pause(&c) } } }
 

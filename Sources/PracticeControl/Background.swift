@@ -51,8 +51,7 @@ public enum Background {
         var status: Int32 = 0
         guard let answer = try? Players.ask(Players.socketPath(pid: child), PlayerCommand.status.line, until: .status) else {
             for _ in 0..<300 where waitpid(child, &status, WNOHANG) != child { usleep(10_000) }
-            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            Glibc.exit(code == 0 ? 0 : code)
+            Glibc.exit(Spawning.exitCode(status))
         }
         let title = StateMessage(line: answer)?.state.title ?? "the track"
         Terminal.write("practice: playing '\(title.terminalSafe)' in the background (pid \(child)); 'practice ctl status' shows it, 'practice ctl quit' stops it\n",

@@ -480,10 +480,8 @@ public final class Player: Sendable {
             c.unheard = false
             c.rewound = nil
             if c.pending == nil {   // sent paused: the audio thread starts the stream it holds
-                audio.setTransport(.playing, generation: c.generation)
-                audio.wake()
-                decoder.wake()
-                tickWake.signal()
+                setTransport(c)
+                decoder.wake()   // it refills as the ring drains, not at its paused pace
             }
         } else if finished {
             restart(&c, at: c.activeLoop.map { track.frame(clamping: $0.start) } ?? decoder.range.lowerBound, settings: c.settings, playing: true, passesBefore: 0)
@@ -743,6 +741,12 @@ public final class Player: Sendable {
         guard let request = c.pending else { return }
         c.pending = nil
         decoder.request(request)
+        setTransport(c)
+    }
+
+    /// Has the audio thread play or pause the latest generation as the engine says, at once, and
+    /// the ticker look again.
+    private func setTransport(_ c: Engine) {
         audio.setTransport(c.playing ? .playing : .paused, generation: c.generation)
         audio.wake()
         tickWake.signal()

@@ -69,8 +69,12 @@ public enum Spawning {
         let output = readToEnd(ends[0])
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, String(decoding: output, as: UTF8.self))
+        return (exitCode(status), String(decoding: output, as: UTF8.self))
+    }
+
+    /// A `waitpid` status as a shell says it: the exit code, or 128 + the signal that ended it.
+    public static func exitCode(_ status: Int32) -> Int32 {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// Starts `path` with `arguments` beside this process (stdin, stdout and stderr on /dev/null,

@@ -120,6 +120,27 @@ def read_wav(path, tmp):
     return x
 
 
+def make_launch_tracks(d):
+    """launch.wav and warm.wav in `d` (also for bench/realtime/first-write.py)."""
+    os.makedirs(d, exist_ok=True)
+    t = {}
+    rng = np.random.default_rng(1)
+    n = int(1.0 * SR)
+    tt = np.arange(n) / SR
+    # launch.wav: 1 s of chord + noise, loud from sample 0 (cosines: sample 0 is the peak).
+    x = sum(0.12 * np.cos(2 * np.pi * f * tt) for f in (220.0, 277.18, 329.63, 440.0))
+    x = x + 0.05 * rng.standard_normal(n)
+    x[-441:] *= np.linspace(1, 0, 441)
+    t['launch'] = os.path.join(d, 'launch.wav')
+    write_wav(t['launch'], np.column_stack([x, 0.8 * x]), d)
+    # warm.wav: 0.3 s, 100 Hz, quiet: absorbs the fresh server's first-stream penalty.
+    tw = np.arange(int(0.3 * SR)) / SR
+    w = 0.1 * np.sin(2 * np.pi * 100 * tw)
+    t['warm'] = os.path.join(d, 'warm.wav')
+    write_wav(t['warm'], np.column_stack([w, w]), d)
+    return t
+
+
 def make_tracks(d):
     os.makedirs(d, exist_ok=True)
     t = {}
@@ -140,20 +161,7 @@ def make_tracks(d):
     run_quiet(['sox', music, '-e', 'floating-point', '-b', '32', t['music_float']])
 
     tmp = d
-    rng = np.random.default_rng(1)
-    n = int(1.0 * SR)
-    tt = np.arange(n) / SR
-    # launch.wav: 1 s of chord + noise, loud from sample 0 (cosines: sample 0 is the peak).
-    x = sum(0.12 * np.cos(2 * np.pi * f * tt) for f in (220.0, 277.18, 329.63, 440.0))
-    x = x + 0.05 * rng.standard_normal(n)
-    x[-441:] *= np.linspace(1, 0, 441)
-    t['launch'] = os.path.join(d, 'launch.wav')
-    write_wav(t['launch'], np.column_stack([x, 0.8 * x]), tmp)
-    # warm.wav: 0.3 s, 100 Hz, quiet: absorbs the fresh server's first-stream penalty.
-    tw = np.arange(int(0.3 * SR)) / SR
-    w = 0.1 * np.sin(2 * np.pi * 100 * tw)
-    t['warm'] = os.path.join(d, 'warm.wav')
-    write_wav(t['warm'], np.column_stack([w, w]), tmp)
+    t.update(make_launch_tracks(d))
     # seek.wav: 60 s, TONE_A until SEEK_SPLIT, TONE_B after.
     ts = np.arange(int(60 * SR)) / SR
     s = np.where(ts < SEEK_SPLIT, 0.4 * np.sin(2 * np.pi * TONE_A * ts), 0.4 * np.sin(2 * np.pi * TONE_B * ts))
@@ -956,6 +964,8 @@ def main():
     practice_bin = os.path.abspath(args.practice)
     if not os.access(practice_bin, os.X_OK):
         sys.exit('run.py: %s not found (build it, or pass --practice)' % practice_bin)
+    if args.against and not os.access(args.against, os.X_OK):
+        sys.exit('run.py: --against %s: no such program' % args.against)
     for tool in ('pulseaudio', 'pactl', 'parec', 'sox', 'mpv') + (('chromium',) if {'remote', 'phones'} & set(args.tests.split(',')) else ()):
         if shutil.which(tool) is None:
             sys.exit('run.py: %s not found (apt-get install pulseaudio pulseaudio-utils libasound2-plugins sox mpv chromium; '

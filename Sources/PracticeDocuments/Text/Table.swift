@@ -46,7 +46,7 @@ public enum Table {
     /// (Unicode's East Asian Width "W" and "F", as wcwidth counts them).
     public static func width(of s: String) -> Int {
         // Printable ASCII, one column a byte, without breaking the string into characters.
-        if s.utf8.withContiguousStorageIfAvailable(\.isPrintableASCII) ?? s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        if s.isPrintableASCII { return s.utf8.count }
         // Text of printable ASCII, Latin-1, the Latin extensions and the dashes, quotes and
         // bullets of U+2010–U+2027 (an em dash between artist and title): no scalar there joins
         // the one before it (combining marks start at U+0300, the joiner is U+200D), so each is a

@@ -59,6 +59,14 @@ extension String {
     }
 }
 
+extension String {
+    /// Whether every byte is printable ASCII (0x20–0x7E): one terminal column each, nothing that
+    /// steers it.
+    public var isPrintableASCII: Bool {
+        utf8.withContiguousStorageIfAvailable(\.isPrintableASCII) ?? utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+}
+
 extension UnsafeBufferPointer<UInt8> {
     /// Whether every byte is printable ASCII (0x20–0x7E), looked at eight at a time: in a word, a
     /// byte from 0x80 up sets its own top bit, one below 0x20 the top bit of `word - 0x20 × ones`

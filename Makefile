@@ -132,6 +132,8 @@ release:
 	$(call install,$(BUILD_DEPS))
 	@archive=$$(clang++ -print-file-name=libstdc++.a); [ -f "$$archive" ] || { echo "release: no libstdc++.a (apt-get install libstdc++-12-dev)" >&2; exit 69; }; \
 	mkdir -p $(STATIC_CXX) && ln -sf "$$archive" $(STATIC_CXX)/libstdc++.a
+	@# SwiftPM does not count the order file among the link's inputs: a newer one relinks.
+	@[ ! .build/release/practice -ot Sources/practice/startup.order ] || rm -f .build/release/practice
 	$(SWIFT) build -c release --product practice --static-swift-stdlib $(RELEASE_LINK)
 	$(SWIFT) build -c release --target CTagLibShim --static-swift-stdlib $(RELEASE_LINK)
 	clang++ -shared -fuse-ld=lld -Wl,--as-needed -Wl,-z,now -Wl,-z,relro -o $(TAGLIB_SHIM) .build/release/CTagLibShim.build/taglib_shim.cpp.o -ltag

@@ -35,7 +35,7 @@ public enum CommandWords {
     /// file, no command and no option, one or two letters from a command's name. Nil otherwise
     /// (a file name goes on to `play`, which says it is missing).
     public static func misspelled(_ word: String, commands names: [String]) -> String? {
-        guard !word.hasPrefix("-"), !word.contains("/"), !word.contains("."), !FileManager.default.fileExists(atPath: word) else { return nil }
+        guard !word.hasPrefix("-"), !word.contains("/"), !word.contains("."), !FileSystem.exists(word) else { return nil }
         guard !names.contains(word) else { return nil }
         return names.map { ($0, editDistance($0, word.lowercased())) }.filter { $0.1 <= min(2, $0.0.count / 3) }.min { $0.1 < $1.1 }?.0
     }

@@ -36,13 +36,15 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
     private let remote = Locked<(@Sendable () throws(PracticeError) -> RemoteInvitation)?>(nil)
 
     /// `$XDG_RUNTIME_DIR/practice/control.sock` (`/tmp/practice-UID/control.sock` without it).
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(environment: [String: String]? = nil) -> String {
         runtimeFolder(environment: environment) + "/control.sock"
     }
 
     /// The user's folder for the players' sockets: `$XDG_RUNTIME_DIR/practice` (`/tmp/practice-UID` without it).
-    public static func runtimeFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/practice" } ?? "/tmp/practice-\(getuid())"
+    /// `environment` stands for the process's own (read with getenv: ProcessInfo would copy all of it).
+    public static func runtimeFolder(environment: [String: String]? = nil) -> String {
+        let runtime = environment.map { $0["XDG_RUNTIME_DIR"] } ?? getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
+        return runtime.flatMap { $0.isEmpty ? nil : $0 + "/practice" } ?? "/tmp/practice-\(getuid())"
     }
 
     /// Listens on `path` (its folder is made, private to the user). A socket left by a player
@@ -52,10 +54,8 @@ public final class ControlSocket: @unchecked Sendable {  // fds are owned by the
         self.player = player
         self.onQuit = onQuit
         let folder = Path.directory(path)
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-                throw PracticeError(.cannotCreate, "\(path): cannot make the folder (\(systemMessage(for: error)))")
-            }
+        if !folder.isEmpty, !FileSystem.exists(folder), !FileSystem.makeFolders(folder, mode: 0o700) {
+            throw PracticeError(.cannotCreate, "\(path): cannot make the folder (\(systemMessage()))")
         }
         var address = try Self.address(path)
         var info = stat()

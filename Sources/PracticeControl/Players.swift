@@ -8,12 +8,12 @@ import PracticeEngine
 /// (the control socket's protocol), so that `practice ctl` and `practice attach` find them.
 public enum Players {
     /// `$XDG_RUNTIME_DIR/practice/players` (`/tmp/practice-UID/players` without it).
-    public static func folder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func folder(environment: [String: String]? = nil) -> String {
         ControlSocket.runtimeFolder(environment: environment) + "/players"
     }
 
     /// This process's socket.
-    public static func socketPath(pid: pid_t = getpid(), environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func socketPath(pid: pid_t = getpid(), environment: [String: String]? = nil) -> String {
         folder(environment: environment) + "/\(pid).sock"
     }
 
@@ -31,10 +31,10 @@ public enum Players {
 
     /// The players that answer, oldest first. Sockets of players that are gone are removed. None
     /// in a folder that is not this user's own (nobody else may answer for a player).
-    public static func running(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Running] {
+    public static func running(environment: [String: String]? = nil) -> [Running] {
         let dir = folder(environment: environment)
         guard ControlSocket.notPrivate(dir) == nil, ControlSocket.notPrivate(Path.directory(dir)) == nil,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+              let names = FileSystem.names(in: dir) else { return [] }
         var out: [Running] = []
         for name in names where name.hasSuffix(".sock") {
             guard let pid = Int(name.dropLast(5)) else { continue }
@@ -48,7 +48,7 @@ public enum Players {
 
     /// The player `name` picks: its pid, its MPRIS name, or a part of its title or file name (any
     /// case). Without a name, the only one running. The error says which there are.
-    public static func pick(_ name: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PracticeError) -> Running {
+    public static func pick(_ name: String?, environment: [String: String]? = nil) throws(PracticeError) -> Running {
         let all = running(environment: environment)
         guard !all.isEmpty else {
             throw PracticeError(.unavailable, "no player is running (start one with 'practice play FILE --background')")

@@ -9,7 +9,7 @@ import PracticeSystem
 public enum Reminder {
     public static let timerName = "practice-remind.timer"
     public static let serviceName = "practice-remind.service"
-    public static var unitFolder: String { XDG.directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("systemd/user").path }
+    public static var unitFolder: String { Path.appending("systemd/user", to: XDG.folder("XDG_CONFIG_HOME", default: ".config")) }
 
     /// This binary's own path, for the units and the crontab line.
     public static var binary: String { Path.executable }

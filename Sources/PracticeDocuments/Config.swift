@@ -82,7 +82,7 @@ extension Config {
 
     /// The music folder the desktop names (`XDG_MUSIC_DIR` in `~/.config/user-dirs.dirs`), else `~/Music`.
     public static var musicFolder: String {
-        let file = XDG.directory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("user-dirs.dirs").path
+        let file = Path.appending("user-dirs.dirs", to: XDG.folder("XDG_CONFIG_HOME", default: ".config"))
         if let data = FileManager.default.contents(atPath: file), let text = String(validating: data, as: UTF8.self) {
             for line in text.split(separator: "\n") where line.hasPrefix("XDG_MUSIC_DIR=") {
                 var v = String(line.dropFirst("XDG_MUSIC_DIR=".count).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())

@@ -10,12 +10,9 @@ public enum ReadableFile {
     /// the path); `noun` says what it should have been ("an audio file").
     public static func check(_ path: String, name: String? = nil, noun: String? = nil) throws(PracticeError) {
         let shown = name ?? path
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PracticeError(.noInput, "\(shown): no such file")
-        }
-        if isDirectory { throw PracticeError(.noInput, "\(shown): is a directory\(noun.map { ", not \($0)" } ?? "")") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
+        guard let kind = FileSystem.kind(path) else { throw PracticeError(.noInput, "\(shown): no such file") }
+        if kind == .directory { throw PracticeError(.noInput, "\(shown): is a directory\(noun.map { ", not \($0)" } ?? "")") }
+        guard FileSystem.isReadable(path) else {
             throw PracticeError(.noInput, "\(shown): cannot read it (permission denied)")
         }
     }
@@ -23,7 +20,7 @@ public enum ReadableFile {
     /// The whole file, after `check`.
     public static func contents(of path: String, name: String? = nil, noun: String? = nil) throws(PracticeError) -> Data {
         try check(path, name: name, noun: noun)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = wholeData(path) else {
             throw PracticeError(.noInput, "\(name ?? path): cannot read it (\(systemMessage()))")
         }
         return data
@@ -31,20 +28,31 @@ public enum ReadableFile {
 
     /// The whole file through open(2) and read(2); nil, with `errno` saying why, when it cannot be
     /// opened or read.
-    public static func wholeFile(_ path: String) -> [UInt8]? {
+    public static func wholeFile(_ path: String) -> [UInt8]? { wholeData(path).map { Array($0) } }
+
+    /// The same as `Data`, read in place: its room is the file's size (and one byte more, so that
+    /// the end shows at once), taken zeroed from the system (calloc), so that a large sidecar's
+    /// pages are touched once, by the read, and copied nowhere.
+    static func wholeData(_ path: String) -> Data? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        var st = stat()
+        let size = fstat(fd, &st) == 0 && st.st_mode & S_IFMT == S_IFREG ? Int(st.st_size) : 65535
+        var data = Data(count: size + 1)
+        var count = 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == data.count { data.count *= 2 }
+            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<n])
+            if n == 0 {
+                data.count = count
+                return data
+            }
+            count += n
         }
     }
 }

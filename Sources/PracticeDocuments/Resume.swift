@@ -49,17 +49,17 @@ public struct ResumeStore: Sendable {
     static let limit = 500
 
     /// `$XDG_STATE_HOME/practice/resume.json`.
-    public static var standardPath: String { XDG.state.appendingPathComponent("resume.json").path }
+    public static var standardPath: String { Path.appending("resume.json", to: XDG.state) }
 
     /// Reads the store at `path` (a missing file is an empty store).
     public init(path: String = ResumeStore.standardPath) {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { problem = "\(path): cannot read it; not resuming, and not saving where you stop" }
+        guard let bytes = ReadableFile.wholeFile(path) else {
+            if FileSystem.exists(path) { problem = "\(path): cannot read it; not resuming, and not saving where you stop" }
             return
         }
         do {
-            let document = try JSONValue.parse(data)
+            let document = try JSONValue.parse(bytes)
             guard let o = document.object, o["format"]?.string == Self.formatName, o["version"]?.int == 1, let tracks = o["tracks"]?.object else {
                 problem = "\(path): not a practice resume file (version 1); not resuming, and not saving where you stop"
                 return
@@ -80,9 +80,10 @@ public struct ResumeStore: Sendable {
         }
     }
 
-    /// The key for a track: its absolute path with symbolic links resolved.
+    /// The key for a track: its absolute path with symbolic links resolved ("." and ".." taken
+    /// out of one that does not exist).
     static func key(_ trackPath: String) -> String {
-        URL(fileURLWithPath: trackPath).resolvingSymlinksInPath().standardizedFileURL.path
+        Path.resolved(trackPath) ?? Path.normalized(Path.absolute(trackPath))
     }
 
     public func point(for trackPath: String) -> ResumePoint? { points[Self.key(trackPath)] }

@@ -130,10 +130,10 @@ extension Track {
     public func alignment(to reference: TrackIdentity) throws(PracticeError) -> TimeMap? {
         guard let theirs = reference.chromaprint else { return nil }
         let key = TrackIdentity.cacheKey(path).map { k in
-            SHA256.hash(data: Data("alignment v1\0\(k)\0\(theirs.algorithm)\0\(theirs.start)\0\(theirs.fingerprint)".utf8)).hex
+            SHA256.hash(data: Array("alignment v1\0\(k)\0\(theirs.algorithm)\0\(theirs.start)\0\(theirs.fingerprint)".utf8)).hex
         }
-        let cacheFile = key.map { XDG.cache.appendingPathComponent("alignment/\($0).json") }
-        if let cacheFile, let data = try? Data(contentsOf: cacheFile), let json = try? JSONValue.parse(data), var known = TimeMap(json: json) {
+        let cacheFile = key.map { Path.appending("alignment/\($0).json", to: XDG.cache) }
+        if let cacheFile, let bytes = ReadableFile.wholeFile(cacheFile), let json = try? JSONValue.parse(bytes), var known = TimeMap(json: json) {
             known.kept = true
             return known
         }
@@ -156,8 +156,8 @@ extension Track {
         }
         if let found, let cacheFile {
             // Best effort: a cache we cannot write only costs time.
-            try? FileManager.default.createDirectory(at: cacheFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try? AtomicFile.write(Data(found.json.pretty().utf8), to: cacheFile.path)
+            FileSystem.makeFolders(Path.directory(cacheFile))
+            try? AtomicFile.write(Data(found.json.pretty().utf8), to: cacheFile)
         }
         return found
     }

@@ -86,10 +86,8 @@ public enum Renderer {
         if range.loop != nil, range.loop?.passes == nil { range.loop?.passes = 1 }
         let (start, end, region) = (range.start, range.end, range.loop)
 
-        let fm = FileManager.default
-        var isDir = false
-        if fm.fileExists(atPath: job.output, isDirectory: &isDir) {
-            if isDir { throw PracticeError(.cannotCreate, "\(job.output): is a directory") }
+        if let kind = FileSystem.kind(job.output) {
+            if kind == .directory { throw PracticeError(.cannotCreate, "\(job.output): is a directory") }
             if !job.force { throw PracticeError(.cannotCreate, "\(job.output): already exists (use --force to replace it)") }
         }
         if let output = Path.resolved(job.output), output == Path.resolved(job.input) {
@@ -101,12 +99,11 @@ public enum Renderer {
             throw PracticeError(.usage, "\(job.output): \(container.rawValue) cannot store \(sampleFormat.rawValue) samples")
         }
 
-        let url = URL(fileURLWithPath: job.output)
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
+        let folder = Path.directory(job.output).isEmpty ? "." : Path.directory(job.output)
+        let partial = ".\(Path.lastComponent(job.output)).partial-"
+        let temporary = Path.appending(partial + "\(getpid())", to: folder)
         // What a render killed part-way left (`.NAME.partial-PID` of a process that is gone) goes now.
-        let partial = ".\(url.lastPathComponent).partial-"
-        AtomicFile.removeAbandoned(in: url.deletingLastPathComponent().path) { name in
+        AtomicFile.removeAbandoned(in: folder) { name in
             name.hasPrefix(partial) ? Int32(name.dropFirst(partial.count)) : nil
         }
         func makeWriter() throws(PracticeError) -> SoundFileWriter {
@@ -174,7 +171,7 @@ public enum Renderer {
         } catch let e as AudioFileError {
             // libsndfile's encoders say what they could not do, not why: a full disk is the usual
             // why (looked at before the part is removed, which frees its room).
-            let full = Self.isFull(url.deletingLastPathComponent().path)
+            let full = Self.isFull(folder)
             try? FileManager.default.removeItem(atPath: temporary)
             throw PracticeError(.ioError, "\(job.output): write failed: \(full ? "\(String(cString: strerror(ENOSPC))) (the disk is full)" : e.message); nothing was written")
         } catch {

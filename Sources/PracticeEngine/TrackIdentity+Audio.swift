@@ -40,7 +40,7 @@ extension TrackIdentity {
         // Another audio stream of a container is another recording.
         let stream = (audioStream ?? 0) == 0 ? "" : "\0stream \(audioStream!)"
         let key = "identity v2\0\(real)\0\(st.st_dev)\0\(st.st_ino)\0\(st.st_size)\0\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)\(stream)"
-        return SHA256.hash(data: Data(key.utf8)).hex
+        return SHA256.hash(data: Array(key.utf8)).hex   // (`Data(key.utf8)` asks the view's conformances first)
     }
 
     static func compute(_ track: Track) throws(PracticeError) -> TrackIdentity {

@@ -18,7 +18,7 @@ public final class Journal: Sendable {
     static let schemaVersion = 3
 
     /// `$XDG_DATA_HOME/practice/journal.sqlite`.
-    public static var standardPath: String { XDG.data.appendingPathComponent("journal.sqlite").path }
+    public static var standardPath: String { Path.appending("journal.sqlite", to: XDG.data) }
 
     /// Opens the journal at `path`, made when missing. A file that is not a journal is an error
     /// naming it (left as it is); one from a newer version opens read-only with a warning.

@@ -184,7 +184,7 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
             reference = loaded.placement?.reference.audio?.pcm.sha256
         } else {
             writePath = sidecar ?? SidecarStore.ownPath(forAudio: player.track.path)
-            markers = FileManager.default.fileExists(atPath: writePath) ? ((try? SidecarStore.read(writePath))?.liveMarkers ?? []) : []
+            markers = FileSystem.exists(writePath) ? ((try? SidecarStore.read(writePath))?.liveMarkers ?? []) : []
         }
         let stamp = FileStamp.of(writePath)
         state.withLock { r in

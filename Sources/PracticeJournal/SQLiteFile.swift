@@ -18,9 +18,7 @@ public enum SQLiteFile {
     /// `open`, with its folder made first and every failure one line naming the file: busy (75),
     /// not such a file (65), the folder not makeable (73).
     public static func open(_ path: String, kind: Kind, version: Int, create: @escaping (SQLiteConnection) throws -> Void) throws(PracticeError) -> (SQLiteDatabase, newer: Bool) {
-        do {
-            try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true)
-        } catch {
+        guard FileSystem.makeFolders(Path.directory(path)) else {
             throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for \(kind.name)")
         }
         // WAL with synchronous NORMAL (`SQLiteDatabase`): a commit is in the operating system's

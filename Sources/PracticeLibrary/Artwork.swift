@@ -20,7 +20,7 @@ public enum Artwork {
     }
 
     /// The cache's folder of pictures: `$XDG_CACHE_HOME/practice/covers`.
-    public static var folder: String { XDG.cache.appendingPathComponent("covers").path }
+    public static var folder: String { Path.appending("covers", to: XDG.cache) }
 
     /// `picture` as a file in the cache (written once: named by its SHA-256); nil when it is not
     /// an image (by its first bytes), or the cache cannot be written.

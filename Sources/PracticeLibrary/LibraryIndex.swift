@@ -180,7 +180,7 @@ public final class LibraryIndex: Sendable {
     static let schemaVersion = 2
 
     /// `$XDG_CACHE_HOME/practice/library.sqlite`.
-    public static var standardPath: String { XDG.cache.appendingPathComponent("library.sqlite").path }
+    public static var standardPath: String { Path.appending("library.sqlite", to: XDG.cache) }
 
     /// Opens the index at `path`, made when missing. A file that is not such an index, or one a
     /// newer version made, is an error naming it (it is left as it is).

@@ -22,7 +22,7 @@ public struct RemoteDevices: Sendable, Equatable {
     static let formatName = "practice-remote-devices"
 
     /// `$XDG_STATE_HOME/practice/remote-devices.json`.
-    public static var standardPath: String { XDG.state.appendingPathComponent("remote-devices.json").path }
+    public static var standardPath: String { Path.appending("remote-devices.json", to: XDG.state) }
 
     /// Reads the file at `path`; a missing file is no device. A file that is not ours is an
     /// error (exit 65), never overwritten.

@@ -26,7 +26,7 @@ public struct CachedSong: Sendable {
 /// the next `open`).
 public enum SongCache {
     /// `$XDG_CACHE_HOME/practice/songs` (`~/.cache/practice/songs`).
-    public static var root: String { XDG.cache.appendingPathComponent("songs").path }
+    public static var root: String { Path.appending("songs", to: XDG.cache) }
 
     /// The folder name for a document: the first 16 hex digits of SHA-256 of its absolute URL.
     public static func key(for location: SongLocation) -> String {

@@ -479,6 +479,26 @@ import PracticeEngine
         #expect(ResumeStore(path: dir.file("state/resume.json")).point(for: "/music/a.flac") == nil)
     }
 
+    /// A track is one place whatever the path it is played by: through a link to its folder, with
+    /// "." and "..". (Keyed as URL's resolvingSymlinksInPath
+    /// and standardizedFileURL keyed it before, so that places saved then are found now.)
+    @Test func aTrackIsFoundByAnyPathToIt() throws {
+        try FileManager.default.createDirectory(atPath: dir.file("music/Dance"), withIntermediateDirectories: true)
+        let song = dir.file("music/Dance/song.flac")
+        FileManager.default.createFile(atPath: song, contents: Data())
+        try FileManager.default.createSymbolicLink(atPath: dir.file("linked"), withDestinationPath: dir.file("music"))
+        var store = ResumeStore(path: dir.file("links/resume.json"))
+        let point = ResumePoint(position: 12.5, rate: 0.9, pitch: 0, loop: nil, updatedAt: "2026-12-04T19:00:00Z")
+        try store.save(point, for: dir.file("linked/Dance/../Dance/./song.flac"))
+        let real = try #require(Path.resolved(song))
+        #expect(String(decoding: ReadableFile.wholeFile(dir.file("links/resume.json")) ?? [], as: UTF8.self).contains("\"\(real)\""))
+        #expect(ResumeStore(path: dir.file("links/resume.json")).point(for: song) == point)
+        // A track that is gone keeps its place under its tidied path. (Relative paths are taken
+        // from the working folder, which a test does not change: the suites run beside it.)
+        try store.save(point, for: dir.file("music/Dance/../Gone/./x.flac"))
+        #expect(ResumeStore(path: dir.file("links/resume.json")).point(for: dir.file("music/Gone/x.flac")) == point)
+    }
+
     @Test func anUnreadableFileIsKept() throws {
         let path = dir.file("resume.json")
         try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)

@@ -5,12 +5,9 @@ import Glibc
 /// The XDG base directories (an unset, empty or relative variable means the default).
 public enum XDG {
     /// `$variable` if it is an absolute path, else `relative` under the home folder. (getenv, not
-    /// ProcessInfo's copy of the whole environment; a directory by definition, so no stat.)
-    public static func directory(_ variable: String, default relative: String) -> URL {
-        URL(fileURLWithPath: folder(variable, default: relative), isDirectory: true)
-    }
-    /// The same as a path. Plain strings, not URL: every command reads config.toml from here
-    /// before it starts, and URL's parser is 0.6 MB of code pages that `--help` would map for it.
+    /// ProcessInfo's copy of the whole environment; a directory by definition, so no stat.) Plain
+    /// strings, not URL: every command reads config.toml from here before it starts, and URL's
+    /// parser is 0.6 MB of code pages that `--help` would map for it.
     public static func folder(_ variable: String, default relative: String) -> String {
         if let v = getenv(variable).map({ String(cString: $0) }), v.hasPrefix("/") { return v }
         return Path.appending(relative, to: home)
@@ -20,13 +17,13 @@ public enum XDG {
         getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
     /// `$XDG_CACHE_HOME/practice` (`~/.cache/practice`): things we can compute again.
-    public static var cache: URL { directory("XDG_CACHE_HOME", default: ".cache").appendingPathComponent("practice") }
+    public static var cache: String { Path.appending("practice", to: folder("XDG_CACHE_HOME", default: ".cache")) }
     /// `$XDG_STATE_HOME/practice` (`~/.local/state/practice`): one person's state, kept between runs.
-    public static var state: URL { directory("XDG_STATE_HOME", default: ".local/state").appendingPathComponent("practice") }
+    public static var state: String { Path.appending("practice", to: folder("XDG_STATE_HOME", default: ".local/state")) }
     /// `$XDG_CONFIG_HOME/practice` (`~/.config/practice`): the files a person writes to set us up.
     public static var configFolder: String { Path.appending("practice", to: folder("XDG_CONFIG_HOME", default: ".config")) }
     /// `$XDG_DATA_HOME/practice` (`~/.local/share/practice`): one person's documents.
-    public static var data: URL { directory("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("practice") }
+    public static var data: String { Path.appending("practice", to: folder("XDG_DATA_HOME", default: ".local/share")) }
 }
 
 /// The audio file a sidecar belongs to, as the store needs it: its path and length, and its
@@ -50,20 +47,20 @@ extension TrackIdentity {
     /// the file's real path, device, inode, size and modification time), else `compute`d and kept.
     public static func cached(key: String?, fileName: String, compute: () throws(PracticeError) -> TrackIdentity) throws(PracticeError) -> TrackIdentity {
         if let known = lookup(key: key, fileName: fileName) { return known }
-        let cacheFile = key.map { XDG.cache.appendingPathComponent("identity/\($0).json") }
+        let cacheFile = key.map { Path.appending("identity/\($0).json", to: XDG.cache) }
         let identity = try compute()
         if let cacheFile {
             // Best effort: a cache we cannot write only costs time.
-            try? FileManager.default.createDirectory(at: cacheFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try? AtomicFile.write(Data(identity.json.pretty().utf8), to: cacheFile.path)
+            FileSystem.makeFolders(Path.directory(cacheFile))
+            try? AtomicFile.write(Data(identity.json.pretty().utf8), to: cacheFile)
         }
         return identity
     }
 
     /// The identity cached under `key`, if any (nothing is computed).
     public static func lookup(key: String?, fileName: String) -> TrackIdentity? {
-        guard let key, let data = try? Data(contentsOf: XDG.cache.appendingPathComponent("identity/\(key).json")),
-              let doc = try? JSONValue.parse(data), var cached = try? TrackIdentity(FieldReader(path: "", value: doc)) else { return nil }
+        guard let key, let bytes = ReadableFile.wholeFile(Path.appending("identity/\(key).json", to: XDG.cache)),
+              let doc = try? JSONValue.parse(bytes), var cached = try? TrackIdentity(FieldReader(path: "", value: doc)) else { return nil }
         cached.fileName = fileName
         return cached
     }

@@ -131,19 +131,27 @@ extension JSONValue {
         }
     }
 
+    /// The same, from bytes in hand (a file read whole with `ReadableFile.wholeFile`).
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        let result = bytes.withUnsafeBufferPointer { reading($0) { (reader) throws(JSONSyntaxError) in try reader.document() } }
+        return try result.get()
+    }
+
     /// Runs `body` on a reader over `data`'s bytes, in place.
     private static func reading<R>(_ data: Data, _ body: (inout JSONReader) throws(JSONSyntaxError) -> R) throws(JSONSyntaxError) -> R {
-        let result = data.withUnsafeBytes { raw -> Result<R, JSONSyntaxError> in
-            var reader = JSONReader(bytes: raw.bindMemory(to: UInt8.self))
-            do throws(JSONSyntaxError) { return .success(try body(&reader)) } catch { return .failure(error) }
-        }
-        return try result.get()
+        try data.withUnsafeBytes { reading($0.bindMemory(to: UInt8.self), body) }.get()
+    }
+
+    private static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONReader) throws(JSONSyntaxError) -> R) -> Result<R, JSONSyntaxError> {
+        var reader = JSONReader(bytes: bytes)
+        do throws(JSONSyntaxError) { return .success(try body(&reader)) } catch { return .failure(error) }
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         // From the string's bytes as they lie (`Data(text.utf8)` asks the view's conformances first).
         var text = text
-        return try parse(text.withUTF8 { $0.isEmpty ? Data() : Data(bytes: $0.baseAddress!, count: $0.count) })
+        let result = text.withUTF8 { reading($0) { (reader) throws(JSONSyntaxError) in try reader.document() } }
+        return try result.get()
     }
 
     /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)

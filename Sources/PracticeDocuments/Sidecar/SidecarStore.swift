@@ -10,8 +10,8 @@ public enum AtomicFile {
     /// files kept under `$XDG_STATE_HOME/practice`.
     public static func write(_ data: Data, toPrivateFolder path: String) throws(PracticeError) {
         let folder = Path.directory(path)
-        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage(for: error)))")
+        guard FileSystem.makeFolders(folder, mode: 0o700) else {
+            throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage()))")
         }
         try write(data, to: path)
     }
@@ -19,9 +19,8 @@ public enum AtomicFile {
     /// Writes `data` to a temporary file in the same folder, flushes it to disk, gives it the mode
     /// of the file it replaces (0644 for a new one), renames it over `path` and flushes the folder.
     public static func write(_ data: Data, to path: String) throws(PracticeError) {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        let temporary = "\(folder)/.\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let folder = Path.directory(path)
+        let temporary = "\(folder.isEmpty ? "." : folder)/.\(Path.lastComponent(path)).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var mode: mode_t = 0o644
         var st = stat()
         if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
@@ -91,9 +90,9 @@ extension AtomicFile {
     /// Removes temporary files that writers of `path` left when they were killed part-way
     /// (`.NAME.tmp-PID-…` whose process is gone). Call it holding the folder's lock.
     static func removeLeftovers(of path: String) {
-        let url = URL(fileURLWithPath: path)
-        let prefix = ".\(url.lastPathComponent).tmp-"
-        removeAbandoned(in: url.deletingLastPathComponent().path) { name in
+        let prefix = ".\(Path.lastComponent(path)).tmp-"
+        let folder = Path.directory(path)
+        removeAbandoned(in: folder.isEmpty ? "." : folder) { name in
             name.hasPrefix(prefix) ? Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) : nil
         }
     }
@@ -101,7 +100,7 @@ extension AtomicFile {
     /// Removes the entries of `folder` (files or folders) whose `owner` is a process that is gone:
     /// what a writer killed mid-write left behind.
     public static func removeAbandoned(in folder: String, owner: (String) -> pid_t?) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+        for name in FileSystem.names(in: folder) ?? [] {
             guard let pid = owner(name), pid != getpid(), !Spawning.isRunning(pid) else { continue }
             try? FileManager.default.removeItem(atPath: "\(folder)/\(name)")
         }
@@ -157,23 +156,20 @@ public enum SidecarStore {
     /// Sidecars written for other encodings of the same song, in the order they are tried:
     /// `song.practice.json`, then `song.<ext>.practice.json` for any other extension, by name.
     public static func siblingPaths(forAudio path: String) -> [String] {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent()
-        let stem = url.deletingPathExtension().lastPathComponent
+        let name = Path.lastComponent(path)
+        let stem = Path.deletingExtension(name)
         guard !stem.isEmpty else { return [] }
-        var out = [folder.appendingPathComponent(stem + suffix).path]
-        let own = url.lastPathComponent + suffix
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        // (On the strings: a relative path gives relative siblings, in the same folder.)
+        let folder = Path.directory(path)
+        func inFolder(_ name: String) -> String { folder.isEmpty ? name : Path.appending(name, to: folder) }
+        var out = [inFolder(stem + suffix)]
+        let own = name + suffix
+        let names = FileSystem.names(in: folder.isEmpty ? "." : folder) ?? []
         for name in names.sorted() where name != own && name.hasPrefix(stem + ".") && name.hasSuffix(suffix) {
             let middle = name.dropFirst(stem.count + 1).dropLast(suffix.count)
-            if !middle.isEmpty, !middle.contains(".") { out.append(folder.appendingPathComponent(name).path) }
+            if !middle.isEmpty, !middle.contains(".") { out.append(inFolder(name)) }
         }
-        return out.map { path.hasPrefix("/") ? $0 : relative($0) }
-    }
-
-    private static func relative(_ absolute: String) -> String {
-        let cwd = FileManager.default.currentDirectoryPath + "/"
-        return absolute.hasPrefix(cwd) ? String(absolute.dropFirst(cwd.count)) : absolute
+        return out
     }
 
     /// Reads and checks one sidecar file. An unreadable or invalid file is an error that names it
@@ -205,7 +201,7 @@ public enum SidecarStore {
         // edit, say) may have markers past this copy's end, which alignment deals with.
         let end = max(track.duration, sidecar.audio?.duration ?? 0)
         for (k, m) in sidecar.markers.enumerated() where !m.deleted && m.time > end + slack {
-            let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            let data = Data(ReadableFile.wholeFile(path) ?? [])
             let which = end > track.duration ? "the end of the recording it was made for" : "the end of \(track.path)"
             throw located(SidecarFormatError(field: "markers[\(k)].time",
                                              message: "is \(JSONValue.formatMilliseconds(m.time)) s, past \(which) (\(Timecode.format(end, decimals: 3)))"),
@@ -219,8 +215,8 @@ public enum SidecarStore {
     /// cannot be written finds it again, whatever it is called.
     public static func fallbackPath(for identity: TrackIdentity) -> String {
         let key = "." + identity.pcm.sha256.prefix(16) + suffix
-        let folder = XDG.data.appendingPathComponent("sidecars").path
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let folder = Path.appending("sidecars", to: XDG.data)
+        let names = FileSystem.names(in: folder) ?? []
         if let known = names.sorted().first(where: { $0.hasSuffix(key) && !$0.hasPrefix(".") }) { return folder + "/" + known }
         return folder + "/" + identity.fileName + key
     }
@@ -249,11 +245,11 @@ public enum SidecarStore {
         let writePath = try self.writePath(for: track, explicit: explicit)
         var besidePath: String?
         if let explicit {
-            besidePath = FileManager.default.fileExists(atPath: explicit) ? explicit : nil
-        } else if FileManager.default.fileExists(atPath: own) {
+            besidePath = FileSystem.exists(explicit) ? explicit : nil
+        } else if FileSystem.exists(own) {
             besidePath = own
         } else {
-            besidePath = siblingPaths(forAudio: track.path).first { FileManager.default.fileExists(atPath: $0) }
+            besidePath = siblingPaths(forAudio: track.path).first(where: FileSystem.exists)
         }
         // A song renamed (`mv song.ogg "Song (dance edit).ogg"`): a sidecar in the folder whose
         // song is gone, made for this very recording, is this song's. Only when there are such
@@ -264,7 +260,7 @@ public enum SidecarStore {
             renamedFrom = orphan
         }
         let fallback = explicit == nil && writePath != own
-        let fallbackExists = fallback && FileManager.default.fileExists(atPath: writePath)
+        let fallbackExists = fallback && FileSystem.exists(writePath)
         guard let readPath = fallbackExists ? writePath : besidePath else {
             var loaded = LoadedSidecar(readPath: nil, writePath: writePath, sidecar: Sidecar())
             if fallback { loaded.warnings.append(fallbackNotice(for: track, at: writePath)) }
@@ -382,10 +378,10 @@ public enum SidecarStore {
     /// made for this recording (the same decoded audio), if there is one: the track was renamed.
     static func renamedSidecar(for track: some SidecarTrack) throws(PracticeError) -> String? {
         let folder = Path.directory(track.path)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        let names = FileSystem.names(in: folder.isEmpty ? "." : folder) ?? []
         let orphans = names.sorted().filter { name in
             name.hasSuffix(suffix) && !name.hasPrefix(".") && name.count > suffix.count
-                && !FileManager.default.fileExists(atPath: (folder.isEmpty ? "" : folder + "/") + String(name.dropLast(suffix.count)))
+                && !FileSystem.exists((folder.isEmpty ? "" : folder + "/") + String(name.dropLast(suffix.count)))
         }.map { folder.isEmpty ? $0 : folder + "/" + $0 }
         guard !orphans.isEmpty else { return nil }
         let here = try track.identity()
@@ -413,10 +409,8 @@ public enum SidecarStore {
         let identity = try track.identity()       // outside the lock: decoding takes a while
         let lockPath = try self.writePath(for: track, explicit: explicit)
         if explicit == nil, lockPath != ownPath(forAudio: track.path) {
-            do {
-                try FileManager.default.createDirectory(atPath: Path.directory(lockPath), withIntermediateDirectories: true)
-            } catch {
-                throw PracticeError(.cannotCreate, "\(Path.directory(lockPath)): cannot create the folder for markers of songs in read-only folders: \(systemMessage(for: error))")
+            guard FileSystem.makeFolders(Path.directory(lockPath)) else {
+                throw PracticeError(.cannotCreate, "\(Path.directory(lockPath)): cannot create the folder for markers of songs in read-only folders: \(systemMessage())")
             }
         }
         let lock = try FolderLock(for: lockPath)
@@ -465,8 +459,8 @@ struct FolderLock {
     private let fd: Int32
 
     init(for path: String) throws(PracticeError) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = Path.directory(path)
+        fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot open its folder: \(systemMessage())") }
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }

@@ -458,8 +458,18 @@ public final class Player: Sendable {
     /// track may be over by then).
     public func playFromHere() -> (state: PlayerState, clock: Double) {
         command { c in
-            if !c.stopped { play(&c) }
-            return (snapshot(c), clockSeconds)
+            guard !c.stopped else { return (snapshot(c), clockSeconds) }
+            // The clock before the audio thread is let go, and the state as the command left it:
+            // on such a device the thread may play a stream made while paused to its end before
+            // `snapshot` looks (a 0.5 s track on ALSA's `null`, one run in six), and a session
+            // that starts finished has nothing heard to record.
+            let clock = clockSeconds
+            play(&c)
+            var s = snapshot(c)
+            s.position = Double(c.startFrame) / Double(track.info.sampleRate)
+            s.isPlaying = c.playing && audio.failureCode == 0
+            s.isFinished = false
+            return (s, clock)
         }
     }
 

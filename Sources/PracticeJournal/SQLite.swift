@@ -61,9 +61,11 @@ public protocol SQLiteConvertible {
 }
 
 extension SQLiteConvertible {
-    /// `value` read as this type, nil for NULL.
-    init?(unlessNull value: SQLiteValue) {
-        guard value != .null else { return nil }
+    /// `value` read as this type, nil for NULL. (Inlinable, as the row's subscripts are: a
+    /// module reading rows gets them specialized for its types, not a generic call for each of
+    /// the library's 10,000 tracks' 16 columns.)
+    @inlinable init?(unlessNull value: SQLiteValue) {
+        if case .null = value { return nil }
         self.init(sqliteValue: value)
     }
 }
@@ -134,7 +136,7 @@ public typealias SQLiteArguments = [(any SQLiteConvertible)?]
 /// with more).
 public struct SQLiteRow {
     let names: [String: Int]
-    let values: [SQLiteValue]
+    @usableFromInline let values: [SQLiteValue]
 
     public subscript<T: SQLiteConvertible>(_ column: String) -> T { self[at: names[column]] }
 
@@ -145,12 +147,14 @@ public struct SQLiteRow {
     public func index(of column: String) -> Int? { names[column] }
 
     /// The column at `index` (from `index(of:)`; nil reads as NULL).
-    public subscript<T: SQLiteConvertible>(at index: Int?) -> T {
-        T(sqliteValue: index.map { values[$0] } ?? .null)
+    @inlinable public subscript<T: SQLiteConvertible>(at index: Int?) -> T {
+        guard let index else { return T(sqliteValue: .null) }
+        return T(sqliteValue: values[index])
     }
 
-    public subscript<T: SQLiteConvertible>(at index: Int?) -> T? {
-        index.flatMap { T(unlessNull: values[$0]) }
+    @inlinable public subscript<T: SQLiteConvertible>(at index: Int?) -> T? {
+        guard let index else { return nil }
+        return T(unlessNull: values[index])
     }
 }
 

@@ -453,12 +453,12 @@ public final class Player: Sendable {
     public func play() { _ = playFromHere() }
 
     /// Plays, and returns the state and the output's clock as the command left them: playing, at
-    /// the place it starts from, before anything is heard. What a journal's recorder made a
-    /// moment later counts from (on a device that takes sound faster than it plays, a short
-    /// track may be over by then).
+    /// the place it starts from, before anything is heard (a player already playing: as it is).
+    /// What a journal's recorder made a moment later counts from (on a device that takes sound
+    /// faster than it plays, a short track may be over by then).
     public func playFromHere() -> (state: PlayerState, clock: Double) {
         command { c in
-            guard !c.stopped else { return (snapshot(c), clockSeconds) }
+            guard !c.stopped, !c.playing || audio.lastEndedGeneration == c.generation else { return (snapshot(c), clockSeconds) }
             // The clock before the audio thread is let go, and the state as the command left it:
             // on such a device the thread may play a stream made while paused to its end before
             // `snapshot` looks (a 0.5 s track on ALSA's `null`, one run in six), and a session

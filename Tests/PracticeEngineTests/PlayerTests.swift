@@ -75,6 +75,12 @@ import PracticeSystem
             player.stop()
         }
         print("playFromHere: over by the next look in \(overAtOnce) of 60")
+        // A player already playing is left as it is, and said as it is: where it has got to.
+        let playing = try Player(path: try track(seconds: 120), options: options(rate: 0.8))
+        defer { playing.stop() }
+        try eventually("past its first second") { playing.state.position > 1 }
+        let (s, _) = playing.playFromHere()
+        #expect(s.isPlaying && s.position > 1, "\(s.position)")
     }
 
     @Test func playsARangeToItsEnd() async throws {

@@ -26,7 +26,7 @@ public enum Reminder {
 
     /// The timer (every day at `clock`) and the one-shot service it starts, written atomically.
     public static func writeUnits(at clock: String) throws(PracticeError) {
-        do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch {
+        guard FileSystem.makeFolders(unitFolder) else {
             throw PracticeError(.cannotCreate, "\(unitFolder): cannot make the folder for the reminder's units")
         }
         // systemd splits ExecStart on spaces and reads % and \ specially: the path is quoted.

@@ -119,7 +119,7 @@ extension Config {
         guard let written = candidates.first(where: readsBack) else {
             throw PracticeError(.config, "\(path): could not add the library's folders and keep the file readable; add them yourself under [library] folders")
         }
-        do { try FileManager.default.createDirectory(atPath: Path.directory(path), withIntermediateDirectories: true) } catch {
+        guard FileSystem.makeFolders(Path.directory(path)) else {
             throw PracticeError(.cannotCreate, "\(Path.directory(path)): cannot make the folder for the settings file")
         }
         // A settings file kept elsewhere and linked here (a dotfiles folder) is written where it is.

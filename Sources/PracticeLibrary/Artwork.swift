@@ -27,9 +27,9 @@ public enum Artwork {
     public static func store(_ picture: EmbeddedPicture, in folder: String = Artwork.folder) -> String? {
         guard let ext = picture.fileExtension else { return nil }
         let file = folder + "/\(SHA256.hash(data: picture.bytes).hex).\(ext)"
-        if FileManager.default.fileExists(atPath: file) { return file }
+        if FileSystem.exists(file) { return file }
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            guard FileSystem.makeFolders(folder) else { return nil }
             try AtomicFile.write(Data(picture.bytes), to: file)
             return file
         } catch {

@@ -44,7 +44,7 @@ public enum SongCache {
                             progress: @escaping @Sendable (String, Int64, Int64?) -> Void = { _, _, _ in }) async throws(PracticeError) -> CachedSong {
         let folder = root + "/" + key(for: location)
         if !refresh, let cached = cached(in: folder) { return cached }
-        try makeDirectories(root)
+        guard FileSystem.makeFolders(root) else { throw cannotCreate(root) }
         removeAbandoned(in: root)
         let temporary = "\(root)/.tmp-\(key(for: location))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard mkdir(temporary, 0o755) == 0 else { throw cannotCreate(root) }
@@ -170,19 +170,6 @@ public enum SongCache {
         }
     }
 
-    /// `mkdir -p`, with the reason when it fails.
-    static func makeDirectories(_ path: String) throws(PracticeError) {
-        var partial = ""
-        for component in path.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o755) != 0 && errno != EEXIST { throw cannotCreate(path) }
-        }
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory else {
-            errno = ENOTDIR
-            throw cannotCreate(path)
-        }
-    }
 
     /// "cannot create" with the reason in `errno`.
     static func cannotCreate(_ path: String) -> PracticeError {

@@ -56,7 +56,7 @@ public final class VideoWindow: SessionService, @unchecked Sendable {  // `follo
         self.say = say
         // Beside the players' sockets, in the user's own folder (not a shared /tmp).
         let folder = ControlSocket.runtimeFolder()
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        FileSystem.makeFolders(folder, mode: 0o700)
         socketPath = "\(folder)/video-\(getpid()).sock"
         let stream = player.events(keepingNewest: 64, ticks: { false })
         subscription = Task.detached { [jumped, wake] in

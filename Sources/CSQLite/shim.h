@@ -19,6 +19,7 @@ typedef struct {
     int (*changes)(sqlite3 *);
     sqlite3_int64 (*last_insert_rowid)(sqlite3 *);
     int (*get_autocommit)(sqlite3 *);
+    int (*file_control)(sqlite3 *, const char *, int, void *);
     int (*prepare_v3)(sqlite3 *, const char *, int, unsigned int, sqlite3_stmt **, const char **);
     int (*finalize)(sqlite3_stmt *);
     int (*step)(sqlite3_stmt *);
@@ -59,6 +60,7 @@ static inline const char *practice_sqlite_load(practice_sqlite_api *api) {
     PRACTICE_SQLITE_SYMBOL(changes)
     PRACTICE_SQLITE_SYMBOL(last_insert_rowid)
     PRACTICE_SQLITE_SYMBOL(get_autocommit)
+    PRACTICE_SQLITE_SYMBOL(file_control)
     PRACTICE_SQLITE_SYMBOL(prepare_v3)
     PRACTICE_SQLITE_SYMBOL(finalize)
     PRACTICE_SQLITE_SYMBOL(step)

@@ -30,6 +30,44 @@ import PracticeTestSupport
         #expect(read.map { [$0["n"] as Int, $0["total"] as Int, $0["bytes"] as Int] } == [2_000, 1_999_000, 2_000_000])
     }
 
+    /// The WAL and its index stay beside the file when the last connection closes, so that the next
+    /// process does not make and delete them again; the WAL is checkpointed and cut to nothing
+    /// first, so the file alone holds everything (copied without them, it reads back whole). A
+    /// database deleted without them starts again from nothing beside the empty ones left.
+    @Test func theWALStaysEmptyBesideTheFileWhenTheLastConnectionCloses() throws {
+        let path = dir.file("kept.sqlite")
+        func size(_ suffix: String) -> Int? {
+            (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? nil
+        }
+        do {
+            let db = try database("kept.sqlite")
+            try db.write { db in
+                for k in 0..<3_000 { try db.execute(sql: "INSERT INTO t (i, b) VALUES (?, ?)", arguments: [k, [UInt8](repeating: 7, count: 1_000)]) }
+            }
+            #expect((size("-wal") ?? 0) > 1_000_000, "the rows are in the WAL while the file is open")
+            #expect(size("-shm") != nil)
+        }
+        #expect(size("-wal") == 0 && size("-shm") != nil, "after the last close: WAL \(String(describing: size("-wal"))), index \(String(describing: size("-shm")))")
+        let alone = dir.file("alone.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: alone)
+        #expect(try run("/usr/bin/sqlite3", [alone, "SELECT count(*), sum(i), sum(length(b)) FROM t"]).stdout == "3000|4498500|3000000\n")
+        // The next connection reads and writes as before, and leaves them the same way.
+        do {
+            let db = try SQLiteDatabase(path: path)
+            try db.write { try $0.execute(sql: "INSERT INTO t (i) VALUES (?)", arguments: [-1]) }
+            #expect(try db.read { try $0.value(Int.self, sql: "SELECT count(*) FROM t") } == 3_001)
+        }
+        #expect(size("-wal") == 0)
+        #expect(try run("/usr/bin/sqlite3", [path, "SELECT count(*) FROM t"]).stdout == "3001\n")
+        // The file deleted by hand, its empty WAL and index left: a new database, not the old rows.
+        let kept = dir.file("stale.sqlite")
+        do { try database("stale.sqlite").write { try $0.execute(sql: "INSERT INTO t (s) VALUES ('old')") } }
+        try FileManager.default.removeItem(atPath: kept)
+        #expect(FileManager.default.fileExists(atPath: kept + "-wal") && FileManager.default.fileExists(atPath: kept + "-shm"))
+        let fresh = try database("stale.sqlite")
+        #expect(try fresh.read { try $0.value(Int.self, sql: "SELECT count(*) FROM t") } == 0)
+    }
+
     /// Each kind of value, the edges of each: the empty text is text (not NULL), a text with a
     /// NUL in it keeps all its bytes, the largest integers and non-ASCII text come back the same.
     @Test func valuesComeBackAsTheyWereStored() throws {

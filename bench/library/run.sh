@@ -14,7 +14,7 @@
 #   done, on an empty database. Both on one core's worth of work, each alone on the machine.
 # - rescan: the same commands again, nothing changed (median of REPS).
 # - search: `practice library search --no-scan WORD` and `mpc search any WORD`, whole processes
-#   (median of REPS); practice's own time for the query (`--verbose`) beside.
+#   taking turns (median of 3 × REPS each); practice's own time for the query (`--verbose`) beside.
 # - first paint: `practice library` in an 80×24 tmux window, from the command to the heading on the
 #   screen (tmux polled every 5 ms).
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
@@ -57,7 +57,6 @@ median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 t_first_p=$(ms "$PRACTICE" library scan -q "$WORK/music")
 "$PRACTICE" library list --no-scan --json | python3 -c "import json,sys; print('practice indexed', len(json.load(sys.stdin)['tracks']), 'tracks', file=sys.stderr)"
 t_re_p=$(for _ in $(seq "$REPS"); do ms "$PRACTICE" library scan -q; done | median)
-t_s_p=$(for _ in $(seq "$REPS"); do ms "$PRACTICE" library search --no-scan "$WORD"; done | median)
 q_p=$(for _ in $(seq "$REPS"); do "$PRACTICE" library search --no-scan -v "$WORD" 2>&1 >/dev/null | sed -n 's/.* in \([0-9.]*\) ms$/\1/p'; done | median)
 hits_p=$("$PRACTICE" library search --no-scan --json "$WORD" | python3 -c "import json,sys; print(len({h['path'] for h in json.load(sys.stdin)['hits']}))")
 
@@ -106,7 +105,15 @@ t1=$EPOCHREALTIME
 t_first_m=$(python3 -c "print('%.1f' % ((float('$t1') - float('$t0')) * 1000))")
 echo "mpd indexed $(mpc stats | sed -n 's/^Songs: *//p') tracks" >&2
 t_re_m=$(for _ in $(seq "$REPS"); do ms mpc -q update --wait; done | median)
-t_s_m=$(for _ in $(seq "$REPS"); do ms mpc search any "$WORD"; done | median)
+# The two searches take turns, run by run (3 × REPS each): this machine's speed moves by a
+# quarter from one second to the next, and a tool measured a minute after the other may land
+# in another such spell.
+: > "$WORK/search-practice"; : > "$WORK/search-mpd"
+for _ in $(seq $((3 * REPS))); do
+    ms "$PRACTICE" library search --no-scan "$WORD" >> "$WORK/search-practice"
+    ms mpc search any "$WORD" >> "$WORK/search-mpd"
+done
+t_s_p=$(median < "$WORK/search-practice"); t_s_m=$(median < "$WORK/search-mpd")
 hits_m=$(mpc search any "$WORD" | wc -l)
 
 # first paint of the library screen
@@ -136,4 +143,4 @@ printf '%-44s %9s ms\n' "  practice's query alone (--verbose)" "$q_p"
 printf '%-44s %12s %12s\n' "  tracks found" "$hits_p" "$hits_m"
 printf '%-44s %9s ms\n' "library screen: first paint (tmux, 80x24)" "$t_paint"
 printf '%-44s %9s ms\n' "  the same harness showing an 'echo'" "$t_echo"
-echo "targets: first scan <= 30000 ms, rescan <= 1000 ms, search <= 20 ms, first paint <= 100 ms"
+echo "targets: first scan <= 30000 ms, rescan <= 1000 ms, search <= 10 ms (issue 34; 20 before), first paint <= 100 ms"

@@ -83,7 +83,11 @@ def main():
     try:
         tracks = rt.make_launch_tracks(os.path.join(work, 'tracks'))
         rig = rt.Rig(work, 5)
-        players = [rt.Practice(os.path.abspath(b), rig.env, work, name='binary%d' % i) for i, b in enumerate(args.binaries)]
+        # Each binary keeps its journal and resume points in folders of its own: what one
+        # leaves there (or deletes) is not another's to find.
+        players = [rt.Practice(os.path.abspath(b), dict(rig.env, XDG_DATA_HOME=os.path.join(work, 'data%d' % i),
+                                                         XDG_STATE_HOME=os.path.join(work, 'state%d' % i)), work, name='binary%d' % i)
+                   for i, b in enumerate(args.binaries)]
         for p in players:   # the page cache, the server's first stream
             first_write_ms(p, tracks['launch'], work)
         times = {p.name: [] for p in players}

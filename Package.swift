@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CRubberBand", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors, times and the
         // configuration file (toml++): no audio, no network.
-        .target(name: "PracticeDocuments", dependencies: ["PracticeSystem", "CToml", "CNettle"]),
+        .target(name: "PracticeDocuments", dependencies: ["PracticeSystem", "CToml", "CNettle"], linkerSettings: [.linkedLibrary(":libnettle.a")]),
         // The hub: Player, its decoder thread and pipeline, the timeline, render, tracks and places;
         // the analyses on the track's audio (fingerprints with Chromaprint, beats with aubio).
         .target(name: "PracticeEngine", dependencies: [
@@ -75,7 +75,8 @@ let package = Package(
         ]),
         // The practice journal: every play session recorded from the player's events into SQLite, reports,
         // notes; SQLite (libsqlite3) wrapped once, for the journal and the library's index.
-        .target(name: "PracticeJournal", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "CSQLite"]),
+        .target(name: "PracticeJournal", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "CSQLite"],
+                linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
         // The library: the music folders scanned into an SQLite index (FTS5), their tags and
         // covers (TagLib), covers drawn in the terminal (chafa), search, today's pick.
         .target(name: "PracticeLibrary", dependencies: [

@@ -51,7 +51,7 @@ public struct PlayCommand: Sendable {
         // The sound device opens while the rest is set up, if it did not start to while the
         // arguments were parsed (the screen of a player already open on the track closes it; an
         // error found later leaves it unused until the process ends).
-        if !background || detached, access(file, R_OK) == 0 { ALSAOutput.prepare(device: device, then: Self.libraries(journal: !noJournal)) }
+        if !background || detached, access(file, R_OK) == 0 { ALSAOutput.prepare(device: device, then: Self.libraries()) }
         // Read (and refused if wrong) here; its warnings are the detached player's to say.
         let config = try Config.load(warn: !background || detached)
         if remoteBind == nil, let bind = config.remoteBind {
@@ -132,18 +132,14 @@ public struct PlayCommand: Sendable {
     /// the command words, which a first argument that is a file's name too stands for.
     public static func prepareDevice(arguments: [String], commands: [String]) {
         if let device = deviceToPrepare(arguments: arguments, commands: commands) {
-            ALSAOutput.prepare(device: device, then: libraries(journal: !arguments.contains("--no-journal")))
+            ALSAOutput.prepare(device: device, then: libraries())
         }
     }
 
     /// What a player opens on its device's thread once the device is open: the libraries it reads,
-    /// stretches and resamples with (`--quality high`'s Rubber Band is opened by the player), and
-    /// SQLite for its journal.
-    static func libraries(journal: Bool) -> @Sendable () -> Void {
-        {
-            Player.loadLibraries(for: PlaybackSettings())
-            if journal { loadSQLite() }
-        }
+    /// stretches and resamples with (`--quality high`'s Rubber Band is opened by the player).
+    static func libraries() -> @Sendable () -> Void {
+        { Player.loadLibraries(for: PlaybackSettings()) }
     }
 
     /// The device `prepareDevice` opens for these arguments, or nil.

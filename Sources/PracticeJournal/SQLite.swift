@@ -3,14 +3,11 @@ internal import CSQLite
 import Glibc
 import PracticeSystem
 
-/// SQLite's functions, opened with dlopen when the first connection opens (`SQLiteConnection.init`
-/// says if it cannot be): a command that keeps no journal and reads no index never maps it.
+/// SQLite's functions, linked into the program from Debian's libsqlite3.a (the shim), in a table
+/// filled at the first connection. Opened with `dlopen`, it bound 1,629 of its own symbols in
+/// every process that read the journal or the index (a fifth of a search's time: README, issue 34).
 nonisolated(unsafe) private let loaded = DynamicLibrary.load(practice_sqlite_api()) { practice_sqlite_load($0) }
-    .mapError { SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open SQLite (\($0.message)); install Debian's libsqlite3-0") }
-
-/// Opens SQLite now, on the caller's thread, rather than at the first connection (a player opens
-/// it beside its device, before its first sound: see `ALSAOutput.prepare`).
-public func loadSQLite() { _ = loaded }
+    .mapError { SQLiteError(code: SQLITE_CANTOPEN, message: "cannot set up SQLite (\($0.message))") }
 
 /// The table, for the calls made on an open connection's behalf (one exists only once it loaded).
 private var sqlite: UnsafeMutablePointer<practice_sqlite_api> {

@@ -72,7 +72,10 @@ final class Pipeline {
     private var stretcher: TimeStretcher
     /// Rubber Band's stretcher, which does the stretching instead with `quality` high.
     private var finer: RubberBandStretcher?
-    private var resampler: Resampler
+    /// soxr's resampler, made for the first stream that resamples (a pitch shift, or a device at
+    /// another rate than the track's): a player that never does leaves soxr and the OpenMP runtime
+    /// it brings unopened (0.47 MB of `play`'s memory).
+    private var resampler: Resampler?
     private(set) var settings: PlaybackSettings
     private var bypassStretch = true
     private var bypassResample = true
@@ -130,7 +133,9 @@ final class Pipeline {
         seamTail = [Float](repeating: 0, count: seamFrames * info.channels)
         stretcher = try TimeStretcher(channels: info.channels, sampleRate: info.sampleRate, profile: settings.profile)
         finer = try Self.finer(settings, info)
-        resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
+        if outputRate != info.sampleRate {
+            resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: Double(outputRate), channels: info.channels)
+        }
     }
 
     /// Source frames that one output frame advances under `settings`.
@@ -159,11 +164,12 @@ final class Pipeline {
 
     /// Opens the libraries a pipeline with `settings` reads, stretches and resamples with, before
     /// the first one is made: a player makes its pipeline once its device is open, as it needs the
-    /// device's rate, and opens them while the device opens.
+    /// device's rate, and opens them while the device opens. soxr only for a pitch shift: a device
+    /// at another rate opens it as the pipeline is made, a later shift as its stream starts.
     static func loadLibraries(for settings: PlaybackSettings) {
         SoundFile.loadLibrary()
         TimeStretcher.loadLibrary()
-        Resampler.loadLibrary()
+        if settings.pitch != 0 { Resampler.loadLibrary() }
         if settings.quality == .high { RubberBandStretcher.loadLibrary() }
     }
 
@@ -195,10 +201,10 @@ final class Pipeline {
         bypassStretch = tempo == 1 && !formant
         let resampleTo = Double(outputRate) / p
         bypassResample = resampleTo == Double(info.sampleRate)
-        if !bypassResample && (resampleTo != resampler.outputRate) {
+        if !bypassResample && resampleTo != resampler?.outputRate {
             resampler = try Resampler(inputRate: Double(info.sampleRate), outputRate: resampleTo, channels: info.channels)
         } else {
-            try resampler.clear()
+            try resampler?.clear()
         }
         stretcher.clear()
         stretcher.setTempo(tempo)
@@ -432,14 +438,15 @@ final class Pipeline {
     /// Resamples the first `frames` frames of `middle` into `output`; returns the frames made.
     private func resample(frames: Int, flush: Bool) throws -> Int {
         let ch = info.channels
-        let need = resampler.outputCapacity(forInput: max(frames, 1024)) * ch
+        guard resampler != nil else { preconditionFailure("resampling without a resampler: start(at:) makes one") }
+        let need = resampler!.outputCapacity(forInput: max(frames, 1024)) * ch
         if output.count < need { output = [Float](repeating: 0, count: need) }
         var produced = 0
         var consumed = 0
         try middle.withUnsafeBufferPointer { inBuf in
             try output.withUnsafeMutableBufferPointer { outBuf in
                 while consumed < frames {
-                    let r = try resampler.process(inBuf.baseAddress! + consumed * ch, frames: frames - consumed,
+                    let r = try resampler!.process(inBuf.baseAddress! + consumed * ch, frames: frames - consumed,
                                                   into: outBuf.baseAddress! + produced * ch, capacity: outBuf.count / ch - produced)
                     consumed += r.consumed
                     produced += r.produced
@@ -449,7 +456,7 @@ final class Pipeline {
                     while true {
                         let room = outBuf.count / ch - produced
                         if room == 0 { break }
-                        let r = try resampler.process(nil, frames: 0, into: outBuf.baseAddress! + produced * ch, capacity: room)
+                        let r = try resampler!.process(nil, frames: 0, into: outBuf.baseAddress! + produced * ch, capacity: room)
                         produced += r.produced
                         if r.produced == 0 { resampleFlushed = true; break }
                     }

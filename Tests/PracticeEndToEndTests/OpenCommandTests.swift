@@ -478,10 +478,12 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         let digest = try run("/usr/bin/sha256sum", [dir.file("tone.wav")]).stdout.prefix(64)
         let sidecar = try String(contentsOfFile: dir.file("tone.wav.practice.json"), encoding: .utf8)
         #expect(digest.count == 64 && sidecar.contains("\"\(digest)\""), "\(sidecar)")
-        // A render stretches and resamples: SoundTouch and soxr too; Rubber Band only at high quality
-        // (a render's default).
+        // A render stretches: SoundTouch too; soxr (and the OpenMP runtime it brings) only to
+        // resample, for a pitch shift; Rubber Band only at high quality (a render's default).
         let render = try loaded(["render", dir.file("tone.wav"), "-o", dir.file("fast.wav"), "--rate", "0.8", "--quality", "fast", "-q"])
-        #expect(render.opened.isSuperset(of: ["libsndfile.so.1", "libSoundTouchDll.so.1", "libsoxr.so.0"]) && !render.all.contains("librubberband.so.2"), "\(render)")
+        #expect(render.opened.isSuperset(of: ["libsndfile.so.1", "libSoundTouchDll.so.1"]) && render.all.isDisjoint(with: ["librubberband.so.2", "libsoxr.so.0", "libgomp.so.1"]), "\(render)")
+        let shifted = try loaded(["render", dir.file("tone.wav"), "-o", dir.file("shifted.wav"), "--pitch", "2", "--quality", "fast", "-q"])
+        #expect(shifted.opened.contains("libsoxr.so.0"), "\(shifted)")
         let high = try loaded(["render", dir.file("tone.wav"), "-o", dir.file("high.wav"), "--rate", "0.8", "-q"])
         #expect(high.opened.contains("librubberband.so.2"), "\(high)")
     }

@@ -156,8 +156,7 @@ extension Track {
         }
         if let found, let cacheFile {
             // Best effort: a cache we cannot write only costs time.
-            FileSystem.makeFolders(Path.directory(cacheFile))
-            try? AtomicFile.write(Data(found.json.pretty().utf8), to: cacheFile)
+            try? AtomicFile.write(Data(found.json.pretty().utf8), to: cacheFile, makingFolder: 0o755)
         }
         return found
     }

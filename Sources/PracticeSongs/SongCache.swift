@@ -170,7 +170,6 @@ public enum SongCache {
         }
     }
 
-
     /// "cannot create" with the reason in `errno`.
     static func cannotCreate(_ path: String) -> PracticeError {
         PracticeError(.cannotCreate, "\(path): cannot create: \(systemMessage())")

@@ -51,8 +51,7 @@ extension TrackIdentity {
         let identity = try compute()
         if let cacheFile {
             // Best effort: a cache we cannot write only costs time.
-            FileSystem.makeFolders(Path.directory(cacheFile))
-            try? AtomicFile.write(Data(identity.json.pretty().utf8), to: cacheFile)
+            try? AtomicFile.write(Data(identity.json.pretty().utf8), to: cacheFile, makingFolder: 0o755)
         }
         return identity
     }

@@ -133,8 +133,12 @@ extension JSONValue {
 
     /// The same, from bytes in hand (a file read whole with `ReadableFile.wholeFile`).
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { reading($0) { (reader) throws(JSONSyntaxError) in try reader.document() } }
-        return try result.get()
+        try bytes.withUnsafeBufferPointer(document).get()
+    }
+
+    /// The one document in `bytes`.
+    private static func document(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONSyntaxError> {
+        reading(bytes) { (reader) throws(JSONSyntaxError) in try reader.document() }
     }
 
     /// Runs `body` on a reader over `data`'s bytes, in place.
@@ -150,8 +154,7 @@ extension JSONValue {
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         // From the string's bytes as they lie (`Data(text.utf8)` asks the view's conformances first).
         var text = text
-        let result = text.withUTF8 { reading($0) { (reader) throws(JSONSyntaxError) in try reader.document() } }
-        return try result.get()
+        return try text.withUTF8(document).get()
     }
 
     /// Where the value at `path` (`markers[3].time`, as `SidecarFormatError.field` names it)

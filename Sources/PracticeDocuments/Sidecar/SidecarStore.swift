@@ -9,8 +9,13 @@ public enum AtomicFile {
     /// `write`, into a folder of the user's own (0700) made first if it is missing: the state
     /// files kept under `$XDG_STATE_HOME/practice`.
     public static func write(_ data: Data, toPrivateFolder path: String) throws(PracticeError) {
+        try write(data, to: path, makingFolder: 0o700)
+    }
+
+    /// `write`, its folder (and those above it) made first with `mode` if missing.
+    public static func write(_ data: Data, to path: String, makingFolder mode: mode_t) throws(PracticeError) {
         let folder = Path.directory(path)
-        guard FileSystem.makeFolders(folder, mode: 0o700) else {
+        guard FileSystem.makeFolders(folder, mode: mode) else {
             throw PracticeError(.cannotCreate, "\(folder): cannot make the folder (\(systemMessage()))")
         }
         try write(data, to: path)

@@ -39,6 +39,18 @@ public enum Path {
         return folder.isEmpty ? "/" : folder
     }
 
+    /// The folder `path` is in, as the system opens it: `directory`, or "." for a bare name.
+    public static func folder(of path: String) -> String {
+        let folder = directory(path)
+        return folder.isEmpty ? "." : folder
+    }
+
+    /// `name` in the folder `path` is in: relative, as `path` is, for a bare name.
+    public static func sibling(_ name: String, of path: String) -> String {
+        let folder = directory(path)
+        return folder.isEmpty ? name : appending(name, to: folder)
+    }
+
     /// The extension of the last component, without its dot: "a/b.tar.gz" → "gz"; "" if none
     /// (".hidden" and "name." have none). A dot is a dot whatever follows it (a combining mark
     /// makes one character of the two, but not one byte), as for NSString and the file system.

@@ -99,7 +99,7 @@ public enum Renderer {
             throw PracticeError(.usage, "\(job.output): \(container.rawValue) cannot store \(sampleFormat.rawValue) samples")
         }
 
-        let folder = Path.directory(job.output).isEmpty ? "." : Path.directory(job.output)
+        let folder = Path.folder(of: job.output)
         let partial = ".\(Path.lastComponent(job.output)).partial-"
         let temporary = Path.appending(partial + "\(getpid())", to: folder)
         // What a render killed part-way left (`.NAME.partial-PID` of a process that is gone) goes now.
@@ -197,10 +197,10 @@ public enum Renderer {
         return RenderResult(frames: frames, sampleRate: rate, channels: track.info.channels, earlyEnd: early)
     }
 
-    /// Whether the file system holding `folder` has (next to) no room left.
+    /// Whether the file system holding `folder` ("." for the working one) has (next to) no room left.
     static func isFull(_ folder: String) -> Bool {
         var st = statvfs()
-        guard statvfs(folder.isEmpty ? "." : folder, &st) == 0 else { return false }
+        guard statvfs(folder, &st) == 0 else { return false }
         return UInt64(st.f_bavail) * UInt64(st.f_frsize) < 64 * 1024
     }
 

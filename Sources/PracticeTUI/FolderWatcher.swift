@@ -18,7 +18,7 @@ final class FolderWatcher {
         guard fd >= 0 else { return nil }
         names = Set(paths.map(Path.lastComponent))
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
-        for folder in Set(paths.map { Path.directory($0).isEmpty ? "." : Path.directory($0) }) {
+        for folder in Set(paths.map { Path.folder(of: $0) }) {
             let wd = inotify_add_watch(fd, folder, mask)
             if wd >= 0 { folders[wd] = folder }
         }

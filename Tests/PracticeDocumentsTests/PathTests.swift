@@ -32,6 +32,15 @@ import PracticeDocuments
 
     /// A name under a folder, as URL's `appendingPathComponent` joins them (the XDG folders and
     /// config.toml's place are built this way, without URL's parser).
+    /// The folder a file is in as the system opens it ("." for a bare name), and a name beside a
+    /// file: relative where the file's path is, one slash at the root.
+    @Test func theFolderToOpenAndANameBeside() {
+        #expect(Path.folder(of: "song.mp3") == "." && Path.folder(of: "a/song.mp3") == "a" && Path.folder(of: "/song.mp3") == "/")
+        #expect(Path.folder(of: "/a/b/") == "/a" && Path.folder(of: "./song.mp3") == ".")
+        #expect(Path.sibling("x.json", of: "song.mp3") == "x.json" && Path.sibling("x.json", of: "./song.mp3") == "./x.json")
+        #expect(Path.sibling("x.json", of: "/song.mp3") == "/x.json" && Path.sibling("x.json", of: "/a/b/song.mp3") == "/a/b/x.json")
+    }
+
     @Test func aNameUnderAFolderIsJoinedWithOneSlash() {
         let cases: [(folder: String, name: String, joined: String)] = [
             ("/home/u", ".config", "/home/u/.config"),

@@ -24,8 +24,7 @@ public enum AtomicFile {
     /// Writes `data` to a temporary file in the same folder, flushes it to disk, gives it the mode
     /// of the file it replaces (0644 for a new one), renames it over `path` and flushes the folder.
     public static func write(_ data: Data, to path: String) throws(PracticeError) {
-        let folder = Path.directory(path)
-        let temporary = "\(folder.isEmpty ? "." : folder)/.\(Path.lastComponent(path)).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = "\(Path.folder(of: path))/.\(Path.lastComponent(path)).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var mode: mode_t = 0o644
         var st = stat()
         if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
@@ -84,8 +83,7 @@ public enum AtomicFile {
             return .rename(reason)
         }
         FaultPoint.reach("commit-renamed")
-        let folder = Path.directory(path)
-        let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dir = open(Path.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 { fsync(dir); close(dir) }
         return nil
     }
@@ -96,8 +94,7 @@ extension AtomicFile {
     /// (`.NAME.tmp-PID-…` whose process is gone). Call it holding the folder's lock.
     static func removeLeftovers(of path: String) {
         let prefix = ".\(Path.lastComponent(path)).tmp-"
-        let folder = Path.directory(path)
-        removeAbandoned(in: folder.isEmpty ? "." : folder) { name in
+        removeAbandoned(in: Path.folder(of: path)) { name in
             name.hasPrefix(prefix) ? Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) : nil
         }
     }
@@ -165,14 +162,12 @@ public enum SidecarStore {
         let stem = Path.deletingExtension(name)
         guard !stem.isEmpty else { return [] }
         // (On the strings: a relative path gives relative siblings, in the same folder.)
-        let folder = Path.directory(path)
-        func inFolder(_ name: String) -> String { folder.isEmpty ? name : Path.appending(name, to: folder) }
-        var out = [inFolder(stem + suffix)]
+        var out = [Path.sibling(stem + suffix, of: path)]
         let own = name + suffix
-        let names = FileSystem.names(in: folder.isEmpty ? "." : folder) ?? []
+        let names = FileSystem.names(in: Path.folder(of: path)) ?? []
         for name in names.sorted() where name != own && name.hasPrefix(stem + ".") && name.hasSuffix(suffix) {
             let middle = name.dropFirst(stem.count + 1).dropLast(suffix.count)
-            if !middle.isEmpty, !middle.contains(".") { out.append(inFolder(name)) }
+            if !middle.isEmpty, !middle.contains(".") { out.append(Path.sibling(name, of: path)) }
         }
         return out
     }
@@ -228,8 +223,7 @@ public enum SidecarStore {
 
     /// Whether files can be created in the folder that holds `path`.
     static func folderIsWritable(_ path: String) -> Bool {
-        let folder = Path.directory(path)
-        return access(folder.isEmpty ? "." : folder, W_OK) == 0
+        access(Path.folder(of: path), W_OK) == 0
     }
 
     /// Where edits of the track's markers are written: `explicit`, else beside the audio, else
@@ -382,12 +376,11 @@ public enum SidecarStore {
     /// The sidecar in the track's folder whose song is gone (no file of its name) and that was
     /// made for this recording (the same decoded audio), if there is one: the track was renamed.
     static func renamedSidecar(for track: some SidecarTrack) throws(PracticeError) -> String? {
-        let folder = Path.directory(track.path)
-        let names = FileSystem.names(in: folder.isEmpty ? "." : folder) ?? []
+        let names = FileSystem.names(in: Path.folder(of: track.path)) ?? []
         let orphans = names.sorted().filter { name in
             name.hasSuffix(suffix) && !name.hasPrefix(".") && name.count > suffix.count
-                && !FileSystem.exists((folder.isEmpty ? "" : folder + "/") + String(name.dropLast(suffix.count)))
-        }.map { folder.isEmpty ? $0 : folder + "/" + $0 }
+                && !FileSystem.exists(Path.sibling(String(name.dropLast(suffix.count)), of: track.path))
+        }.map { Path.sibling($0, of: track.path) }
         guard !orphans.isEmpty else { return nil }
         let here = try track.identity()
         return orphans.first { path in
@@ -464,8 +457,7 @@ struct FolderLock {
     private let fd: Int32
 
     init(for path: String) throws(PracticeError) {
-        let folder = Path.directory(path)
-        fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        fd = open(Path.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw PracticeError(.cannotCreate, "\(path): cannot open its folder: \(systemMessage())") }
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }

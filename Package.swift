@@ -108,7 +108,7 @@ let package = Package(
             "PracticeDesktop", "PracticeSystem", "PracticeRemote", "PracticeVideo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], exclude: ["practice.desktop", "third-party.txt",   // installed by `make install`
-                     "startup.order"]),                         // the layout of its code (`make release`)
+                     "startup.order", "startup.ld"]),           // the layout of its code (`make release`)
 
         // Optimized even in a debug build: its signal generators and analyses (cross-correlations,
         // sine fits over minutes of audio) are most of the suites' own CPU.

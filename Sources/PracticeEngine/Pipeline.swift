@@ -262,10 +262,13 @@ final class Pipeline {
                     try feedRunOut()
                 }
                 while true {
-                    makeRoomInMiddle(for: Self.receiveFrames)
+                    // Into the room the array has; it grows only when that is nearly full, so it
+                    // stays as long as a block's output (64 kB at 0.8×, not 256).
+                    if (middle.count - middleCount) / ch < Self.receiveFrames / 8 { makeRoomInMiddle(for: Self.receiveFrames) }
+                    let room = min(Self.receiveFrames, (middle.count - middleCount) / ch)
                     let got = middle.withUnsafeMutableBufferPointer {
                         let at = $0.baseAddress! + middleCount
-                        return finer?.receive(into: at, maxFrames: Self.receiveFrames) ?? stretcher.receive(into: at, maxFrames: Self.receiveFrames)
+                        return finer?.receive(into: at, maxFrames: room) ?? stretcher.receive(into: at, maxFrames: room)
                     }
                     if got == 0 { break }
                     // What the stretcher gave past what it owes stays behind the count.

@@ -32,4 +32,27 @@ struct BinaryLayoutTests {
         // the helpers each copy of a module brings); scattered, they would span megabytes.
         #expect(end - lowest < 1 << 20, "the first 500 listed functions (\(size) bytes) end \(end - lowest) bytes into the code")
     }
+
+    /// The functions swiftc gives no symbol (closures' context destructors), which the order
+    /// cannot name, in one section of their own just before the rest of the code
+    /// (Sources/practice/startup.ld), not each with its object file among the code no command runs.
+    @Test func theFunctionsWithoutANameLieTogetherBeforeTheCode() throws {
+        // "[Nr] Name Type Address Off Size ES Flg ...", one line per section.
+        let listing = try run("/usr/bin/readelf", ["-S", "-W", practiceBinary])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        var sections: [String: (address: Int, size: Int, flags: String)] = [:]
+        for line in listing.stdout.split(separator: "\n") {
+            guard let close = line.firstIndex(of: "]") else { continue }
+            let f = line[line.index(after: close)...].split(separator: " ")
+            guard f.count >= 7, let a = Int(f[2], radix: 16), let s = Int(f[4], radix: 16) else { continue }
+            sections[String(f[0])] = (a, s, String(f[6]))
+        }
+        let unnamed = try #require(sections[".text.unnamed"], "no .text.unnamed section in \(practiceBinary)")
+        let text = try #require(sections[".text"])
+        #expect(unnamed.flags.contains("X"), "its flags: \(unnamed.flags)")
+        // About 3,000 of them, 61 kB (80 kB aligned) on 2026-12-05.
+        #expect((32 << 10)..<(256 << 10) ~= unnamed.size, "\(unnamed.size) bytes")
+        #expect(unnamed.address + unnamed.size <= text.address && text.address - (unnamed.address + unnamed.size) < 64,
+                "ends at \(unnamed.address + unnamed.size), the code starts at \(text.address)")
+    }
 }

@@ -1,31 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import FoundationEssentials
-import Glibc
 internal import CNettle
-import PracticeSystem
 
-/// Nettle's functions, linked into the program from Debian's libnettle.a (the shim), in a table
-/// filled at the first checksum. (Opened with `dlopen`, it bound 467 symbols and kept 0.28 MB
-/// resident in every player, whose journal looks the track's identity up.)
-nonisolated(unsafe) private let nettle: UnsafeMutablePointer<practice_nettle_api> = {
-    switch DynamicLibrary.load(practice_nettle_api(), { practice_nettle_load($0) }) {
-    case .success(let table): return table
-    case .failure(let error):
-        Terminal.write("practice: cannot set up Nettle for SHA-256 (\(error.message))\n", to: STDERR_FILENO)
-        exit(69)
-    }
-}()
+// Nettle is linked into the program from Debian's libnettle.a (PracticeDocuments' linker settings)
+// and called directly: opened with `dlopen`, it bound 467 symbols and kept 0.28 MB resident in
+// every player, whose journal looks the track's identity up.
 
 /// SHA-256 through Nettle: a file's and its decoded audio's checksums (a sidecar's `audio`),
 /// covers' and cached songs' file names. Fed in pieces (`update`), or all at once (`hash`).
 public struct SHA256: Sendable {
     private var context = sha256_ctx()
 
-    public init() { nettle.pointee.start(&context) }
+    public init() { nettle_sha256_init(&context) }
 
     public mutating func update(bufferPointer bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        nettle.pointee.update(&context, bytes.count, base.assumingMemoryBound(to: UInt8.self))
+        nettle_sha256_update(&context, bytes.count, base.assumingMemoryBound(to: UInt8.self))
     }
 
     public mutating func update(data: some DataProtocol) {
@@ -35,7 +25,7 @@ public struct SHA256: Sendable {
     /// The digest of everything fed so far (the state starts again afterwards, as Nettle's does).
     public mutating func finalize() -> Digest {
         var bytes = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_SIZE))
-        nettle.pointee.digest(&context, bytes.count, &bytes)
+        nettle_sha256_digest(&context, bytes.count, &bytes)
         return Digest(bytes: bytes)
     }
 

@@ -3,19 +3,9 @@ internal import CSQLite
 import Glibc
 import PracticeSystem
 
-/// SQLite's functions, linked into the program from Debian's libsqlite3.a (the shim), in a table
-/// filled at the first connection. Opened with `dlopen`, it bound 1,629 of its own symbols in
-/// every process that read the journal or the index (a fifth of a search's time: README, issue 34).
-nonisolated(unsafe) private let loaded = DynamicLibrary.load(practice_sqlite_api()) { practice_sqlite_load($0) }
-    .mapError { SQLiteError(code: SQLITE_CANTOPEN, message: "cannot set up SQLite (\($0.message))") }
-
-/// The table, for the calls made on an open connection's behalf (one exists only once it loaded).
-private var sqlite: UnsafeMutablePointer<practice_sqlite_api> {
-    switch loaded {
-    case .success(let table): return table
-    case .failure(let error): preconditionFailure("SQLite called without a connection: \(error.message)")
-    }
-}
+// SQLite is linked into the program from Debian's libsqlite3.a (PracticeJournal's linker settings)
+// and called directly: opened with `dlopen`, it bound 1,629 of its own symbols in every process
+// that read the journal or the index (a fifth of a search's time: README, issue 34).
 
 /// What SQLite said went wrong: its result code and its message (`file is not a database`).
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
@@ -31,12 +21,12 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// SQLite's words for a result code (`database is locked`).
     static func describe(_ code: Int32) -> String {
-        sqlite.pointee.errstr(code).map { String(cString: $0) } ?? "error \(code)"
+        sqlite3_errstr(code).map { String(cString: $0) } ?? "error \(code)"
     }
 
     init(_ code: Int32, _ handle: OpaquePointer?) {
-        self.code = handle.map { sqlite.pointee.extended_errcode($0) } ?? code
-        message = handle.flatMap { sqlite.pointee.errmsg($0) }.map { String(cString: $0) } ?? Self.describe(code)
+        self.code = handle.map { sqlite3_extended_errcode($0) } ?? code
+        message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(code)
     }
 }
 
@@ -162,24 +152,24 @@ public final class SQLiteStatement {
     unowned let connection: SQLiteConnection
     /// The result's column names, by index (first wins).
     private lazy var names: [String: Int] = Dictionary(
-        (0..<sqlite.pointee.column_count(handle)).map { (sqlite.pointee.column_name(handle, $0).map { String(cString: $0) } ?? "", Int($0)) },
+        (0..<sqlite3_column_count(handle)).map { (sqlite3_column_name(handle, $0).map { String(cString: $0) } ?? "", Int($0)) },
         uniquingKeysWith: { first, _ in first })
 
     init(_ sql: String, in connection: SQLiteConnection, persistent: Bool) throws(SQLiteError) {
         self.connection = connection
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
-        let code = sql.withCString { sqlite.pointee.prepare_v3(connection.handle, $0, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail) }
+        let code = sql.withCString { sqlite3_prepare_v3(connection.handle, $0, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail) }
         guard code == SQLITE_OK, let statement else { throw SQLiteError(code, connection.handle) }
         // (Checked before `handle` is set: once it is, a throw would finalize it again in deinit.)
         if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
-            _ = sqlite.pointee.finalize(statement)
+            _ = sqlite3_finalize(statement)
             throw SQLiteError(code: SQLITE_MISUSE, message: "more than one statement where one is run with arguments")
         }
         handle = statement
     }
 
-    deinit { _ = sqlite.pointee.finalize(handle) }
+    deinit { _ = sqlite3_finalize(handle) }
 
     /// Runs the statement with `arguments` to its end.
     public func execute(arguments: SQLiteArguments = []) throws(SQLiteError) {
@@ -190,7 +180,7 @@ public final class SQLiteStatement {
     func rows(_ arguments: SQLiteArguments, limit: Int = .max) throws(SQLiteError) -> [SQLiteRow] {
         var out: [SQLiteRow] = []
         try run(arguments) {
-            out.append(SQLiteRow(names: names, values: (0..<sqlite.pointee.column_count(handle)).map(column)))
+            out.append(SQLiteRow(names: names, values: (0..<sqlite3_column_count(handle)).map(column)))
             return out.count < limit
         }
         return out
@@ -198,10 +188,10 @@ public final class SQLiteStatement {
 
     /// Binds `arguments` and steps through the rows, each handed to `row` until it returns false.
     private func run(_ arguments: SQLiteArguments, row: () -> Bool = { true }) throws(SQLiteError) {
-        defer { _ = sqlite.pointee.reset(handle); _ = sqlite.pointee.clear_bindings(handle) }
+        defer { _ = sqlite3_reset(handle); _ = sqlite3_clear_bindings(handle) }
         try bind(arguments)
         while true {
-            let code = sqlite.pointee.step(handle)
+            let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw SQLiteError(code, connection.handle) }
             guard row() else { return }
@@ -209,39 +199,39 @@ public final class SQLiteStatement {
     }
 
     private func bind(_ arguments: SQLiteArguments) throws(SQLiteError) {
-        guard arguments.count == Int(sqlite.pointee.bind_parameter_count(handle)) else {
-            throw SQLiteError(code: SQLITE_RANGE, message: "\(arguments.count) arguments for \(sqlite.pointee.bind_parameter_count(handle)) places")
+        guard arguments.count == Int(sqlite3_bind_parameter_count(handle)) else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(handle)) places")
         }
         for (i, argument) in arguments.enumerated() {
             let place = Int32(i + 1)
             let code: Int32
             switch argument?.sqliteValue ?? .null {
-            case .null: code = sqlite.pointee.bind_null(handle, place)
-            case .integer(let v): code = sqlite.pointee.bind_int64(handle, place, v)
-            case .real(let v): code = sqlite.pointee.bind_double(handle, place, v)
+            case .null: code = sqlite3_bind_null(handle, place)
+            case .integer(let v): code = sqlite3_bind_int64(handle, place, v)
+            case .real(let v): code = sqlite3_bind_double(handle, place, v)
             case .text(var s):
                 // By length, not up to a NUL; SQLite copies the bytes (SQLITE_TRANSIENT).
                 // (An empty one bound so, not as a null pointer, which would be NULL.)
-                code = s.isEmpty ? sqlite.pointee.bind_text(handle, place, "", 0, Self.transient)
-                    : s.withUTF8 { b in b.withMemoryRebound(to: CChar.self) { sqlite.pointee.bind_text(handle, place, $0.baseAddress, Int32($0.count), Self.transient) } }
+                code = s.isEmpty ? sqlite3_bind_text(handle, place, "", 0, Self.transient)
+                    : s.withUTF8 { b in b.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(handle, place, $0.baseAddress, Int32($0.count), Self.transient) } }
             case .blob(let b):
-                code = b.isEmpty ? sqlite.pointee.bind_zeroblob(handle, place, 0)
-                    : b.withUnsafeBytes { sqlite.pointee.bind_blob(handle, place, $0.baseAddress, Int32($0.count), Self.transient) }
+                code = b.isEmpty ? sqlite3_bind_zeroblob(handle, place, 0)
+                    : b.withUnsafeBytes { sqlite3_bind_blob(handle, place, $0.baseAddress, Int32($0.count), Self.transient) }
             }
             guard code == SQLITE_OK else { throw SQLiteError(code, connection.handle) }
         }
     }
 
     private func column(_ i: Int32) -> SQLiteValue {
-        switch sqlite.pointee.column_type(handle, i) {
-        case SQLITE_INTEGER: return .integer(sqlite.pointee.column_int64(handle, i))
-        case SQLITE_FLOAT: return .real(sqlite.pointee.column_double(handle, i))
+        switch sqlite3_column_type(handle, i) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
         case SQLITE_TEXT:
-            let bytes = UnsafeBufferPointer(start: sqlite.pointee.column_text(handle, i), count: Int(sqlite.pointee.column_bytes(handle, i)))
+            let bytes = UnsafeBufferPointer(start: sqlite3_column_text(handle, i), count: Int(sqlite3_column_bytes(handle, i)))
             return .text(String(decoding: bytes, as: UTF8.self))
         case SQLITE_BLOB:
-            let count = Int(sqlite.pointee.column_bytes(handle, i))
-            guard count > 0, let start = sqlite.pointee.column_blob(handle, i) else { return .blob([]) }
+            let count = Int(sqlite3_column_bytes(handle, i))
+            guard count > 0, let start = sqlite3_column_blob(handle, i) else { return .blob([]) }
             return .blob(Array(UnsafeRawBufferPointer(start: start, count: count)))
         default: return .null
         }
@@ -258,31 +248,30 @@ public final class SQLiteConnection {
     private var cache: [String: SQLiteStatement] = [:]
 
     init(path: String) throws(SQLiteError) {
-        _ = try loaded.get()
         var db: OpaquePointer?
-        let code = sqlite.pointee.open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let db else {
             let error = SQLiteError(code, db)
-            _ = sqlite.pointee.close_v2(db)
+            _ = sqlite3_close_v2(db)
             throw error
         }
         handle = db
-        _ = sqlite.pointee.extended_result_codes(db, 1)
+        _ = sqlite3_extended_result_codes(db, 1)
     }
 
     deinit {
         cache.removeAll()
-        _ = sqlite.pointee.close_v2(handle)
+        _ = sqlite3_close_v2(handle)
     }
 
     /// Runs `sql`: with `arguments`, one statement; without, any number of them (a schema).
     public func execute(sql: String, arguments: SQLiteArguments = []) throws(SQLiteError) {
         if arguments.isEmpty {
             var message: UnsafeMutablePointer<CChar>?
-            let code = sqlite.pointee.exec(handle, sql, nil, nil, &message)
-            defer { sqlite.pointee.free(message) }
+            let code = sqlite3_exec(handle, sql, nil, nil, &message)
+            defer { sqlite3_free(message) }
             guard code == SQLITE_OK else {
-                throw SQLiteError(code: sqlite.pointee.extended_errcode(handle), message: message.map { String(cString: $0) } ?? SQLiteError.describe(code))
+                throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message.map { String(cString: $0) } ?? SQLiteError.describe(code))
             }
         } else {
             try SQLiteStatement(sql, in: self, persistent: false).execute(arguments: arguments)
@@ -318,9 +307,9 @@ public final class SQLiteConnection {
     }
 
     /// The rows the last INSERT, UPDATE or DELETE changed.
-    public var changes: Int { Int(sqlite.pointee.changes(handle)) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
     /// The row id of the last INSERT.
-    public var lastInsertedRowID: Int64 { sqlite.pointee.last_insert_rowid(handle) }
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 }
 
 /// An SQLite file shared by several threads and several processes: one connection behind a lock,
@@ -342,9 +331,9 @@ public final class SQLiteDatabase: Sendable {
     /// writes and two deletions in the kernel, 0.35 ms of a search's 9 ms (bench/library, README).
     public init(path: String) throws(SQLiteError) {
         let c = try SQLiteConnection(path: path)
-        _ = sqlite.pointee.busy_timeout(c.handle, 5000)
+        _ = sqlite3_busy_timeout(c.handle, 5000)
         var persist: Int32 = 1
-        _ = sqlite.pointee.file_control(c.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        _ = sqlite3_file_control(c.handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         try c.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = 4194304")
         connection = Locked(c)
     }
@@ -365,7 +354,7 @@ public final class SQLiteDatabase: Sendable {
                 try c.execute(sql: "COMMIT")
                 return result
             } catch {
-                if sqlite.pointee.get_autocommit(c.handle) == 0 { try? c.execute(sql: "ROLLBACK") }
+                if sqlite3_get_autocommit(c.handle) == 0 { try? c.execute(sql: "ROLLBACK") }
                 throw error
             }
         }

@@ -30,8 +30,6 @@ import PracticeDocuments
         #expect(Path.deletingExtension("/a/b") == "/a/b" && Path.deletingExtension("b.tar.gz") == "b.tar")
     }
 
-    /// A name under a folder, as URL's `appendingPathComponent` joins them (the XDG folders and
-    /// config.toml's place are built this way, without URL's parser).
     /// The folder a file is in as the system opens it ("." for a bare name), and a name beside a
     /// file: relative where the file's path is, one slash at the root.
     @Test func theFolderToOpenAndANameBeside() {
@@ -41,6 +39,8 @@ import PracticeDocuments
         #expect(Path.sibling("x.json", of: "/song.mp3") == "/x.json" && Path.sibling("x.json", of: "/a/b/song.mp3") == "/a/b/x.json")
     }
 
+    /// A name under a folder, as URL's `appendingPathComponent` joins them (the XDG folders and
+    /// config.toml's place are built this way, without URL's parser).
     @Test func aNameUnderAFolderIsJoinedWithOneSlash() {
         let cases: [(folder: String, name: String, joined: String)] = [
             ("/home/u", ".config", "/home/u/.config"),

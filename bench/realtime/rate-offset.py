@@ -52,6 +52,10 @@ def main():
                     help='the position jump at the cut, drawn evenly from LOW..HIGH ms (default -6 0)')
     ap.add_argument('--seed', type=int, default=1)
     args = ap.parse_args()
+    if args.n < 1:
+        ap.error('-n: at least one cut')
+    if args.jump_ms[0] > args.jump_ms[1]:
+        ap.error('--jump-ms: LOW is above HIGH')
     rng = np.random.default_rng(args.seed)
     cut_t, hold = 0.8, 1.3
     read = []

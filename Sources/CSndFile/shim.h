@@ -19,6 +19,7 @@ typedef struct {
     sf_count_t (*readf_float)(SNDFILE *, float *, sf_count_t);
     sf_count_t (*readf_short)(SNDFILE *, short *, sf_count_t);
     sf_count_t (*writef_float)(SNDFILE *, const float *, sf_count_t);
+    sf_count_t (*writef_short)(SNDFILE *, const short *, sf_count_t);
     sf_count_t (*seek)(SNDFILE *, sf_count_t, int);
 } practice_sndfile_api;
 
@@ -40,6 +41,7 @@ static inline const char *practice_sndfile_load(practice_sndfile_api *api) {
     PRACTICE_SNDFILE_SYMBOL(readf_float)
     PRACTICE_SNDFILE_SYMBOL(readf_short)
     PRACTICE_SNDFILE_SYMBOL(writef_float)
+    PRACTICE_SNDFILE_SYMBOL(writef_short)
     PRACTICE_SNDFILE_SYMBOL(seek)
 #undef PRACTICE_SNDFILE_SYMBOL
     return NULL;

@@ -303,9 +303,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
                 rc = Int(asound.pointee.pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
             case .s16:
                 let dst = convert.assumingMemoryBound(to: Int16.self)
-                for i in 0..<(n * channels) {
-                    dst[i] = Int16(max(-32_768, min(32_767, (src[i] * 32_768).rounded())))
-                }
+                convertToInt16(src, dst, count: n * channels)   // as `render` writes 16 bits
                 rc = Int(asound.pointee.pcm_writei(pcm, dst, snd_pcm_uframes_t(n)))
             }
             if rc >= 0 {

@@ -97,11 +97,22 @@ public struct SoundFile: ~Copyable {
 
     /// Reads up to `frames` interleaved float frames into `buffer`; returns how many were read
     /// (fewer only at the end of the stream or on a decoding error; see `readError`).
-    /// The corresponding C functions are `sf_readf_float` and FFmpeg's `avcodec_receive_frame`.
+    /// The corresponding C functions are `sf_readf_float` (`sf_readf_short` for 16-bit PCM) and
+    /// FFmpeg's `avcodec_receive_frame`.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         switch backend {
-        case .sndfile(let h, let sf): Int(sf.pointee.readf_float(h, buffer, sf_count_t(frames)))
-        case .ffmpeg(let d): d.read(into: buffer, frames: frames)
+        case .sndfile(let h, let sf):
+            guard info.format.isPlainPCM16 else { return Int(sf.pointee.readf_float(h, buffer, sf_count_t(frames))) }
+            // 16-bit PCM: read as shorts into the buffer's second half, then widened in place by
+            // vector code (libsndfile's own conversion is a scalar loop); the same floats.
+            let count = frames * info.channels
+            let raw = UnsafeMutableRawPointer(buffer)
+            let shorts = (raw + 2 * count).bindMemory(to: Int16.self, capacity: count)
+            let n = max(0, Int(sf.pointee.readf_short(h, shorts, sf_count_t(frames))))
+            convertFromInt16(shorts, buffer, count: n * info.channels)
+            raw.bindMemory(to: Float.self, capacity: count)
+            return n
+        case .ffmpeg(let d): return d.read(into: buffer, frames: frames)
         }
     }
 
@@ -243,6 +254,13 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 
     var major: Int32 { rawValue & Int32(SF_FORMAT_TYPEMASK) }
     var subtype: Int32 { rawValue & Int32(SF_FORMAT_SUBMASK) }
+    /// 16-bit PCM in a container whose samples libsndfile reads with its plain PCM code (WAV,
+    /// AIFF and their kin), where a float is the short divided by 32,768, as `convertFromInt16`
+    /// makes it.
+    var isPlainPCM16: Bool {
+        subtype == Int32(SF_FORMAT_PCM_16)
+            && [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_AIFF, SF_FORMAT_W64, SF_FORMAT_RF64, SF_FORMAT_CAF].contains(Int(major))
+    }
 
     /// Whether libsndfile's frame count is only an estimate from the header (MPEG: the decoder's
     /// delay and padding, and VBR files without a frame count, make the decoded audio differ).

@@ -51,7 +51,10 @@ public struct SoundFileWriter: ~Copyable {
     public let path: String
     public let channels: Int
     private let scale: Float
+    /// 16-bit PCM: converted here (`convertToInt16`) and handed over as shorts.
+    private let sixteenBit: Bool
     private var scratch: [Float] = []
+    private var shorts: [Int16] = []
     /// Frames scaled at a time for an integer format.
     static let scaleBlock = 4_096
 
@@ -64,6 +67,7 @@ public struct SoundFileWriter: ~Copyable {
             self.path = path
             self.channels = channels
             scale = 1
+            sixteenBit = false
             return
         }
         let sf: UnsafeMutablePointer<practice_sndfile_api>
@@ -100,6 +104,7 @@ public struct SoundFileWriter: ~Copyable {
         self.channels = channels
         let integer = container.isLossless && sampleFormat != .float
         scale = integer ? sampleFormat.scale : 1
+        sixteenBit = integer && sampleFormat == .s16
         if integer {
             _ = sf.pointee.command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_FALSE))
             _ = sf.pointee.command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
@@ -136,7 +141,8 @@ public struct SoundFileWriter: ~Copyable {
 
     deinit { if let handle, let sf { _ = sf.pointee.close(handle) } }
 
-    /// Writes `frames` interleaved float frames. The corresponding C function is `sf_writef_float`.
+    /// Writes `frames` interleaved float frames. The corresponding C functions are `sf_writef_short`
+    /// (16-bit PCM) and `sf_writef_float`.
     public mutating func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
         guard frames > 0 else { return }
         if let encoder {
@@ -145,7 +151,23 @@ public struct SoundFileWriter: ~Copyable {
         }
         guard let handle, let sf else { return }
         let written: sf_count_t
-        if scale == 1 {
+        if sixteenBit {
+            // libsndfile's own conversion is a scalar loop; this one is vector code and gives the
+            // same bytes. A block at a time, so that the shorts stay in the cache.
+            let block = Self.scaleBlock
+            if shorts.count < min(frames, block) * channels { shorts = [Int16](repeating: 0, count: block * channels) }
+            var done = 0
+            written = shorts.withUnsafeMutableBufferPointer { out in
+                while done < frames {
+                    let m = min(block, frames - done)
+                    convertToInt16(buffer + done * channels, out.baseAddress!, count: m * channels)
+                    let w = sf.pointee.writef_short(handle, out.baseAddress!, sf_count_t(m))
+                    done += Int(w)
+                    if w != m { break }
+                }
+                return sf_count_t(done)
+            }
+        } else if scale == 1 {
             written = sf.pointee.writef_float(handle, buffer, sf_count_t(frames))
         } else {
             // Scaled a block at a time, so that the copy stays in the cache on its way to libsndfile
@@ -166,7 +188,7 @@ public struct SoundFileWriter: ~Copyable {
                 return sf_count_t(done)
             }
         }
-        if written != frames { throw .sndfile(sndfileError("sf_writef_float", handle, path: path, sf)) }
+        if written != frames { throw .sndfile(sndfileError(sixteenBit ? "sf_writef_short" : "sf_writef_float", handle, path: path, sf)) }
     }
 
     /// Finishes the file (headers, encoder flush). The corresponding C function is `sf_close`.

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// Float samples (full scale ±1) to 16-bit integers the way libsndfile converts them with its
+/// clipping on: times 32,768, anything at or above 32,767 (or at or below −32,768) clipped, the
+/// rest rounded half to even (`lrintf`'s rounding), NaN to 0 (what `lrintf`'s 0x80000000 leaves in
+/// 16 bits). So a file written through this and `sf_writef_short` is the same to the byte as one
+/// written through `sf_writef_float` with clipping on.
+///
+/// Written for the vector unit: nothing in the loop can trap, so the compiler turns it into
+/// vector code. The rounding is an addition of 1.5 × 2²³: every sum lies between 2²³ and 2²⁴,
+/// where floats are whole numbers, so the addition itself rounds (half to even, as the FPU
+/// does by default), and the low bits of the sum are the result.
+public func convertToInt16(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, count: Int) {
+    let magic: Float = 12_582_912   // 1.5 × 2²³, bit pattern 0x4B40_0000
+    for i in 0..<count {
+        let y = source[i] * 32_768
+        let clipped = y >= 32_767 ? 32_767 : y <= -32_768 ? -32_768 : y == y ? y : 0
+        destination[i] = Int16(truncatingIfNeeded: Int32(bitPattern: (clipped + magic).bitPattern) &- 0x4B40_0000)
+    }
+}
+
+/// 16-bit integers to float samples: divided by 32,768 (a multiplication by its exact inverse), as
+/// libsndfile's `sf_readf_float` makes them from 16-bit PCM with its normalisation on.
+///
+/// Eight at a time in vector registers, each eight loaded before it is stored, so `source` may lie
+/// inside `destination`'s memory, at or after its byte `2 × count`: every store then lands on
+/// shorts already read (`SoundFile.read` widens a block in place this way). Raw loads and stores,
+/// so the memory's bound type does not matter.
+public func convertFromInt16(_ source: UnsafePointer<Int16>, _ destination: UnsafeMutablePointer<Float>, count: Int) {
+    let scale: Float = 1 / 32_768
+    let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+    var i = 0
+    while i + 8 <= count {
+        let v = from.loadUnaligned(fromByteOffset: 2 * i, as: SIMD8<Int16>.self)
+        to.storeBytes(of: SIMD8<Float>(v) * scale, toByteOffset: 4 * i, as: SIMD8<Float>.self)
+        i += 8
+    }
+    while i < count {
+        to.storeBytes(of: Float(from.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self)) * scale, toByteOffset: 4 * i, as: Float.self)
+        i += 1
+    }
+}

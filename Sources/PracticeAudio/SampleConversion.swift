@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// Float samples (full scale ±1) to 16-bit integers the way libsndfile converts them with its
-/// clipping on: times 32,768, anything at or above 32,767 (or at or below −32,768) clipped, the
-/// rest rounded half to even (`lrintf`'s rounding), NaN to 0 (what `lrintf`'s 0x80000000 leaves in
-/// 16 bits). So a file written through this and `sf_writef_short` is the same to the byte as one
-/// written through `sf_writef_float` with clipping on.
+/// Float samples (full scale ±1) to 16-bit integers: times 32,768, anything at or above 32,767 (or
+/// at or below −32,768) clipped, the rest rounded half to even (`lrintf`'s rounding), NaN to 0.
+/// That is how libsndfile's float path writes 16-bit FLAC with its clipping on; its WAV and AIFF
+/// path floors instead (0.6 LSB became 0, −0.6 became −1) and writes NaN as −32,768, so `render`
+/// and the 16-bit sound devices use this for every container.
 ///
 /// Written for the vector unit: nothing in the loop can trap, so the compiler turns it into
 /// vector code. The rounding is an addition of 1.5 × 2²³: every sum lies between 2²³ and 2²⁴,

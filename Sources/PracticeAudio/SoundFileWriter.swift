@@ -152,8 +152,9 @@ public struct SoundFileWriter: ~Copyable {
         guard let handle, let sf else { return }
         let written: sf_count_t
         if sixteenBit {
-            // libsndfile's own conversion is a scalar loop; this one is vector code and gives the
-            // same bytes. A block at a time, so that the shorts stay in the cache.
+            // libsndfile's own conversion is a scalar loop that floors WAV and AIFF; this one is
+            // vector code and rounds (`convertToInt16`). A block at a time, so that the shorts
+            // stay in the cache.
             let block = Self.scaleBlock
             if shorts.count < min(frames, block) * channels { shorts = [Int16](repeating: 0, count: block * channels) }
             var done = 0

@@ -112,9 +112,13 @@ final class Pipeline {
     /// it, so the array is as long as the most a block has needed, not as what it holds).
     private var middle: [Float] = []
     private var middleCount = 0
+    /// Where this call's frames start in `middle`: 0, but for `produce(into:count:)`, whose caller's
+    /// array is `middle` for the call.
+    private var middleBase = 0
+    private var appending = false
     private var output: [Float] = []
     /// Frames asked of the stretcher at a time.
-    private static let receiveFrames = 8192
+    static let receiveFrames = 8192
     /// The audio just past a loop's end, faded out under its start at each seam.
     private var seamTail: [Float]
     /// Length of the crossfade at a loop seam: 10 ms (441 frames at 44.1 kHz), short enough to keep
@@ -235,6 +239,36 @@ final class Pipeline {
     private var stretchFlushed = false
     private var resampleFlushed = false
 
+    /// `produce` for a render's pieces: the next output frames go into `samples` after its first
+    /// `count` samples, and `count` grows by them. Where they are stretched and not resampled (a
+    /// piece always is), the stretcher writes them there itself, with no copy through the
+    /// pipeline's block (27 M instructions for a minute of output, 1.4 % of a render); `samples`
+    /// grows (zeros) only when the room after `count` runs short, so an array kept from piece to
+    /// piece is written over in place. Returns false once the range has been played out.
+    func produce(into samples: inout [Float], count: inout Int) throws -> Bool {
+        let ch = info.channels
+        guard bypassResample, !bypassStretch else {
+            return try produce { p, n in
+                let need = count + n * ch
+                if samples.count < need { samples.append(contentsOf: repeatElement(0, count: need - samples.count)) }
+                samples.withUnsafeMutableBufferPointer { ($0.baseAddress! + count).update(from: p, count: n * ch) }
+                count = need
+            }
+        }
+        swap(&middle, &samples)
+        middleBase = count
+        middleCount = count   // what `count` stays at if the range is already out
+        appending = true
+        defer {
+            count = middleCount
+            middleCount = 0
+            middleBase = 0
+            appending = false
+            swap(&middle, &samples)
+        }
+        return try produce { _, _ in }
+    }
+
     /// Produces the next output frames and hands them to `body` (valid only during the call).
     /// Returns false once the range has been played out completely.
     func produce(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
@@ -243,7 +277,7 @@ final class Pipeline {
             // 1. Decode a block.
             let decoded = inputDone ? 0 : try decodeBlock()
             // 2. Stretch.
-            middleCount = 0
+            middleCount = middleBase
             if bypassStretch {
                 makeRoomInMiddle(for: decoded)
                 input.withUnsafeBufferPointer { i in
@@ -285,7 +319,10 @@ final class Pipeline {
             }
             // 3. Resample.
             let produced: Int
-            if bypassResample {
+            if appending {
+                produced = (middleCount - middleBase) / ch   // already where the caller wants them
+                middleBase = middleCount
+            } else if bypassResample {
                 swap(&middle, &output)
                 produced = middleCount / ch
             } else {
@@ -293,7 +330,7 @@ final class Pipeline {
             }
             if inputDone && !runOut && (bypassResample || resampleFlushed) { finished = true }
             if produced > 0 {
-                try output.withUnsafeBufferPointer { try body($0.baseAddress!, produced) }
+                if !appending { try output.withUnsafeBufferPointer { try body($0.baseAddress!, produced) } }
                 if !finished { return true }
             }
         }

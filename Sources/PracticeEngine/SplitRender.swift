@@ -84,12 +84,11 @@ struct SplitRender: Sendable {
         let from = start + Int((Double(starts[k] - lead) * settings.rate).rounded())
         try pipeline.start(at: from, end: end, settings: settings)
         let want = (lead + length(of: k) + (k + 1 < starts.count ? fade + reach : 0)) * channels
-        piece.samples.removeAll(keepingCapacity: true)
-        piece.samples.reserveCapacity(want)
-        while piece.samples.count < want, !stop(), try pipeline.produce({ p, n in
-            piece.samples.append(contentsOf: UnsafeBufferPointer(start: p, count: n * channels))
-        }) {}
-        guard piece.samples.count >= want, pipeline.earlyEnd == nil else { return false }
+        // Written over from the start (the stretcher writes into it), with room for a last receive.
+        piece.samples.reserveCapacity(want + Pipeline.receiveFrames * channels)
+        var count = 0
+        while count < want, !stop(), try pipeline.produce(into: &piece.samples, count: &count) {}
+        guard count >= want, pipeline.earlyEnd == nil else { return false }
         piece.samples.removeLast(piece.samples.count - want)
         return true
     }

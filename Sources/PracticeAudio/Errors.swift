@@ -35,6 +35,7 @@ func sndfileError(_ function: String, _ handle: OpaquePointer?, path: String?, _
     let code = sf.pointee.error(handle)
     var message = (sf.pointee.strerror(handle).map { String(cString: $0) } ?? "error \(code)").trimmingTrailingPeriod()
     if message.hasPrefix("Error : ") { message.removeFirst(8) }
+    if code == 0 { message = "libsndfile gave no reason" }   // its text would be "No Error"
     return SndFileError(code: code, function: function, message: message, path: path)
 }
 

@@ -181,7 +181,8 @@ public struct SoundFileWriter: ~Copyable {
                 while done < frames {
                     let m = min(block, frames - done)
                     let from = buffer + done * channels
-                    for i in 0..<(m * channels) { out[i] = from[i] * s }
+                    // NaN as 0, as in 16 bits (libsndfile's FLAC encoder refuses the file otherwise).
+                    for i in 0..<(m * channels) { let v = from[i] * s; out[i] = v == v ? v : 0 }
                     let w = sf.pointee.writef_float(handle, out.baseAddress!, sf_count_t(m))
                     done += Int(w)
                     if w != m { break }

@@ -61,4 +61,14 @@ import PracticeTestSupport
         #expect(frames == 32_768)
         #expect(Array(out.prefix(values.count)) == values)
     }
+
+    /// 24 bits go through libsndfile's float path, scaled here: a NaN is written as 0 there too
+    /// (libsndfile's FLAC encoder refused the whole file for one, "write failed").
+    @Test(arguments: [SoundFileWriter.Container.wav, .aiff, .flac])
+    func aNaNIsWrittenAsSilenceInTwentyFourBitsToo(container: SoundFileWriter.Container) throws {
+        let samples: [Float] = [0.5, .nan, -0.25, 0.125, .nan, .nan, -1, 0.75]
+        let path = dir.file("nan24.\(container.rawValue)")
+        try Signals.write(samples, to: path, container: container, format: .s24)
+        #expect(try Signals.read(path).samples == [0.5, 0, -0.25, 0.125, 0, 0, -1, 0.75])
+    }
 }

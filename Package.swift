@@ -57,7 +57,10 @@ let package = Package(
         .target(name: "PracticeSystem"),
         // Decoding (libsndfile, FFmpeg), stretching (SoundTouch), resampling (soxr), output (ALSA) and
         // the real-time thread; spoken count-in words (espeak-ng): audio's C libraries only.
-        .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CRubberBand", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"]),
+        // Optimized even in a debug build: its sample conversions are vector code, a hundred times
+        // slower unoptimized, and the suites decode, render and play minutes of audio in-process.
+        .target(name: "PracticeAudio", dependencies: ["PracticeSystem", "CSndFile", "CSoundTouch", "CRubberBand", "CALSA", "CSoxr", "CEspeak", "CFFmpeg"],
+                swiftSettings: [.unsafeFlags(["-O"])]),
         // Sidecars, JSON, interchange formats, lyrics, resume points, errors, times and the
         // configuration file (toml++): no audio, no network.
         .target(name: "PracticeDocuments", dependencies: ["PracticeSystem", "CToml", "CNettle"], linkerSettings: [.linkedLibrary(":libnettle.a")]),

@@ -6,29 +6,33 @@
 /// path floors instead (0.6 LSB became 0, −0.6 became −1) and writes NaN as −32,768, so `render`
 /// and the 16-bit sound devices use this for every container.
 ///
-/// Eight at a time in vector registers: NaN cleared, clamped, rounded by an addition of 1.5 × 2²³
-/// (every sum lies between 2²³ and 2²⁴, where floats are whole numbers, so the addition itself
-/// rounds, half to even as the FPU does by default, and the sum's low bits are the result). The
-/// rest one at a time, the same way.
+/// Eight at a time in vector registers (`int16`), the last few padded to eight.
 public func convertToInt16(_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, count: Int) {
-    let magic: Float = 12_582_912   // 1.5 × 2²³, bit pattern 0x4B40_0000
     let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
     var i = 0
     while i + 8 <= count {
-        var y = from.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self) * 32_768
-        y.replace(with: 0, where: y .!= y)
-        y.replace(with: 32_767, where: y .> 32_767)
-        y.replace(with: -32_768, where: y .< -32_768)
-        let bits = unsafeBitCast(y + magic, to: SIMD8<Int32>.self) &- 0x4B40_0000
-        to.storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: bits), toByteOffset: 2 * i, as: SIMD8<Int16>.self)
+        to.storeBytes(of: int16(from.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)), toByteOffset: 2 * i, as: SIMD8<Int16>.self)
         i += 8
     }
-    while i < count {
-        let y = source[i] * 32_768
-        let clipped = y >= 32_767 ? 32_767 : y <= -32_768 ? -32_768 : y == y ? y : 0
-        destination[i] = Int16(truncatingIfNeeded: Int32(bitPattern: (clipped + magic).bitPattern) &- 0x4B40_0000)
-        i += 1
-    }
+    guard i < count else { return }
+    var tail = SIMD8<Float>()
+    for k in 0..<(count - i) { tail[k] = source[i + k] }
+    let done = int16(tail)
+    for k in 0..<(count - i) { destination[i + k] = done[k] }
+}
+
+/// The rule of `convertToInt16` for eight samples: NaN cleared, clamped, then rounded by an
+/// addition of 1.5 × 2²³ (every sum lies between 2²³ and 2²⁴, where floats are whole numbers, so
+/// the addition itself rounds, half to even as the FPU does by default, and the sum's low bits
+/// are the result).
+@inline(__always)
+private func int16(_ samples: SIMD8<Float>) -> SIMD8<Int16> {
+    var y = samples * 32_768
+    y.replace(with: 0, where: y .!= y)
+    y.replace(with: 32_767, where: y .> 32_767)
+    y.replace(with: -32_768, where: y .< -32_768)
+    let magic: Float = 12_582_912   // 1.5 × 2²³, bit pattern 0x4B40_0000
+    return SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(y + magic, to: SIMD8<Int32>.self) &- 0x4B40_0000)
 }
 
 /// 16-bit integers to float samples: divided by 32,768 (a multiplication by its exact inverse), as

@@ -240,21 +240,14 @@ final class Pipeline {
     private var resampleFlushed = false
 
     /// `produce` for a render's pieces: the next output frames go into `samples` after its first
-    /// `count` samples, and `count` grows by them. Where they are stretched and not resampled (a
-    /// piece always is), the stretcher writes them there itself, with no copy through the
-    /// pipeline's block (27 M instructions for a minute of output, 1.4 % of a render); `samples`
-    /// grows (zeros) only when the room after `count` runs short, so an array kept from piece to
-    /// piece is written over in place. Returns false once the range has been played out.
+    /// `count` samples, and `count` grows by them. The stretcher writes them there itself, with no
+    /// copy through the pipeline's block (27 M instructions for a minute of output, 1.4 % of a
+    /// render); `samples` grows (zeros) only when the room after `count` runs short, so an array
+    /// kept from piece to piece is written over in place. Only for a range that is stretched and
+    /// not resampled, as every `SplitRender` piece is. Returns false once the range has been
+    /// played out.
     func produce(into samples: inout [Float], count: inout Int) throws -> Bool {
-        let ch = info.channels
-        guard bypassResample, !bypassStretch else {
-            return try produce { p, n in
-                let need = count + n * ch
-                if samples.count < need { samples.append(contentsOf: repeatElement(0, count: need - samples.count)) }
-                samples.withUnsafeMutableBufferPointer { ($0.baseAddress! + count).update(from: p, count: n * ch) }
-                count = need
-            }
-        }
+        precondition(bypassResample && !bypassStretch, "produce(into:count:) is for stretched, unresampled ranges")
         swap(&middle, &samples)
         middleBase = count
         middleCount = count   // what `count` stays at if the range is already out

@@ -71,4 +71,26 @@ import PracticeTestSupport
         try Signals.write(samples, to: path, container: container, format: .s24)
         #expect(try Signals.read(path).samples == [0.5, 0, -0.25, 0.125, 0, 0, -1, 0.75])
     }
+
+    /// A real song (wesnoth's "frantic", 20 s from 0:30): written in 16 bits to WAV, AIFF and FLAC,
+    /// every sample is its decoded float times 32,768 rounded half to even (clipped), and each file
+    /// reads back as exactly that (WAV and AIFF widened in place, over 216 blocks of 4,096 frames;
+    /// FLAC through libsndfile's float path).
+    @Test func aRealSongIsRoundedAndReadBackTheSameFromEveryContainer() throws {
+        let song = "/usr/share/games/wesnoth/1.16/data/core/music/frantic.ogg"
+        let decoded = try Signals.read(song, start: 30 * 44_100, frames: 20 * 44_100).samples
+        try #require(decoded.count == 20 * 44_100 * 2)
+        let expected = decoded.map { x -> Float in
+            let y = x * 32_768
+            return (y >= 32_767 ? 32_767 : y <= -32_768 ? -32_768 : y.rounded(.toNearestOrEven)) / 32_768
+        }
+        #expect(zip(decoded, expected).contains { $0 != $1 }, "the song's samples are not already whole 16-bit steps")
+        for container in [SoundFileWriter.Container.wav, .aiff, .flac] {
+            let path = dir.file("frantic.\(container.rawValue)")
+            try Signals.write(decoded, to: path, container: container, format: .s16)
+            let back = try Signals.read(path).samples
+            let wrong = zip(back, expected).filter { $0 != $1 }.count
+            #expect(back.count == expected.count && wrong == 0, "\(container): \(wrong) of \(expected.count) samples differ")
+        }
+    }
 }

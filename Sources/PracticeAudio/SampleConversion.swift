@@ -25,8 +25,8 @@ public func convertToInt16(_ source: UnsafePointer<Float>, _ destination: Unsafe
 /// addition of 1.5 × 2²³ (every sum lies between 2²³ and 2²⁴, where floats are whole numbers, so
 /// the addition itself rounds, half to even as the FPU does by default, and the sum's low bits
 /// are the result).
-@inline(__always)
-private func int16(_ samples: SIMD8<Float>) -> SIMD8<Int16> {
+@_transparent
+func int16(_ samples: SIMD8<Float>) -> SIMD8<Int16> {
     var y = samples * 32_768
     y.replace(with: 0, where: y .!= y)
     y.replace(with: 32_767, where: y .> 32_767)

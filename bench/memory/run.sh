@@ -41,3 +41,21 @@ median_rss "practice play 20 s at ${RATE}x, ALSA null" "$PRACTICE" play "$WORK/d
 median_rss "mpv: the same, --ao=alsa --audio-device=alsa/null --speed=$RATE" \
     mpv --really-quiet --no-config --no-video --ao=alsa --audio-device=alsa/null --speed="$RATE" "$WORK/demo.wav"
 median_rss "aplay -D null (ALSA alone: no decoding, no stretching)" aplay -q -D null "$WORK/demo.wav"
+
+# ALSA runs its configuration's hooks at every open, whatever the device. PulseAudio's
+# (/etc/alsa/conf.d/99-pulse.conf, with the pulseaudio package: the tests' sound server) loads
+# libpulse and a dozen libraries behind it (X11, D-Bus, systemd, gcrypt) to see whether a server
+# runs. The same two runs again with a copy of the configuration that leaves that file out show
+# how much of each figure above is the hook's (it is not there with PipeWire's ALSA plugin).
+hooks=$(grep -l conf_pulse_hook /etc/alsa/conf.d/*.conf 2>/dev/null || true)
+if [[ -n "$hooks" && -r /usr/share/alsa/alsa.conf ]]; then
+    mkdir -p "$WORK/alsa/conf.d"
+    for f in /etc/alsa/conf.d/*.conf; do
+        grep -q conf_pulse_hook "$f" || ln -s "$(readlink -f "$f")" "$WORK/alsa/conf.d/$(basename "$f")"
+    done
+    sed "s#\"/etc/alsa/conf.d\"#\"$WORK/alsa/conf.d\"#" /usr/share/alsa/alsa.conf >"$WORK/alsa/alsa.conf"
+    median_rss "practice play, the same, without ALSA's PulseAudio hook" env ALSA_CONFIG_PATH="$WORK/alsa/alsa.conf" \
+        "$PRACTICE" play "$WORK/demo.wav" --device null --rate "$RATE" --no-tui --fresh
+    median_rss "aplay -D null, without ALSA's PulseAudio hook" env ALSA_CONFIG_PATH="$WORK/alsa/alsa.conf" \
+        aplay -q -D null "$WORK/demo.wav"
+fi

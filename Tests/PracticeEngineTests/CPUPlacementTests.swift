@@ -11,8 +11,12 @@ import Testing
     static let getAffinity = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getaffinity_np")!,
                                            to: (@convention(c) (pthread_t, Int, UnsafeMutableRawPointer?) -> Int32).self)
     static func cpus(_ set: cpu_set_t) -> Set<Int> {
-        withUnsafeBytes(of: set) { raw in
-            Set(raw.bindMemory(to: UInt.self).enumerated().flatMap { (w, word) in (0..<UInt.bitWidth).filter { word & (1 << UInt($0)) != 0 }.map { w * UInt.bitWidth + $0 } })
+        withUnsafeBytes(of: set) { (raw: UnsafeRawBufferPointer) -> Set<Int> in
+            var found = Set<Int>()
+            for (w, word) in raw.bindMemory(to: UInt.self).enumerated() {
+                for bit in 0..<UInt.bitWidth where word & (UInt(1) << UInt(bit)) != 0 { found.insert(w * UInt.bitWidth + bit) }
+            }
+            return found
         }
     }
     static var ownCPUs: Set<Int> {

@@ -54,6 +54,12 @@ if [[ -n "$hooks" && -r /usr/share/alsa/alsa.conf ]]; then
         grep -q conf_pulse_hook "$f" || ln -s "$(readlink -f "$f")" "$WORK/alsa/conf.d/$(basename "$f")"
     done
     sed "s#\"/etc/alsa/conf.d\"#\"$WORK/alsa/conf.d\"#" /usr/share/alsa/alsa.conf >"$WORK/alsa/alsa.conf"
+fi
+if [[ -z "$hooks" ]]; then
+    echo "(no PulseAudio hook in ALSA's configuration here: the figures above are without it)"
+elif ! grep -qF "\"$WORK/alsa/conf.d\"" "$WORK/alsa/alsa.conf" 2>/dev/null; then
+    echo "(ALSA's alsa.conf does not name /etc/alsa/conf.d as Debian's does: no run without the hook)"
+else
     median_rss "practice play, the same, without ALSA's PulseAudio hook" env ALSA_CONFIG_PATH="$WORK/alsa/alsa.conf" \
         "$PRACTICE" play "$WORK/demo.wav" --device null --rate "$RATE" --no-tui --fresh
     median_rss "aplay -D null, without ALSA's PulseAudio hook" env ALSA_CONFIG_PATH="$WORK/alsa/alsa.conf" \

@@ -25,16 +25,23 @@ public enum FileSystem {
 
     /// The names in `folder` (not "." and ".."), in the order the file system gives them; nil,
     /// with `errno` saying why, when it cannot be read. A name that is not UTF-8 comes with its
-    /// bad bytes replaced (U+FFFD), as `FileManager` gave it.
-    public static func names(in folder: String) -> [String]? {
+    /// bad bytes replaced (U+FFFD), as `FileManager` gave it. With `suffix`, only the names whose
+    /// bytes end with its UTF-8 bytes: the others are passed over before a `String` is made of
+    /// them (a sidecar's look through a folder of 3,000 songs made and checked 6,000 strings).
+    public static func names(in folder: String, endingWith suffix: String = "") -> [String]? {
         guard let dir = opendir(folder) else { return nil }
         defer { closedir(dir) }
         var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let tail = Array(suffix.utf8)
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+            // The name read where it lies (copying the entry's 256-byte field took 1,600
+            // instructions a name).
+            let bytes = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            let length = strlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
+            if length == 1 && bytes[0] == 0x2E || length == 2 && bytes[0] == 0x2E && bytes[1] == 0x2E { continue }   // "." and ".."
+            if length < tail.count || memcmp(bytes + (length - tail.count), tail, tail.count) != 0 { continue }
+            names.append(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
         }
         return names
     }

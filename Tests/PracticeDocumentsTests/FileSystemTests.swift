@@ -63,6 +63,25 @@ import PracticeTestSupport
         #expect(errno == ENOTDIR)
     }
 
+    /// Only the names that end with a suffix (a sidecar's look through a folder of songs): on the
+    /// bytes, so a name that is not UTF-8 before it is still found, repaired as above; the suffix
+    /// alone is a name that ends with it; "." and ".." never, even where the suffix is "." or "".
+    @Test func aFoldersNamesEndingWithASuffix() {
+        let scratch = ScratchDirectory("practice-fs"), dir = scratch.path
+        defer { withExtendedLifetime(scratch) {} }
+        for name in ["a.flac", "a.flac.practice.json", ".practice.json", "practice.json", "b.practice.json.bak", "Café é.ogg.practice.json"] {
+            Self.touch(dir + "/" + name)
+        }
+        let latin1: [CChar] = Array((dir + "/caf").utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + Array(".practice.json".utf8CString)
+        #expect(open(latin1, O_WRONLY | O_CREAT, 0o644) >= 0)
+        #expect(FileSystem.names(in: dir, endingWith: ".practice.json")?.sorted()
+                == [".practice.json", "Café é.ogg.practice.json", "a.flac.practice.json", "caf\u{FFFD}.practice.json"])
+        #expect(FileSystem.names(in: dir, endingWith: ".flac") == ["a.flac"])
+        #expect(FileSystem.names(in: dir, endingWith: ".")?.isEmpty == true)
+        #expect(FileSystem.names(in: dir, endingWith: "")?.count == 7)
+        #expect(FileSystem.names(in: dir + "/missing", endingWith: ".practice.json") == nil)
+    }
+
     /// `mkdir -p`: each missing folder made with the mode asked for; a folder already there (or
     /// "") is fine; a file in the way is not, with errno saying so; a slash at the end is a folder.
     @Test func foldersAreMadeWithTheirParents() {

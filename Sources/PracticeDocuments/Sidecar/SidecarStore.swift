@@ -164,8 +164,9 @@ public enum SidecarStore {
         // (On the strings: a relative path gives relative siblings, in the same folder.)
         var out = [Path.sibling(stem + suffix, of: path)]
         let own = name + suffix
-        let names = FileSystem.names(in: Path.folder(of: path)) ?? []
-        for name in names.sorted() where name != own && name.hasPrefix(stem + ".") && name.hasSuffix(suffix) {
+        // Only the sidecars, then sorted: a folder of thousands of songs holds a few.
+        let names = FileSystem.names(in: Path.folder(of: path), endingWith: suffix) ?? []
+        for name in names.filter({ $0 != own && $0.hasPrefix(stem + ".") && $0.hasSuffix(suffix) }).sorted() {
             let middle = name.dropFirst(stem.count + 1).dropLast(suffix.count)
             if !middle.isEmpty, !middle.contains(".") { out.append(Path.sibling(name, of: path)) }
         }
@@ -216,8 +217,8 @@ public enum SidecarStore {
     public static func fallbackPath(for identity: TrackIdentity) -> String {
         let key = "." + identity.pcm.sha256.prefix(16) + suffix
         let folder = Path.appending("sidecars", to: XDG.data)
-        let names = FileSystem.names(in: folder) ?? []
-        if let known = names.sorted().first(where: { $0.hasSuffix(key) && !$0.hasPrefix(".") }) { return folder + "/" + known }
+        let names = FileSystem.names(in: folder, endingWith: suffix) ?? []
+        if let known = names.filter({ $0.hasSuffix(key) && !$0.hasPrefix(".") }).min() { return folder + "/" + known }
         return folder + "/" + identity.fileName + key
     }
 
@@ -376,11 +377,11 @@ public enum SidecarStore {
     /// The sidecar in the track's folder whose song is gone (no file of its name) and that was
     /// made for this recording (the same decoded audio), if there is one: the track was renamed.
     static func renamedSidecar(for track: some SidecarTrack) throws(PracticeError) -> String? {
-        let names = FileSystem.names(in: Path.folder(of: track.path)) ?? []
-        let orphans = names.sorted().filter { name in
+        let names = FileSystem.names(in: Path.folder(of: track.path), endingWith: suffix) ?? []
+        let orphans = names.filter { name in
             name.hasSuffix(suffix) && !name.hasPrefix(".") && name.count > suffix.count
                 && !FileSystem.exists(Path.sibling(String(name.dropLast(suffix.count)), of: track.path))
-        }.map { Path.sibling($0, of: track.path) }
+        }.sorted().map { Path.sibling($0, of: track.path) }
         guard !orphans.isEmpty else { return nil }
         let here = try track.identity()
         return orphans.first { path in

@@ -164,7 +164,9 @@ public enum SidecarStore {
         // (On the strings: a relative path gives relative siblings, in the same folder.)
         var out = [Path.sibling(stem + suffix, of: path)]
         let own = name + suffix
-        // Only the sidecars, then sorted: a folder of thousands of songs holds a few.
+        // Only the sidecars, then sorted: a folder of thousands of songs holds a few. The names'
+        // bytes end with the suffix; `hasSuffix` asks it again of the characters, which `dropLast`
+        // counts (a character that joins the one after it, as U+0600 does, would take the dot).
         let names = FileSystem.names(in: Path.folder(of: path), endingWith: suffix) ?? []
         for name in names.filter({ $0 != own && $0.hasPrefix(stem + ".") && $0.hasSuffix(suffix) }).sorted() {
             let middle = name.dropFirst(stem.count + 1).dropLast(suffix.count)
@@ -377,6 +379,7 @@ public enum SidecarStore {
     /// The sidecar in the track's folder whose song is gone (no file of its name) and that was
     /// made for this recording (the same decoded audio), if there is one: the track was renamed.
     static func renamedSidecar(for track: some SidecarTrack) throws(PracticeError) -> String? {
+        // (`hasSuffix` again on the characters, which `dropLast` counts: see `siblingPaths`.)
         let names = FileSystem.names(in: Path.folder(of: track.path), endingWith: suffix) ?? []
         let orphans = names.filter { name in
             name.hasSuffix(suffix) && !name.hasPrefix(".") && name.count > suffix.count

@@ -175,13 +175,31 @@ public enum Analysis {
         (start..<x.count).first { abs(x[$0]) > threshold }
     }
 
-    /// Lag (in samples) of `needle` within `haystack` that maximises their correlation.
+    /// Lag (in samples) of `needle` within `haystack` that maximises their correlation (the first
+    /// such lag). Eight lanes at a time: a copy's markers (CopiesTests) correlate half a second at
+    /// ten thousand lags each, and one sum in a loop is bound by its additions' latency.
     public static func bestLag(of needle: [Double], in haystack: [Double], range: ClosedRange<Int>) -> Int {
         var best = range.lowerBound, bestScore = -Double.infinity
-        for lag in range where lag >= 0 && lag + needle.count <= haystack.count {
-            var s = 0.0
-            for i in 0..<needle.count { s += needle[i] * haystack[lag + i] }
-            if s > bestScore { bestScore = s; best = lag }
+        let n = needle.count, wide = n - n % 8
+        needle.withUnsafeBytes { a in
+            haystack.withUnsafeBytes { h in
+                let stride = MemoryLayout<Double>.stride
+                for lag in range where lag >= 0 && lag + n <= haystack.count {
+                    var lanes = SIMD8<Double>()
+                    var i = 0
+                    while i < wide {
+                        lanes += a.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Double>.self)
+                            * h.loadUnaligned(fromByteOffset: (lag + i) * stride, as: SIMD8<Double>.self)
+                        i += 8
+                    }
+                    var s = lanes.sum()
+                    while i < n {
+                        s += a.load(fromByteOffset: i * stride, as: Double.self) * h.load(fromByteOffset: (lag + i) * stride, as: Double.self)
+                        i += 1
+                    }
+                    if s > bestScore { bestScore = s; best = lag }
+                }
+            }
         }
         return best
     }

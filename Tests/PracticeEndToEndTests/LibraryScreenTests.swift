@@ -127,7 +127,10 @@ extension TerminalTests {
         }
         let shown = try tmux(["capture-pane", "-p", "-t", session])
         #expect(blocks, "the cover is drawn:\n\(shown)")
-        let pid = try run("/usr/bin/pgrep", ["-f", "^\(practiceBinary) library music"]).stdout.split(separator: "\n").first.flatMap { Int32($0) }
+        // This session's screen: the shell's child (another process's suite may show a library
+        // screen of its own at the same moment, TerminalTests' other half in `Tests/run.sh`).
+        let shell = try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pid = try run("/usr/bin/pgrep", ["-P", shell, "-f", "^\(practiceBinary) library music"]).stdout.split(separator: "\n").first.flatMap { Int32($0) }
         kill(try #require(pid), SIGTERM)
         let screen = try waitFor("EXIT=", in: session)
         #expect(screen.contains("EXIT=143") && !screen.contains("practice library ·"), "\(screen)")

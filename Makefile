@@ -66,7 +66,6 @@ test:
 # time: as one process they took 71 s in CI, the two cores a third idle (a few long tests held it).
 CORE_SUITES := SplitRenderTests EngineTests PassCacheTests LoopCycleTests PlayerTests SessionTests LoopTests \
 	RingBufferTests ALSAOutputTests AudioThreadTests ControlTests
-TSAN_BUNDLE := .build-tsan/debug/practicePackageTests.xctest
 # The test modules those suites live in, and their helpers.
 CORE_SUITE_FOLDERS := Tests/PracticeEngineTests Tests/PracticeAudioTests Tests/PracticeControlTests \
 	Tests/PracticeTUITests Tests/PracticeTestSupport
@@ -83,12 +82,7 @@ check-threads:
 	@! grep -rnE 'Locked<(Void|\(\))>\(' Sources Tests || { echo "check-threads: use Lock, not Locked<Void>" >&2; exit 1; }
 	PRACTICE_THREADS=1 $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	@# Each suite's output in .build-tsan/logs; a failed one's printed whole, as is one that ran no test.
-	@rm -rf .build-tsan/logs && mkdir -p .build-tsan/logs && \
-	printf '%s\n' $(CORE_SUITES) | SWIFT_BACKTRACE=interactive=no TSAN_OPTIONS=halt_on_error=1 xargs -P 3 -I{} sh -c \
-	  '$(TSAN_BUNDLE) --testing-library swift-testing --filter "\\.{}/" > .build-tsan/logs/{}.log 2>&1 && grep -q "Test run with [1-9][0-9]* tests\{0,1\} in 1 suite passed" .build-tsan/logs/{}.log \
-	   || { echo "==== {} failed under ThreadSanitizer (or ran no test):"; cat .build-tsan/logs/{}.log; exit 1; }'
-	@cat .build-tsan/logs/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in 1 suite passed.*/\1/p' \
-	  | awk '{ n += $$1 } END { print "check-threads: " n " tests in $(words $(CORE_SUITES)) suites passed under ThreadSanitizer, no report" }'
+	SHARDS=3 Tests/run.sh threads $(CORE_SUITES)
 
 # The program, built for debugging (.build/debug/practice).
 build:

@@ -21,28 +21,56 @@
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
 # A quiet run that failed is run once more, alone (see again()), and named in the summary.
+# `Tests/run.sh threads SUITE...` (make check-threads) runs the named suites of the ThreadSanitizer
+# build the same way, each in a process of its own, SHARDS at once.
+# Every run must run a test: one that runs none (a suite renamed, a filter gone stale) fails.
 # The test bundle is run directly, not through `swift test`, which locks the build folder that
 # check-install builds the manual in. Each run's output is in .build/test-logs; a failed run's
 # is printed whole, and the exit status is 1 if any run failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
-bundle=.build/debug/practicePackageTests.xctest
-logs=.build/test-logs
 shards=${SHARDS:-5}
 quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests RemoteTests RemoteTimingTests VideoTimingTests)
-export PRACTICE_BINARY=$PWD/.build/release/practice SWIFT_BACKTRACE=interactive=no NO_COLOR=1
-[ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
+mode=${1:-all}
+export SWIFT_BACKTRACE=interactive=no NO_COLOR=1
+if [ "$mode" = threads ]; then
+    # `make check-threads`: the suites named after it, from the ThreadSanitizer build (any report fails its run).
+    bundle=.build-tsan/debug/practicePackageTests.xctest logs=.build-tsan/logs
+    export TSAN_OPTIONS=halt_on_error=1
+    [ -x "$bundle" ] || { echo "Tests/run.sh: build the suites under ThreadSanitizer first (make check-threads does)" >&2; exit 70; }
+else
+    bundle=.build/debug/practicePackageTests.xctest logs=.build/test-logs
+    export PRACTICE_BINARY=$PWD/.build/release/practice
+    [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
+fi
 
-# A regular expression matching the suites given one per line on stdin, for --filter.
-suites_filter() { sed 's/\./\\./g; s#$#/#' | paste -sd '|' | sed 's/.*/(&)/'; }
+# Runs the bundle's Swift Testing suites with ARGS, output in LOG; fails unless they ran a test
+# and passed (a filter that matches nothing, a suite renamed or a split left empty, passes with
+# no test at all).
+passes() {
+    local log=$1; shift
+    "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1 \
+        && grep -q 'Test run with [1-9][0-9]* tests\{0,1\} in [0-9]* suites\{0,1\} passed' "$log"
+}
 
-# Runs the bundle's Swift Testing suites with ARGS, output in .build/test-logs/NAME.log (ARGS in
-# NAME.args, for a second run).
+# Runs the suites ARGS select, output in .build/test-logs/NAME.log (ARGS in NAME.args, for a
+# second run).
 run() {
     local name=$1; shift
     printf '%s\0' "$@" > "$logs/$name.args"
-    "$bundle" --testing-library swift-testing "$@" > "$logs/$name.log" 2>&1 || echo "$name" >> "$logs/failed"
+    passes "$logs/$name.log" "$@" || echo "$name" >> "$logs/failed"
+}
+
+# Each suite named (Module.Suite or Suite) in a test process of its own, SHARDS processes at once
+# (those already started in the background among them), in the order given; returns when all have.
+each_alone() {
+    local suite
+    for suite in "$@"; do
+        while (( $(jobs -rp | wc -l) >= shards )); do wait -n; done
+        run "${suite##*.}" --filter "\\.${suite##*.}/" &
+    done
+    wait
 }
 
 # The quiet part's runs that failed (those listed in .build/test-logs/failed after its line FROM),
@@ -57,7 +85,7 @@ again() {
     for name in $(tail -n +"$((from + 1))" "$logs/failed"); do
         mv "$logs/$name.log" "$logs/$name.first.log"
         mapfile -d '' args < "$logs/$name.args"
-        if "$bundle" --testing-library swift-testing "${args[@]}" > "$logs/$name.log" 2>&1; then
+        if passes "$logs/$name.log" "${args[@]}"; then
             grep -vx "$name" "$logs/failed" > "$logs/failed.new"; mv "$logs/failed.new" "$logs/failed"
             echo "$name" >> "$logs/again"
         fi
@@ -78,11 +106,7 @@ busy() {
     run EngineTests --filter '\.EngineTests/' &
     { "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
-    for suite in $ordered; do
-        while (( $(jobs -rp | wc -l) >= shards )); do wait -n; done
-        run "${suite##*.}" --filter "$(suites_filter <<< "$suite")" &
-    done
-    wait
+    each_alone $ordered
     "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
     "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
 }
@@ -122,11 +146,12 @@ quiet() {
 
 start=$SECONDS
 rm -rf "$logs" && mkdir -p "$logs"
-case "${1:-all}" in
+case "$mode" in
     busy) busy ;;
     quiet) quiet ;;
     all) busy; quiet ;;
-    *) echo "usage: Tests/run.sh [busy|quiet]" >&2; exit 64 ;;
+    threads) shift; each_alone "$@"; suites=$# ;;
+    *) echo "usage: Tests/run.sh [busy|quiet|threads SUITE...]" >&2; exit 64 ;;
 esac
 
 for log in "$logs"/*.log; do
@@ -149,6 +174,11 @@ for log in "$logs"/*.log; do
     grep -qx "$run" "$logs/again" 2>/dev/null && again=" (on a second run)" || again=
     printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|Build complete' "$log" | tail -n 1)" "$again"
 done
+if [ "$mode" = threads ] && [ ! -s "$logs/failed" ]; then
+    # (The line make test's summary shows for `make check-threads`.)
+    cat "$logs"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in.*passed.*/\1/p' \
+        | awk -v suites="$suites" '{ n += $1 } END { print "check-threads: " n " tests in " suites " suites passed under ThreadSanitizer, no report" }'
+fi
 echo "Tests/run.sh: $((SECONDS - start)) s"
 if [ -s "$logs/failed" ]; then
     echo "Failed: $(paste -sd ' ' "$logs/failed")" >&2

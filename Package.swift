@@ -13,8 +13,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The web remote's server: SwiftNIO's own HTTP/1.1 and WebSocket handlers.
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries from Debian's -dev packages; each is a module map plus shim.h. Most are headers
@@ -43,6 +41,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // QR codes (libqrencode-dev): the web remote's pairing address on the screen.
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
+        // Headers only: libwebsockets (libwebsockets-dev), the web remote's HTTP and WebSocket
+        // server, opened with dlopen when the remote starts.
+        .systemLibrary(name: "CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
 
         // TagLib (libtag1-dev) through a small C++ file with a C interface (its own C API has no
         // pictures), built as libpractice-taglib.so; CTagLib, headers only, opens it with dlopen when
@@ -88,13 +89,9 @@ let package = Package(
         // The desktop through sd-bus: MPRIS, notifications; the reminder's systemd units.
         .target(name: "PracticeDesktop", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CSystemdBus"]),
         // The web remote: a page for phones on the local network, paired by a QR code (libqrencode),
-        // live over a WebSocket (SwiftNIO) on the control protocol.
+        // live over a WebSocket (libwebsockets) on the control protocol.
         .target(name: "PracticeRemote", dependencies: [
-            "PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CQRencode",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOWebSocket", package: "swift-nio"),
+            "PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl", "CQRencode", "CWebSockets",
         ]),
         // The dancer's video: the mpv program's window following the player (over its JSON IPC).
         .target(name: "PracticeVideo", dependencies: ["PracticeSystem", "PracticeEngine", "PracticeDocuments", "PracticeControl"]),

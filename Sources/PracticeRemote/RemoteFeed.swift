@@ -31,8 +31,10 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
     private let devicesPath: String
     private var devicesStamp: String
     private let condition = Condition()
-    private var pages: [Int: AsyncStream<String>.Continuation] = [:]
-    private var joining: [Int: AsyncStream<String>.Continuation] = [:]
+    /// Each page's door: given its messages on the feed's thread, then nil when the feed is over.
+    typealias Page = @Sendable (String?) -> Void
+    private var pages: [Int: Page] = [:]
+    private var joining: [Int: Page] = [:]
     private var changed = false
     private var kind = PlayerEvent.Kind.snapshot
     private var stopped = false
@@ -55,21 +57,19 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
         _ = ControlThread(name: "practice-remote") { [self] in run() }
     }
 
-    /// A page's messages from now on: the markers and the state first, then each change.
-    func join() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
+    /// A page's messages from now on, given to `page`: the markers and the state first, then each
+    /// change; nil once the feed is over. Returns the page's number, for `leave`.
+    func join(_ page: @escaping Page) -> Int {
         condition.lock()
         defer { condition.unlock() }
         if stopped {
-            continuation.finish()
-            return stream
+            page(nil)
+            return 0
         }
         nextID += 1
-        let id = nextID
-        continuation.onTermination = { [weak self] _ in self?.leave(id) }
-        joining[id] = continuation
+        joining[nextID] = page
         condition.signal()
-        return stream
+        return nextID
     }
 
     /// Ends every page's messages and the feed's thread.
@@ -80,7 +80,8 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
         condition.unlock()
     }
 
-    private func leave(_ id: Int) {
+    /// The page is gone: it is given nothing more.
+    func leave(_ id: Int) {
         condition.lock()
         pages[id] = nil
         joining[id] = nil
@@ -106,7 +107,7 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
                 let all = Array(pages.values) + Array(joining.values)
                 (pages, joining) = ([:], [:])
                 condition.unlock()
-                for page in all { page.finish() }
+                for page in all { page(nil) }
                 return
             }
             let change: PlayerEvent.Kind? = changed ? kind : nil
@@ -121,7 +122,7 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
 
     /// One look at the player: what to send to the pages, and the whole state to those that
     /// just `joined`; returns how long until the next look.
-    private func look(change: PlayerEvent.Kind?, joined: [AsyncStream<String>.Continuation], pages: [AsyncStream<String>.Continuation]) -> Double {
+    private func look(change: PlayerEvent.Kind?, joined: [Page], pages: [Page]) -> Double {
         let s = player.state
         let now = monotonicSeconds()
         let markers = view.markersMessage(force: false)
@@ -134,23 +135,23 @@ final class RemoteFeed: @unchecked Sendable {  // `pages`, `joining`, `changed`,
         let off = sent.map { abs(Self.reckoned($0.state, moving: $0.moving, after: now - $0.at) - s.position) > Self.tolerance } ?? true
         let unforeseen = sent.map { Self.withoutPosition(s) != Self.withoutPosition($0.state) || here != $0.here || moving != $0.moving } ?? true
         let due = s.isPlaying && (sent.map { now - $0.at >= Self.resync - 0.005 } ?? true)
-        if let markers { for page in pages { page.yield(markers) } }
+        if let markers { for page in pages { page(markers) } }
         let stamp = FileStamp.of(devicesPath)
         if stamp != devicesStamp {
             devicesStamp = stamp
-            for page in pages { page.yield("") }
+            for page in pages { page("") }
         }
         if change != nil || off || unforeseen || due {
             let message = view.stateMessage(s, kind: change ?? .tick, moving: moving)
             sent = (s, here, moving, now)
-            for page in pages { page.yield(message) }
+            for page in pages { page(message) }
         }
         if !joined.isEmpty {
             let markersLine = RemoteView.markersLine(view.markers, tempo: view.tempo)
             let message = view.stateMessage(s, kind: .snapshot, moving: moving)
             for page in joined {
-                page.yield(markersLine)
-                page.yield(message)
+                page(markersLine)
+                page(message)
             }
         }
         // The next look: soon after a change (does the position move as the page reckons?) and

@@ -1,297 +1,406 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import Synchronization
-internal import NIOCore
-internal import NIOHTTP1
-internal import NIOPosix
-internal import NIOWebSocket
+internal import CWebSockets
 import PracticeDocuments
 import PracticeSystem
 
-/// The remote's HTTP/1.1 and WebSocket server, on SwiftNIO's own HTTP and WebSocket handlers
-/// with one event-loop thread: what each connection is (a request for the page, or a paired
-/// page's WebSocket) is decided by `RemoteState`, which answers it.
+/// The remote's HTTP/1.1 and WebSocket server, on libwebsockets (opened when the remote starts)
+/// with one service thread (`practice-web`): every connection's requests, frames, pings and
+/// closes are handled there, one callback at a time. What each request gets is decided by
+/// `RemoteState`.
 ///
-/// Limits: a header field of at most 4 kB, 16 kB of them in all, 64 of them; a WebSocket frame
-/// or message of at most `Settings.maxMessage` (a longer frame closes with 1009, as NIO's frame
-/// decoder does); text that is not UTF-8 closes with 1007; a connection silent for
-/// `Settings.idleTimeout` (60 s) is closed; an open page is pinged every `Settings.pingEvery`
-/// (10 s) and closed with 1001 when it has not answered the last ping.
-final class RemoteServer: Sendable {
+/// Limits: 4 kB of request headers in all (a request over it is closed unanswered, as
+/// libwebsockets does); a WebSocket message of at most `Settings.maxMessage` (longer: 1009); text
+/// that is not UTF-8 closes with 1007, a binary message with 1003, a message begun inside another
+/// or a continuation of none with 1002 (libwebsockets' own check); a connection silent for
+/// `Settings.idleTimeout` (60 s) before or between its requests is closed; an open page is pinged
+/// every `Settings.pingEvery` (10 s) and closed with 1001 when it has not answered the last ping.
+final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only on the service thread; `thread` written once in `start`
     /// The port bound (the one asked for, or the one the system chose for 0).
     let port: Int
-    /// Kept for its thread's sake only (see `stop`).
-    private let group: MultiThreadedEventLoopGroup
-    private let listener: any Channel
-    /// Where the server's tasks run: its event loop's thread.
-    let executor: LoopExecutor
+    let state: RemoteState
+    private let api: UnsafeMutablePointer<practice_lws_api>
+    /// The context while it is served (nil once the service thread has destroyed it): other
+    /// threads wake the service thread under its lock.
+    private let context = Locked<OpaquePointer?>(nil)
+    private var thread: ControlThread?
+    /// The one protocol (and the list's empty end), as libwebsockets keeps a pointer to it.
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let stopping = Atomic<Bool>(false)
+    /// Set by `closeAll`: the service thread closes every page when it next wakes.
+    private let closingAll = Atomic<Bool>(false)
+    /// Pages still connected, closed or not: their close handshake is over once this drops.
+    private let serving = Atomic<Int>(0)
+    private var pages: [Int: PageSocket] = [:]
+    private var nextPage = 0
 
-    /// What a connection turned out to be once its first request was read.
-    enum Connection: Sendable {
-        case page(NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>)
-        case socket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPRequestHead)
-    }
-
-    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel, executor: LoopExecutor) {
+    private init(port: Int, state: RemoteState, api: UnsafeMutablePointer<practice_lws_api>) {
         self.port = port
-        self.group = group
-        self.listener = listener
-        self.executor = executor
+        self.state = state
+        self.api = api
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(to: lws_protocols(name: strdup("practice"), callback: remoteCallback, per_session_data_size: MemoryLayout<Int>.size,
+                                               rx_buffer_size: 0, id: 0, user: nil, tx_packet_size: 0))
+        (protocols + 1).initialize(to: lws_protocols())
     }
 
-    /// Listens on `host`:`port` (0: any free port) and serves `state` until `stop`; returns
-    /// once the address is bound, or throws why it could not be. Each connection is served by a
-    /// task of its own, on the event loop's thread (`LoopExecutor`): nothing of the server waits
-    /// for Swift's shared task pool, which other parts of a process may hold.
+    deinit {
+        free(UnsafeMutablePointer(mutating: protocols.pointee.name))
+        protocols.deinitialize(count: 2)
+        protocols.deallocate()
+    }
+
+    /// libwebsockets' functions, opened once.
+    nonisolated(unsafe) static let library: Result<UnsafeMutablePointer<practice_lws_api>, PracticeError> = {
+        switch DynamicLibrary.load(practice_lws_api(), { practice_lws_load($0) }) {
+        case .success(let api):
+            api.pointee.set_log_level(0, nil)   // nothing on the terminal: what goes wrong is answered or closed
+            return .success(api)
+        case .failure(let problem):
+            return .failure(PracticeError(.unavailable, "the remote: cannot open libwebsockets (\(problem.message)); install Debian's libwebsockets17"))
+        }
+    }()
+
+    /// Listens on `host`:`port` (0: any free port) and serves `state` until `stop`; returns once
+    /// the address is bound, or throws why it could not be.
     static func start(_ state: RemoteState, host: String, port: Int) throws(PracticeError) -> RemoteServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let executor = LoopExecutor(group.next())
-        let listener: any Channel
-        do {
-            listener = try ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try Self.configure(channel, state: state).whenSuccess { connection in
-                            Task(executorPreference: executor) {
-                                switch connection {
-                                case .page(let channel): await state.serve(channel)
-                                case .socket(let channel, let head): await state.serve(channel, head: head)
-                                }
-                            }
-                        }
-                    }
-                }
-                .bind(host: host, port: port).wait()
-        } catch {
-            group.shutdownGracefully { _ in }
-            throw PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (\(Self.describe(error)))")
+        let api = try library.get()
+        // The address is bound here first, for the system's word on why it cannot be (and the
+        // port it chose for 0): libwebsockets would wait for an address this machine does not
+        // have, and says nothing of why a bind failed.
+        let bound = try Self.probe(host: host, port: port)
+        let server = RemoteServer(port: bound, state: state, api: api)
+        let idle = max(1, Int(state.settings.idleTimeout.components.seconds))
+        guard let context = practice_lws_server(api, host, Int32(bound), host.contains(":") ? 1 : 0, server.protocols,
+                                                Unmanaged.passUnretained(server).toOpaque(), Int32(idle), 8_192) else {
+            throw PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (libwebsockets did not start)")
         }
-        return RemoteServer(port: listener.localAddress?.port ?? port, group: group, listener: listener, executor: executor)
+        server.context.withLock { $0 = context }
+        server.thread = ControlThread(name: "practice-web") { [server] in server.run() }
+        return server
     }
 
-    /// One connection's handlers: silence closes it; HTTP/1.1 with header limits; a
-    /// WebSocket upgrade only when `state` allows it (a paired phone, the page's Origin, room).
-    private static func configure(_ channel: any Channel, state: RemoteState) throws -> EventLoopFuture<Connection> {
-        let idle = state.settings.idleTimeout.components
-        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
-        try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
-        let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
-            maxFrameSize: state.settings.maxMessage,
-            shouldUpgrade: { channel, head in
-                channel.eventLoop.makeSucceededFuture(state.canUpgrade(head) ? HTTPHeaders() : nil)
-            },
-            upgradePipelineHandler: { channel, head in
-                channel.eventLoop.makeCompletedFuture {
-                    .socket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel), head)
-                }
-            })
-        var configuration = NIOUpgradableHTTPServerPipelineConfiguration<Connection>(
-            upgradeConfiguration: .init(upgraders: [upgrader]) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ResponseParts())
-                    return .page(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
-                }
-            })
-        configuration.decoderConfiguration.maxHeaderFieldSize = 4_096
-        configuration.decoderConfiguration.maxHeaderListSize = 16_384
-        configuration.decoderConfiguration.maxHeaderFieldCount = 64
-        let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
-        let upgrades = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Connection>.self)
-        try channel.pipeline.syncOperations.addHandler(UpgradeGate(state), position: .before(upgrades))
-        return negotiated
+    /// Binds `host`:`port` and lets it go: the port bound, or why it cannot be.
+    private static func probe(host: String, port: Int) throws(PracticeError) -> Int {
+        func failed(_ why: String) -> PracticeError {
+            PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (\(why))")
+        }
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &found)
+        guard rc == 0, let address = found else { throw failed(String(cString: gai_strerror(rc)).lowercased()) }
+        defer { freeaddrinfo(found) }
+        let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failed(String(cString: strerror(errno)).lowercased()) }
+        defer { Glibc.close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { throw failed(String(cString: strerror(errno)).lowercased()) }
+        var bound = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } }
+        let v6 = Int32(bound.ss_family) == AF_INET6
+        return withUnsafeBytes(of: &bound) { raw in
+            Int(UInt16(bigEndian: v6 ? raw.load(as: sockaddr_in6.self).sin6_port : raw.load(as: sockaddr_in.self).sin_port))
+        }
     }
 
-    /// Stops listening. The event loop's thread is left to end with the process (the session
-    /// that stops the remote is ending): a task of a page still closing would wake on a loop shut
-    /// down, which NIO reports on stderr.
+    /// The service thread: every callback runs here, until `stop`.
+    private func run() {
+        guard let served = context.withLock({ $0 }) else { return }
+        while !stopping.load(ordering: .acquiring) { _ = api.pointee.service(served, 0) }
+        context.withLock { $0 = nil }
+        api.pointee.context_destroy(served)
+    }
+
+    /// Stops serving: every connection still open is dropped, and the service thread ends.
     func stop() {
-        listener.close(promise: nil)
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wake()
+        thread?.join()
     }
 
-    static func describe(_ error: any Error) -> String {
-        if let e = error as? IOError { return String(cString: strerror(e.errnoCode)).lowercased() }
-        return "\(error)"
+    /// Wakes the service thread (from any thread): pages with something to send ask to write.
+    func wake() {
+        context.withLock { if let c = $0 { api.pointee.cancel_service(c) } }
     }
-}
 
-/// Runs tasks on an event loop's thread instead of Swift's shared task pool (a task executor
-/// preference: the tasks they start run there too).
-final class LoopExecutor: TaskExecutor {
-    private let loop: any EventLoop
-
-    init(_ loop: any EventLoop) { self.loop = loop }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    /// Closes every page's connection ("the player has quit") and waits, up to `seconds`, until
+    /// each page has answered the close: a browser whose connection ends before it has answered
+    /// reports an abnormal closure (1006) instead, and the page would wait for the network.
+    func closeAll(within seconds: Double) {
+        closingAll.store(true, ordering: .releasing)
+        wake()
+        let deadline = monotonicSeconds() + seconds
+        while serving.load(ordering: .acquiring) > 0 && monotonicSeconds() < deadline { usleep(5_000) }
     }
-}
 
-/// Closes a connection that has sent nothing for the idle handler's time.
-private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else { context.fireUserInboundEventTriggered(event) }
-    }
-}
+    // MARK: The service thread's callbacks
 
-/// Answers a request for any other protocol than a WebSocket the server takes (no paired phone,
-/// another origin, no room, another path, another protocol) with 400, empty, and closes the
-/// connection: NIO's upgrade handler would drop such a request unanswered, and the connection
-/// parses no request after it.
-private final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-    private let state: RemoteState
-    private var refusing = false
-
-    init(_ state: RemoteState) { self.state = state }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
-        if case .head(let head) = part, head.headers.contains(name: "upgrade") {
-            let webSocket = head.headers["upgrade"].contains { $0.lowercased() == "websocket" }
-            refusing = !(webSocket && state.canUpgrade(head))
-            if !refusing {
-                // Taken: the connection's bytes are WebSocket frames from now on, not for this gate.
-                context.fireChannelRead(data)
-                context.pipeline.syncOperations.removeHandler(self, promise: nil)
-                return
+    fileprivate func callback(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                              _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_HTTP:
+            return answer(wsi, request(wsi))
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            let upgrade = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+            if upgrade.lowercased() == "websocket", state.canUpgrade(request(wsi)) { return 0 }
+            // Refused (another protocol, a stranger, another origin, no room): 400, empty, closed.
+            var refused = state.refusedUpgrade()
+            refused.headers.append(("Connection", "close"))
+            _ = write(refused, to: wsi, body: false)
+            return -1
+        case LWS_CALLBACK_ESTABLISHED:
+            return open(wsi, user)
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let page = page(user) else { return 0 }
+            return write(page)
+        case LWS_CALLBACK_RECEIVE:
+            guard let page = page(user) else { return 0 }
+            return receive(page, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
+        case LWS_CALLBACK_RECEIVE_PONG:
+            page(user)?.unanswered = false
+            return 0
+        case LWS_CALLBACK_TIMER:
+            guard let page = page(user), page.close == nil else { return 0 }
+            // Pinged a period ago and not answered: closed.
+            if page.unanswered { return close(wsi, 1001, "no answer to a ping") }
+            page.unanswered = true
+            page.pingDue = true
+            _ = api.pointee.callback_on_writable(wsi)
+            api.pointee.set_timer_usecs(wsi, lws_usec_t(Self.microseconds(state.settings.pingEvery)))
+            return 0
+        case LWS_CALLBACK_CLOSED:
+            guard let user, let page = pages.removeValue(forKey: user.load(as: Int.self)) else { return 0 }
+            if page.admitted {
+                state.feed.leave(page.feedID)
+                state.open.subtract(1, ordering: .relaxed)
             }
-        }
-        guard refusing else { return context.fireChannelRead(data) }
-        guard case .end = part else { return }
-        var answer = state.refusedUpgrade()
-        answer.headers.replaceOrAdd(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-    }
-}
-
-/// Answers' bodies as byte buffers (what the HTTP encoder takes as IO data).
-private final class ResponseParts: ChannelOutboundHandler, Sendable {
-    typealias OutboundIn = HTTPPart<HTTPResponseHead, ByteBuffer>
-    typealias OutboundOut = HTTPServerResponsePart
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head(let head): context.write(wrapOutboundOut(.head(head)), promise: promise)
-        case .body(let buffer): context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
-        case .end(let trailers): context.write(wrapOutboundOut(.end(trailers)), promise: promise)
-        }
-    }
-}
-
-/// One page's WebSocket as its readers and writers share it: text out, pongs, pings, and the
-/// closing handshake (one close sent; the connection ends when the page answers it, or a second
-/// later: a browser whose connection ends before it has answered reports an abnormal closure,
-/// 1006, not the code and reason it was sent).
-final class PageSocket: Sendable {
-    private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
-    private let channel: any Channel
-    private let closing = Atomic<Bool>(false)
-    private let unanswered = Atomic<Bool>(false)
-
-    init(_ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, channel: any Channel) {
-        self.outbound = outbound
-        self.channel = channel
-    }
-
-    /// Whether a close has been sent: nothing else is, after it.
-    var isClosing: Bool { closing.load(ordering: .acquiring) }
-
-    func send(_ text: String) async throws {
-        guard !isClosing else { return }
-        try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
-    }
-
-    /// Sends the close frame (once), and ends the connection a second later if the page has not
-    /// answered it by then.
-    func close(_ code: WebSocketErrorCode, _ reason: String) async {
-        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var data = ByteBuffer()
-        data.write(webSocketErrorCode: code)
-        data.writeString(reason)
-        try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
-        let channel = channel
-        channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
-    }
-
-    /// Answers the page's close (its code back, as the protocol asks), if this side has not sent one.
-    func answerClose(_ frame: WebSocketFrame) async {
-        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var data = frame.unmaskedData
-        var answer = ByteBuffer()
-        if let code = data.readWebSocketErrorCode() { answer.write(webSocketErrorCode: code) }
-        try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: answer))
-    }
-
-    func pong(_ frame: WebSocketFrame) async {
-        guard !isClosing else { return }
-        try? await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
-    }
-
-    func answered() { unanswered.store(false, ordering: .releasing) }
-
-    /// Pings every `period` until the connection ends; closes it when the last ping has had no answer.
-    func keepAlive(every period: Duration) async {
-        while !Task.isCancelled && !isClosing {
-            do { try await Task.sleep(for: period) } catch { return }
-            if unanswered.exchange(true, ordering: .acquiringAndReleasing) {
-                await close(.goingAway, "no answer to a ping")
-                return
+            serving.subtract(1, ordering: .releasing)
+            return 0
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            let all = closingAll.load(ordering: .acquiring)
+            for page in pages.values {
+                if all, page.close == nil { page.close = (1001, "the player has quit") }
+                if page.close != nil || page.hasOutgoing { _ = api.pointee.callback_on_writable(page.wsi) }
             }
-            guard !isClosing else { return }
-            try? await outbound.write(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "practice")))
+            return 0
+        case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX, LWS_CALLBACK_RAW_WRITEABLE:
+            return -1   // CONNECT and the like: not a request this server takes
+        default:
+            return api.pointee.callback_http_dummy(wsi, reason, user, input, length)
         }
     }
 
-    /// The page's text messages, each whole (fragments joined, at most `maxSize` bytes, UTF-8
-    /// checked), given to `take` until the connection ends: when the page closes it (or answers
-    /// this side's close), or it is lost. A binary message, an overlong or malformed one closes
-    /// it with the reason, as does a message begun inside another or a continuation of none (1002).
-    func read(_ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, maxSize: Int, take: (String) async -> Void) async {
-        var pending: ByteBuffer?
-        do {
-            for try await frame in inbound {
-                switch frame.opcode {
-                case .connectionClose:
-                    await answerClose(frame)
-                    return
-                case .ping: await pong(frame)
-                case .pong: answered()
-                case .text, .continuation:
-                    guard !isClosing else { continue }
-                    if frame.opcode == .text {
-                        guard pending == nil else {
-                            await close(.protocolError, "a message inside another")
-                            continue
-                        }
-                        pending = frame.unmaskedData
-                    } else if pending != nil {
-                        pending!.writeImmutableBuffer(frame.unmaskedData)
-                    } else {
-                        await close(.protocolError, "a continuation without a message")
-                        continue
+    /// A request as `RemoteState` reads it, from the parsed headers.
+    private func request(_ wsi: OpaquePointer) -> RemoteRequest {
+        var uri: UnsafeMutablePointer<CChar>?
+        var uriLength: Int32 = 0
+        let method = api.pointee.http_get_uri_and_method(wsi, &uri, &uriLength)
+        let methods = ["GET", "POST", "OPTIONS", "PUT", "PATCH", "DELETE", "CONNECT", "HEAD"]
+        return RemoteRequest(
+            method: methods.indices.contains(Int(method)) ? methods[Int(method)] : "",
+            uri: uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(max(0, uriLength))), as: UTF8.self) } ?? "",
+            cookie: header(wsi, WSI_TOKEN_HTTP_COOKIE),
+            origin: header(wsi, WSI_TOKEN_ORIGIN),
+            userAgent: header(wsi, WSI_TOKEN_HTTP_USER_AGENT),
+            closes: header(wsi, WSI_TOKEN_CONNECTION)?.lowercased().contains("close") ?? false)
+    }
+
+    private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let length = Int(api.pointee.hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var bytes = [CChar](repeating: 0, count: length + 1)
+        let copied = Int(api.pointee.hdr_copy(wsi, &bytes, Int32(bytes.count), token))
+        guard copied >= 0 else { return nil }
+        return bytes.withUnsafeBytes { String(decoding: $0.prefix(copied), as: UTF8.self) }
+    }
+
+    /// Answers one HTTP request; the connection stays for the next unless it asked to be closed.
+    private func answer(_ wsi: OpaquePointer, _ request: RemoteRequest) -> Int32 {
+        var answer = state.respond(request)
+        if request.closes { answer.headers.append(("Connection", "close")) }
+        guard write(answer, to: wsi, body: request.method != "HEAD") else { return -1 }
+        return api.pointee.http_transaction_completed(wsi) == 0 ? 0 : -1
+    }
+
+    /// An answer's head and body, in one write (what the socket does not take now goes after).
+    private func write(_ answer: RemoteState.Answer, to wsi: OpaquePointer, body: Bool) -> Bool {
+        let pre = practice_lws_pre()
+        let content = body ? Array(answer.body.utf8) : []
+        let headSpace = 256 + answer.headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }
+        var buffer = [UInt8](repeating: 0, count: pre + headSpace + content.count)
+        return buffer.withUnsafeMutableBufferPointer { b -> Bool in
+            let start = b.baseAddress! + pre
+            var p: UnsafeMutablePointer<UInt8>? = start
+            let end = start + headSpace
+            guard api.pointee.add_http_header_status(wsi, UInt32(answer.status) | UInt32(LWSAHH_FLAG_NO_SERVER_NAME), &p, end) == 0 else { return false }
+            for (name, value) in answer.headers + [("Content-Length", String(answer.body.utf8.count))] {
+                let added = (name + ":").withCString { n in
+                    value.withCString { v in
+                        api.pointee.add_http_header_by_name(wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self),
+                                                            UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), Int32(value.utf8.count), &p, end)
                     }
-                    guard pending!.readableBytes <= maxSize else {
-                        pending = nil
-                        await close(.messageTooLarge, "a message is at most \(maxSize) bytes")
-                        continue
-                    }
-                    guard frame.fin, let bytes = pending.take() else { continue }
-                    guard let text = String(validating: bytes.readableBytesView, as: UTF8.self) else {
-                        await close(.dataInconsistentWithMessage, "commands are UTF-8 text")
-                        continue
-                    }
-                    await take(text)
-                case .binary:
-                    await close(.unacceptableData, "commands are JSON text")
-                default:
-                    await close(.protocolError, "an unknown frame")
                 }
+                guard added == 0 else { return false }
             }
-        } catch {}
+            guard api.pointee.finalize_http_header(wsi, &p, end) == 0, var at = p else { return false }
+            for byte in content { at.pointee = byte; at += 1 }
+            let count = at - start
+            return api.pointee.write(wsi, start, count, LWS_WRITE_HTTP_HEADERS) == count
+        }
     }
+
+    /// A WebSocket taken: the page joins the feed if its phone is still paired and there is room,
+    /// else it is closed with why.
+    private func open(_ wsi: OpaquePointer, _ user: UnsafeMutableRawPointer?) -> Int32 {
+        guard let user else { return -1 }
+        let device = state.device(cookie: header(wsi, WSI_TOKEN_HTTP_COOKIE))
+        nextPage += 1
+        let page = PageSocket(wsi: wsi, device: device)
+        user.storeBytes(of: nextPage, as: Int.self)
+        pages[nextPage] = page
+        serving.add(1, ordering: .relaxed)
+        if device == nil {
+            page.close = (1008, "this phone was unpaired")
+        } else if state.open.load(ordering: .relaxed) >= state.settings.maxConnections {
+            page.close = (1013, "too many connections")
+        } else {
+            page.admitted = true
+            state.open.add(1, ordering: .relaxed)
+            page.feedID = state.feed.join { [weak self, page] message in
+                page.queue(message.map { .feed($0) } ?? .end)
+                self?.wake()
+            }
+            api.pointee.set_timer_usecs(wsi, lws_usec_t(Self.microseconds(state.settings.pingEvery)))
+        }
+        if page.close != nil { _ = api.pointee.callback_on_writable(wsi) }
+        return 0
+    }
+
+    /// One write a page may have waiting: its close, a ping, the next message.
+    private func write(_ page: PageSocket) -> Int32 {
+        let wsi = page.wsi
+        if let (code, reason) = page.close { return close(wsi, code, reason) }
+        if page.pingDue {
+            page.pingDue = false
+            if !send("practice", on: wsi, as: LWS_WRITE_PING) { return -1 }
+        } else if let next = page.next() {
+            switch next {
+            case .end:
+                return close(wsi, 1001, "the player has quit")
+            case .feed(let message):
+                // A revoked phone is refused at once, mid-connection too; while nothing is sent,
+                // within a second (the feed's empty message: the devices' file changed).
+                guard state.isPaired(page.device) else { return close(wsi, 1008, "this phone was unpaired") }
+                if !message.isEmpty, !send(message, on: wsi, as: LWS_WRITE_TEXT) { return -1 }
+            case .reply(let message):
+                if !send(message, on: wsi, as: LWS_WRITE_TEXT) { return -1 }
+            }
+        }
+        if page.pingDue || page.hasOutgoing { _ = api.pointee.callback_on_writable(wsi) }
+        return 0
+    }
+
+    private func send(_ text: String, on wsi: OpaquePointer, as kind: lws_write_protocol) -> Bool {
+        let pre = practice_lws_pre()
+        var bytes = [UInt8](repeating: 0, count: pre) + Array(text.utf8)
+        let count = bytes.count - pre
+        return bytes.withUnsafeMutableBufferPointer { api.pointee.write(wsi, $0.baseAddress! + pre, count, kind) >= count }
+    }
+
+    /// Part of a page's message: its commands, each whole (at most `maxMessage` bytes, UTF-8
+    /// text), carried out as the command line would.
+    private func receive(_ page: PageSocket, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard page.close == nil else { return 0 }
+        let wsi = page.wsi
+        guard api.pointee.frame_is_binary(wsi) == 0 else { return close(wsi, 1003, "commands are JSON text") }
+        page.message += bytes
+        let limit = state.settings.maxMessage
+        guard page.message.count <= limit else { return close(wsi, 1009, "a message is at most \(limit) bytes") }
+        guard api.pointee.is_final_fragment(wsi) != 0 else { return 0 }
+        defer { page.message = [] }
+        guard let text = String(validating: page.message, as: UTF8.self) else { return close(wsi, 1007, "commands are UTF-8 text") }
+        guard let device = page.device else { return close(wsi, 1008, "this phone was unpaired") }
+        switch state.perform(text, from: device) {
+        case .reply(let reply):
+            if let reply {
+                page.queue(.reply(reply))
+                _ = api.pointee.callback_on_writable(wsi)
+            }
+            return 0
+        case .close(let code, let reason):
+            return close(wsi, code, reason)
+        }
+    }
+
+    /// Closes a page's connection with `code` and `reason`: the close is sent now, and the
+    /// connection ends when the page answers it (or after libwebsockets' wait for the answer).
+    private func close(_ wsi: OpaquePointer, _ code: UInt16, _ reason: String) -> Int32 {
+        var bytes = Array(RemoteState.reason(reason).utf8)
+        api.pointee.close_reason(wsi, lws_close_status(UInt32(code)), &bytes, bytes.count)
+        return -1
+    }
+
+    private func page(_ user: UnsafeMutableRawPointer?) -> PageSocket? {
+        guard let user else { return nil }
+        return pages[user.load(as: Int.self)]
+    }
+
+    private static func microseconds(_ d: Duration) -> Int64 {
+        d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000
+    }
+}
+
+/// libwebsockets' one callback: handed to the server whose context it is.
+private func remoteCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                            _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, case .success(let api) = RemoteServer.library, let context = api.pointee.get_context(wsi),
+          let server = api.pointee.context_user(context) else { return 0 }
+    return Unmanaged<RemoteServer>.fromOpaque(server).takeUnretainedValue().callback(wsi, reason, user, input, length)
+}
+
+/// One page's WebSocket: what waits to be sent to it (filled by the feed's thread and the service
+/// thread), and the rest only on the service thread.
+final class PageSocket: @unchecked Sendable {  // all but `outgoing` only on the service thread
+    enum Outgoing {
+        /// From the feed: sent once the phone is still paired (empty: only that looked at).
+        case feed(String)
+        /// An answer to one of its commands.
+        case reply(String)
+        /// The feed is over: the player has stopped.
+        case end
+    }
+
+    let wsi: OpaquePointer
+    let device: RemoteDevices.Device?
+    var admitted = false
+    var feedID = 0
+    /// The message being received, its frames joined.
+    var message: [UInt8] = []
+    /// Pinged and not answered yet.
+    var unanswered = false
+    var pingDue = false
+    /// The close to send (nothing else is sent after it is set).
+    var close: (code: UInt16, reason: String)?
+    private let outgoing = Locked<[Outgoing]>([])
+
+    init(wsi: OpaquePointer, device: RemoteDevices.Device?) {
+        self.wsi = wsi
+        self.device = device
+    }
+
+    /// Queued to be sent; at most 64 wait (the oldest state gives way, as the feed's did).
+    func queue(_ item: Outgoing) {
+        outgoing.withLock { q in
+            if q.count >= 64 { q.removeFirst() }
+            q.append(item)
+        }
+    }
+
+    func next() -> Outgoing? { outgoing.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+    var hasOutgoing: Bool { outgoing.withLock { !$0.isEmpty } }
 }

@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Dispatch
-import Glibc
 import Synchronization
-internal import NIOCore
-internal import NIOHTTP1
-internal import NIOWebSocket
 import PracticeControl
 import PracticeDocuments
 import PracticeEngine
@@ -73,7 +68,7 @@ public final class WebRemote: SessionService, Sendable {
     /// Says to each page that the player has quit (waiting up to half a second for the words to
     /// go out), then stops serving.
     public func stop() {
-        state.closeAll(within: 0.5, on: server.executor)
+        server.closeAll(within: 0.5)
         state.feed.stop()
         server.stop()
     }
@@ -122,10 +117,8 @@ final class RemoteState: Sendable {
     let settings: WebRemote.Settings
     private let gate = Locked(PairingGate(now: 0))
     private let devices: Locked<(list: RemoteDevices, stamp: String)>
-    private let connections = Locked<[Int: PageSocket]>([:])
-    private let nextConnection = Atomic<Int>(0)
-    /// Pages still connected, closed or not: their close handshake is over once this drops.
-    private let serving = Atomic<Int>(0)
+    /// Pages open and taken (the server counts them; `maxConnections` at most).
+    let open = Atomic<Int>(0)
     private let originValue = Locked("")
     private let notice: @Sendable (String) -> Void
     private let clockStart = ContinuousClock.now
@@ -155,8 +148,8 @@ final class RemoteState: Sendable {
     // MARK: Devices
 
     /// The paired device a request's cookie names, if any.
-    func device(_ fields: HTTPHeaders) -> RemoteDevices.Device? {
-        guard let cookie = Self.cookie(fields) else { return nil }
+    func device(cookie header: String?) -> RemoteDevices.Device? {
+        guard let cookie = header.flatMap(Self.cookie) else { return nil }
         return currentDevices().device(cookie: cookie)
     }
 
@@ -169,38 +162,36 @@ final class RemoteState: Sendable {
         }
     }
 
-    static func cookie(_ fields: HTTPHeaders) -> String? {
-        for header in fields["cookie"] {
-            for part in header.split(separator: ";") {
-                let kv = part.trimmingWhitespace().split(separator: "=", maxSplits: 1)
-                if kv.count == 2, kv[0] == cookieName { return String(kv[1]) }
-            }
+    /// The remote's cookie in a request's Cookie header.
+    static func cookie(_ header: String) -> String? {
+        for part in header.split(separator: ";") {
+            let kv = part.trimmingWhitespace().split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0] == cookieName { return String(kv[1]) }
         }
         return nil
     }
 
     // MARK: HTTP
 
-    /// An answer: its status, headers and body.
+    /// An answer: its status, headers (Content-Length is added as it is written) and body.
     struct Answer {
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
+        var status: Int
+        var headers: [(String, String)]
         var body: String
     }
 
     /// Security headers on every answer: nothing cached, nothing framed, nothing sniffed, no
     /// script or connection but the page's own.
-    private func answer(_ status: HTTPResponseStatus, _ body: String = "", type: String? = nil, extra: [(String, String)] = []) -> Answer {
-        var headers = HTTPHeaders([
+    private func answer(_ status: Int, _ body: String = "", type: String? = nil, extra: [(String, String)] = []) -> Answer {
+        var headers = [
             ("Cache-Control", "no-store"),
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
             ("Referrer-Policy", "no-referrer"),
             ("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"),
-        ])
-        if let type { headers.add(name: "Content-Type", value: type) }
-        headers.add(contentsOf: extra)
-        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        ]
+        if let type { headers.append(("Content-Type", type)) }
+        headers += extra
         return Answer(status: status, headers: headers, body: body)
     }
 
@@ -209,68 +200,45 @@ final class RemoteState: Sendable {
         uri[..<(uri.firstIndex { $0 == "?" || $0 == "#" } ?? uri.endIndex)]
     }
 
-    func respond(_ request: HTTPRequestHead) -> Answer {
+    func respond(_ request: RemoteRequest) -> Answer {
         let path = Self.path(request.uri)
         if path.hasPrefix("/P/") || path.hasPrefix("/p/") {
             return pair(token: String(path.dropFirst(3)).uppercased(), request: request)
         }
-        guard device(request.headers) != nil else { return answer(.unauthorized) }
-        guard request.method == .GET || request.method == .HEAD else { return answer(.methodNotAllowed) }
+        guard device(cookie: request.cookie) != nil else { return answer(401) }
+        guard request.method == "GET" || request.method == "HEAD" else { return answer(405) }
         // `/ws` without an upgrade: why it would be refused, to the paired phone only.
-        if path == "/ws" { return answer(refusal(request.headers) ?? .badRequest) }
-        guard let asset = RemotePage.assets[String(path)] else { return answer(.notFound) }
-        return answer(.ok, asset.body, type: asset.type)
+        if path == "/ws" { return answer(refusal(request) ?? 400) }
+        guard let asset = RemotePage.assets[String(path)] else { return answer(404) }
+        return answer(200, asset.body, type: asset.type)
     }
 
     /// The answer to a WebSocket upgrade the server does not take: 400 and nothing else, whoever asks.
-    func refusedUpgrade() -> Answer { answer(.badRequest) }
+    func refusedUpgrade() -> Answer { answer(400) }
 
-    /// Answers one connection's requests, one after the other, until the browser closes it (or
-    /// asks for it to be closed).
-    func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>) async {
-        try? await channel.executeThenClose { inbound, outbound in
-            var head: HTTPRequestHead?
-            for try await part in inbound {
-                switch part {
-                case .head(let h): head = h
-                case .body: continue
-                case .end:
-                    guard let request = head.take() else { return }
-                    var answer = respond(request)
-                    let keepAlive = request.isKeepAlive
-                    if !keepAlive { answer.headers.replaceOrAdd(name: "Connection", value: "close") }
-                    let answerHead = HTTPResponseHead(version: .http1_1, status: answer.status, headers: answer.headers)
-                    let body = request.method == .HEAD ? [] : [HTTPPart<HTTPResponseHead, ByteBuffer>.body(ByteBuffer(string: answer.body))]
-                    try await outbound.write(contentsOf: [.head(answerHead)] + body + [.end(nil)])
-                    if !keepAlive { return }
-                }
-            }
-        }
-    }
-
-    private func pair(token: String, request: HTTPRequestHead) -> Answer {
+    private func pair(token: String, request: RemoteRequest) -> Answer {
         let outcome = gate.withLock { $0.attempt(token, now: now) }
         switch outcome {
         case .tooMany:
             notice("remote: pairing refused (more than \(gate.withLock { $0.attemptsPerMinute }) attempts in a minute)")
-            return answer(.tooManyRequests)
+            return answer(429)
         case .wrongToken, .expired:
             notice("remote: a pairing with a wrong or old code was refused")
-            return answer(.unauthorized)
+            return answer(401)
         case .paired:
-            let kind = RemoteDevices.kind(userAgent: request.headers.first(name: "user-agent") ?? "")
+            let kind = RemoteDevices.kind(userAgent: request.userAgent ?? "")
             var list = currentDevices()
             let paired: (cookie: String, name: String)
             do { paired = try list.pair(kind: kind) } catch {
                 notice("remote: cannot pair: \(error.message)")
-                return answer(.internalServerError)
+                return answer(500)
             }
             devices.withLock { $0 = (list, FileStamp.of(settings.devicesPath)) }
             notice("remote: paired \(paired.name)")
             let cookie = "\(Self.cookieName)=\(paired.cookie); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000"
             // A page of its own that goes on to the remote: the cookie, SameSite=Strict, is not
             // sent on a redirect that began in the camera's app, but is on this page's own navigation.
-            return answer(.ok, RemotePage.paired, type: "text/html; charset=utf-8", extra: [("Set-Cookie", cookie)])
+            return answer(200, RemotePage.paired, type: "text/html; charset=utf-8", extra: [("Set-Cookie", cookie)])
         }
     }
 
@@ -278,90 +246,44 @@ final class RemoteState: Sendable {
 
     /// Whether a request may become a WebSocket: the paired device, from the page's own origin,
     /// with room for it.
-    func canUpgrade(_ request: HTTPRequestHead) -> Bool {
-        Self.path(request.uri) == "/ws" && refusal(request.headers) == nil
+    func canUpgrade(_ request: RemoteRequest) -> Bool {
+        Self.path(request.uri) == "/ws" && refusal(request) == nil
     }
 
-    /// Why a WebSocket with these headers is refused (no paired phone's cookie, another origin,
-    /// no room), or nil.
-    private func refusal(_ fields: HTTPHeaders) -> HTTPResponseStatus? {
-        if device(fields) == nil { return .unauthorized }
-        if fields.first(name: "origin") != origin { return .forbidden }
-        if connections.withLock({ $0.count }) >= settings.maxConnections { return .serviceUnavailable }
+    /// Why a WebSocket asked for by `request` is refused (no paired phone's cookie, another
+    /// origin, no room), or nil.
+    private func refusal(_ request: RemoteRequest) -> Int? {
+        if device(cookie: request.cookie) == nil { return 401 }
+        if request.origin != origin { return 403 }
+        if open.load(ordering: .relaxed) >= settings.maxConnections { return 503 }
         return nil
     }
 
-    /// One page's connection: the markers and the state now, then each change; each message a
-    /// command, as `practice ctl` sends it.
-    func serve(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, head: HTTPRequestHead) async {
-        let connection = channel.channel
-        try? await channel.executeThenClose { inbound, outbound in
-            let page = PageSocket(outbound, channel: connection)
-            let id = nextConnection.add(1, ordering: .relaxed).newValue
-            let device = device(head.headers)
-            let admitted = device != nil && connections.withLock { c in
-                guard c.count < settings.maxConnections else { return false }
-                c[id] = page
-                serving.add(1, ordering: .relaxed)
-                return true
-            }
-            guard let device, admitted else {
-                await page.close(device == nil ? .policyViolation : .init(codeNumber: 1013), device == nil ? "this phone was unpaired" : "too many connections")
-                return
-            }
-            defer {
-                _ = connections.withLock { $0.removeValue(forKey: id) }
-                serving.subtract(1, ordering: .releasing)
-            }
-            let messages = feed.join()
-            await withTaskGroup(of: Void.self) { group in
-                // The page's view: the markers and the state now, then each change (`RemoteFeed`).
-                group.addTask { [self] in
-                    for await message in messages {
-                        // A revoked phone is refused at once, mid-connection too; while nothing is
-                        // sent, within a second (the feed's empty message: the devices' file changed).
-                        guard paired(device) else {
-                            await page.close(.policyViolation, "this phone was unpaired")
-                            return
-                        }
-                        if message.isEmpty { continue }
-                        do { try await page.send(message) } catch { return }
-                    }
-                    // The feed is over: the player has stopped (the server may not be told before the process ends).
-                    if !Task.isCancelled { await page.close(.goingAway, "the player has quit") }
-                }
-                group.addTask { [settings] in await page.keepAlive(every: settings.pingEvery) }
-                // The page's commands, until the connection ends.
-                await page.read(inbound, maxSize: settings.maxMessage) { text in await perform(text, from: device, on: page) }
-                group.cancelAll()
-            }
-        }
+    func isPaired(_ device: RemoteDevices.Device?) -> Bool {
+        guard let device else { return false }
+        return currentDevices().devices.contains { $0.key == device.key }
     }
 
-    private func paired(_ device: RemoteDevices.Device) -> Bool {
-        currentDevices().devices.contains { $0.key == device.key }
+    /// What becomes of a page's command: its answer (if any) to send back, or the page closed with why.
+    enum Outcome {
+        case reply(String?)
+        case close(UInt16, String)
     }
 
     /// One command from a page, carried out as the command line would; refused as it would be.
-    private func perform(_ text: String, from device: RemoteDevices.Device, on page: PageSocket) async {
+    func perform(_ text: String, from device: RemoteDevices.Device) -> Outcome {
         // A phone revoked a moment ago: none of its commands is carried out.
-        guard paired(device) else {
-            await page.close(.policyViolation, "this phone was unpaired")
-            return
-        }
+        guard isPaired(device) else { return .close(1008, "this phone was unpaired") }
         let command: PlayerCommand
         do throws(PracticeError) { command = try PlayerCommand.parse(text) } catch {
-            await page.close(.unacceptableData, Self.reason(error.message))
-            return
+            return .close(1003, error.message)
         }
-        let reply: String?
         switch command {
         case .quit, .attach, .status, .remote:
-            reply = StateMessage.errorLine(PracticeError(.usage, "the remote does not \(command == .quit ? "quit the player" : "take that command")"))
+            return .reply(StateMessage.errorLine(PracticeError(.usage, "the remote does not \(command == .quit ? "quit the player" : "take that command")")))
         default:
-            do throws(PracticeError) { reply = try player.perform(command) } catch { reply = StateMessage.errorLine(error) }
+            do throws(PracticeError) { return .reply(try player.perform(command)) } catch { return .reply(StateMessage.errorLine(error)) }
         }
-        if let reply { try? await page.send(reply) }
     }
 
     /// A close frame's reason: at most 123 bytes.
@@ -370,23 +292,15 @@ final class RemoteState: Sendable {
         for c in message where out.utf8.count + String(c).utf8.count <= 120 { out.append(c) }
         return out
     }
+}
 
-    /// Closes every page's connection ("the player has quit") and waits, up to `seconds`, until
-    /// each page has answered the close: a browser whose connection ends before it has answered
-    /// reports an abnormal closure (1006) instead, and the page would wait for the network.
-    func closeAll(within seconds: Double, on executor: LoopExecutor) {
-        let open = connections.withLock { c in defer { c.removeAll() }; return Array(c.values) }
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        if !open.isEmpty {
-            let sent = DispatchSemaphore(value: 0)
-            Task(executorPreference: executor) {
-                await withTaskGroup(of: Void.self) { group in
-                    for page in open { group.addTask { await page.close(.goingAway, "the player has quit") } }
-                }
-                sent.signal()
-            }
-            _ = sent.wait(timeout: .now() + seconds)
-        }
-        while serving.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline { usleep(5_000) }
-    }
+/// What the server read of a request: its method, target and the headers the remote looks at.
+struct RemoteRequest {
+    var method: String
+    var uri: String
+    var cookie: String?
+    var origin: String?
+    var userAgent: String?
+    /// Asked for its connection to be closed after the answer (`Connection: close`).
+    var closes: Bool
 }

@@ -29,7 +29,7 @@ import Testing
         "CSndFile": "PracticeAudio", "CSoundTouch": "PracticeAudio", "CRubberBand": "PracticeAudio", "CALSA": "PracticeAudio", "CSoxr": "PracticeAudio",
         "CFFmpeg": "PracticeAudio", "CEspeak": "PracticeAudio",
         "CChromaprint": "PracticeEngine", "CAubio": "PracticeEngine",
-        "CCurl": "PracticeSongs", "CToml": "PracticeDocuments", "CNettle": "PracticeDocuments", "CQRencode": "PracticeRemote",
+        "CCurl": "PracticeSongs", "CToml": "PracticeDocuments", "CNettle": "PracticeDocuments", "CQRencode": "PracticeRemote", "CWebSockets": "PracticeRemote",
         "CTagLib": "PracticeLibrary", "CChafa": "PracticeLibrary",
         "CSystemdBus": "PracticeDesktop", "CSQLite": "PracticeJournal",
     ]

@@ -41,7 +41,7 @@ import Testing
         let modules = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/Sources").filter { $0.hasPrefix("C") }.sorted()
         let named = ["CALSA": "ALSA library", "CAubio": "aubio", "CChafa": "libchafa", "CChromaprint": "Chromaprint", "CCurl": "libcurl", "CEspeak": "espeak-ng",
                      "CFFmpeg": "FFmpeg", "CSndFile": "libsndfile", "CSoundTouch": "SoundTouch", "CRubberBand": "Rubber Band", "CSoxr": "soxr", "CSystemdBus": "sd-bus", "CTagLib": "TagLib", "CTagLibShim": "TagLib", "CToml": "toml++", "CNettle": "Nettle",
-                     "CQRencode": "libqrencode", "CSQLite": "SQLite"]
+                     "CQRencode": "libqrencode", "CSQLite": "SQLite", "CWebSockets": "libwebsockets"]
         for module in modules {
             let library = try #require(named[module], "\(module): a C module the test does not know; add it to the notice and here")
             #expect(notice.contains(library), "\(module): \(library) is not in the notice")

@@ -426,9 +426,9 @@ final class SongServer: @unchecked Sendable {  // immutable after init
         // Nor Chromaprint (and FFmpeg's libraries behind it), which only fingerprinting opens,
         // nor FFmpeg for decoding, which only a file libsndfile refuses needs (an M4A does).
         #expect(!playing.contains("libchromaprint") && !playing.contains("libavcodec") && !playing.contains("libavformat"))
-        // Nor Rubber Band, which only --quality high (and a render) opens, nor libqrencode (the
-        // phone remote's pairing code).
-        #expect(!playing.contains("librubberband") && !playing.contains("libqrencode"))
+        // Nor Rubber Band, which only --quality high (and a render) opens, nor libqrencode and
+        // libwebsockets (the phone remote's pairing code and server).
+        #expect(!playing.contains("librubberband") && !playing.contains("libqrencode") && !playing.contains("libwebsockets"))
         let playingHigh = try mapsWhen(["play", dir.file("tone.wav"), "--quality", "high"]) { $0.contains("/librubberband.so.2") }
         #expect(playingHigh.contains("/librubberband.so.2"))
         _ = try run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", dir.file("tone.wav"), "-c:a", "aac", dir.file("tone.m4a")])

@@ -9,10 +9,10 @@ import PracticeEngine
 
 /// The server's two timeouts, which the end-to-end suite cannot wait for (10 and 60 s): a page
 /// that stops answering pings is closed with 1001 while one that answers stays; a connection that
-/// says nothing is closed while one that keeps asking stays. Real sockets on the loopback, the
-/// player on the virtual device, the times shortened through `WebRemote.Settings`.
-/// The tests hold their thread while they wait (as the busy part's other tests do): the server
-/// runs its tasks on its own event loop, not on the task pool those threads are taken from.
+/// says nothing is closed while one that keeps asking stays. And its limit of connections at once.
+/// Real sockets on the loopback, the player on the virtual device, the times shortened through
+/// `WebRemote.Settings`. The tests hold their thread while they wait (as the busy part's other
+/// tests do): the server runs on a thread of its own, not on the task pool those threads are taken from.
 @Suite struct RemoteServerTests {
     /// A raw TCP connection to the server, read with a timeout.
     final class Connection {
@@ -171,5 +171,25 @@ import PracticeEngine
         // Answered all along, well past the idle time (each request is a read that starts it again).
         #expect(answers >= 5 && lastAnswer > 2.5 && !asking.closed, "\(answers) answers, the last at \(lastAnswer) s, closed: \(asking.closed)")
         #expect(silent.closed && silent.buffer.isEmpty, "\(silent.buffer.count) bytes, closed: \(silent.closed)")
+    }
+
+    @Test func atMost127ConnectionsAtOnceTheNextWaitsForOneToEnd() throws {
+        let dir = ScratchDirectory("remote-connections")
+        let (rig, remote, cookie) = try start(dir) { _ in }
+        defer { remote.stop(); rig.stop() }
+        let request = "GET /app.css HTTP/1.1\r\nHost: x\r\nCookie: practice_remote=\(cookie)\r\n\r\n"
+        func answered(_ c: Connection, within seconds: Double) -> Bool {
+            c.answer(within: seconds).map { $0.head.hasPrefix("HTTP/1.1 200") && $0.body == Array(RemotePage.style.utf8) } ?? false
+        }
+        let held = try (0..<127).map { _ in try Connection(port: Self.port(remote)) }
+        for c in held { c.send(request) }
+        #expect(held.filter { answered($0, within: 5) }.count == 127)
+        // The 128th is connected by the system but not served while the others stay open...
+        let next = try Connection(port: Self.port(remote))
+        next.send(request)
+        #expect(!answered(next, within: 1) && !next.closed, "\(next.buffer.count) bytes, closed: \(next.closed)")
+        // ...and is answered once one of them has gone.
+        Glibc.shutdown(held[0].fd, Int32(SHUT_RDWR))
+        #expect(answered(next, within: 5), "\(next.buffer.count) bytes, closed: \(next.closed)")
     }
 }

@@ -319,7 +319,9 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         #expect(try playerctl("-p", "practice", "status").stdout == "Playing\n")
         #expect(try playerctl("-p", "practice", "metadata", "xesam:title").stdout == "Bolero\n")
         let guess = try practice(["ctl", "pause"], in: dir, environment: env)
-        #expect(guess.status == 64 && guess.stderr == "practice: 2 players are running (\(first.pid) 'Bolero', \(second.pid) 'Tango'); pick one with --player PID or a part of its title\n", "\(guess)")
+        // Listed by pid (the second's is the smaller when the system's pids have wrapped around).
+        let listed = [(first.pid, "Bolero"), (second.pid, "Tango")].sorted { $0.0 < $1.0 }.map { "\($0.0) '\($0.1)'" }.joined(separator: ", ")
+        #expect(guess.status == 64 && guess.stderr == "practice: 2 players are running (\(listed)); pick one with --player PID or a part of its title\n", "\(guess)")
         #expect(try practice(["ctl", "pause", "--player", "bolero"], in: dir, environment: env).status == 0)
         #expect(try playerctl("-p", "practice", "status").stdout == "Paused\n")
         let status = try practice(["ctl", "status", "--player", String(second.pid)], in: dir, environment: env)

@@ -12,12 +12,13 @@
 # Then the quiet part, alone on the machine: the suites that play through a live sound server in
 # real time and measure what is heard to the millisecond (beside a busy build they fail: a pass
 # 37 ms long, a stall at the start, even at nice 19, and at SCHED_IDLE with ionice's idle class:
-# an MPRIS player not on the bus within 10 s, a jump heard 94 ms off, 2026-12-05). RealTimeTests
-# alone; then six processes that mostly wait and take a tenth of a core each: each 30-second
-# study drill of TerminalTests, its other screens in two halves, MPRISTests, LyricsFollowTests
-# (lyric lines printed to the millisecond beside a real-time player): 35 s, where the drills one
-# after the other and then MPRIS beside the screens took 81; then the screen's count against the
-# beat heard, alone;
+# an MPRIS player not on the bus within 10 s, a jump heard 94 ms off, 2026-12-05; and with a
+# compiler beside it at SCHED_IDLE: MPRIS's next landing 6 s off). First seven processes that
+# mostly wait and take a tenth of a core each: RealTimeTests (the position reported against the
+# one heard, four rates, 42 s), each 30-second study drill of TerminalTests, its other screens in
+# two halves, MPRISTests, LyricsFollowTests (lyric lines printed to the millisecond beside a
+# real-time player): 45 s, where RealTimeTests alone and then the other six took 80 (its medians
+# the same to 0.4 ms, four runs); then the screen's count against the beat heard, alone;
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
 # A quiet run that failed is run once more, alone (see again()), and named in the summary.
@@ -114,11 +115,12 @@ busy() {
 quiet() {
     local from
     from=$(cat "$logs/failed" 2>/dev/null | wc -l)
-    run RealTimeTests --filter '\.RealTimeTests/'
-    # Then the processes that mostly wait, six at once: each study drill (30 s of a real-time
-    # player each), the other screens in two halves (a process runs them one at a time: their
-    # players are timed against what is heard), the MPRIS players, the lyrics follower.
+    # The processes that mostly wait, seven at once: the engine's position against what is heard
+    # (four rates, one after the other), each study drill (30 s of a real-time player each), the
+    # other screens in two halves (a process runs them one at a time: their players are timed
+    # against what is heard), the MPRIS players, the lyrics follower.
     local screens drill half=() other=() i=0 t
+    run RealTimeTests --filter '\.RealTimeTests/' &
     screens=$("$bundle" --testing-library swift-testing --list-tests | sed -n 's#^[^/]*\.TerminalTests/\([A-Za-z0-9_]*\)(.*#\1#p')
     for drill in $(grep '^theStudysTask' <<< "$screens"); do
         run "TerminalTests-$drill" --filter "\\.TerminalTests/$drill\\(" &

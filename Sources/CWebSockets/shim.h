@@ -67,7 +67,8 @@ static inline size_t practice_lws_pre(void) { return LWS_PRE; }
 
 /// A server context with one vhost listening on `iface` (a numeric address) and `port`, one
 /// protocol (`protocols`, terminated by an empty one), `user` as the context's user pointer.
-/// `idle_seconds`: how long a connection may say nothing, before a request or between them.
+/// `idle_seconds`: how long a connection may say nothing between its requests. `iface` must live
+/// as long as the context (libwebsockets keeps the pointer).
 /// The process's descriptors are left alone (no fd table the size of `ulimit -n`), no server
 /// name is told. SIGPIPE is left as it was (libwebsockets ignores it for the whole process; its
 /// sends do not raise it). NULL when it could not be made.
@@ -83,9 +84,12 @@ static inline struct lws_context *practice_lws_server(const practice_lws_api *ap
     info.gid = -1;
     info.uid = -1;
     info.options = LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS | LWS_SERVER_OPTION_SKIP_SERVER_CANONICAL_NAME | (ipv6 ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6);
-    info.timeout_secs = (unsigned int)idle_seconds;
+    // A request's headers within 10 s of connecting, a stalled body or close within 10 s (or
+    // the idle time, when shorter); a paired phone's keep-alive connection the idle time between requests.
+    unsigned int quick = idle_seconds < 10 ? (unsigned int)idle_seconds : 10;
+    info.timeout_secs = quick;
+    info.timeout_secs_ah_idle = quick;
     info.keepalive_timeout = idle_seconds;
-    info.timeout_secs_ah_idle = (unsigned int)idle_seconds;
     info.max_http_header_data = max_header_data;
     info.max_http_header_pool = 128;
     info.fd_limit_per_thread = 128;

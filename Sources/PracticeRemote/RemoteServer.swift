@@ -10,11 +10,12 @@ import PracticeSystem
 /// closes are handled there, one callback at a time. What each request gets is decided by
 /// `RemoteState`.
 ///
-/// Limits: 4 kB of request headers in all (a request over it is closed unanswered, as
-/// libwebsockets does); a WebSocket message of at most `Settings.maxMessage` (longer: 1009); text
+/// Limits: 8 kB of request headers in all (a request over it is closed unanswered, as
+/// libwebsockets does), sent within 10 s of connecting; a WebSocket message of at most `Settings.maxMessage` (longer: 1009); text
 /// that is not UTF-8 closes with 1007, a binary message with 1003, a message begun inside another
-/// or a continuation of none with 1002 (libwebsockets' own check); a connection silent for
-/// `Settings.idleTimeout` (60 s) before or between its requests is closed; an open page is pinged
+/// or a continuation of none with 1002 (libwebsockets' own check); a paired phone's connection
+/// silent for `Settings.idleTimeout` (60 s) between its requests is closed, a stranger's after
+/// each answer; at most 127 connections at once (the next waits); an open page is pinged
 /// every `Settings.pingEvery` (10 s) and closed with 1001 when it has not answered the last ping.
 final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only on the service thread; `thread` written once in `start`
     /// The port bound (the one asked for, or the one the system chose for 0).
@@ -25,8 +26,9 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     /// threads wake the service thread under its lock.
     private let context = Locked<OpaquePointer?>(nil)
     private var thread: ControlThread?
-    /// The one protocol (and the list's empty end), as libwebsockets keeps a pointer to it.
+    /// The one protocol (and the list's empty end), and the address: libwebsockets keeps pointers to both.
     private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let iface: UnsafeMutablePointer<CChar>
     private let stopping = Atomic<Bool>(false)
     /// Set by `closeAll`: the service thread closes every page when it next wakes.
     private let closingAll = Atomic<Bool>(false)
@@ -35,7 +37,8 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     private var pages: [Int: PageSocket] = [:]
     private var nextPage = 0
 
-    private init(port: Int, state: RemoteState, api: UnsafeMutablePointer<practice_lws_api>) {
+    private init(host: String, port: Int, state: RemoteState, api: UnsafeMutablePointer<practice_lws_api>) {
+        iface = strdup(host)
         self.port = port
         self.state = state
         self.api = api
@@ -46,6 +49,7 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     }
 
     deinit {
+        free(iface)
         free(UnsafeMutablePointer(mutating: protocols.pointee.name))
         protocols.deinitialize(count: 2)
         protocols.deallocate()
@@ -70,9 +74,9 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         // port it chose for 0): libwebsockets would wait for an address this machine does not
         // have, and says nothing of why a bind failed.
         let bound = try Self.probe(host: host, port: port)
-        let server = RemoteServer(port: bound, state: state, api: api)
+        let server = RemoteServer(host: host, port: bound, state: state, api: api)
         let idle = max(1, Int(state.settings.idleTimeout.components.seconds))
-        guard let context = practice_lws_server(api, host, Int32(bound), host.contains(":") ? 1 : 0, server.protocols,
+        guard let context = practice_lws_server(api, server.iface, Int32(bound), host.contains(":") ? 1 : 0, server.protocols,
                                                 Unmanaged.passUnretained(server).toOpaque(), Int32(idle), 8_192) else {
             throw PracticeError(.unavailable, "\(host):\(port): cannot listen for the remote (libwebsockets did not start)")
         }
@@ -146,9 +150,11 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         case LWS_CALLBACK_HTTP:
             return answer(wsi, request(wsi))
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-            let upgrade = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-            if upgrade.lowercased() == "websocket", state.canUpgrade(request(wsi)) { return 0 }
-            // Refused (another protocol, a stranger, another origin, no room): 400, empty, closed.
+            // Any other upgrade than these two has had libwebsockets' own 403 already (and `input`
+            // may point into its freed header table): the connection is only closed.
+            guard let upgrade = header(wsi, WSI_TOKEN_UPGRADE)?.lowercased(), upgrade == "websocket" || upgrade == "h2c" else { return -1 }
+            if upgrade == "websocket", state.canUpgrade(request(wsi)) { return 0 }
+            // Refused (HTTP/2, a stranger, another origin, no room): 400, empty, closed.
             var refused = state.refusedUpgrade()
             refused.headers.append(("Connection", "close"))
             _ = write(refused, to: wsi, body: false)
@@ -156,7 +162,7 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         case LWS_CALLBACK_ESTABLISHED:
             return open(wsi, user)
         case LWS_CALLBACK_SERVER_WRITEABLE:
-            guard let page = page(user) else { return 0 }
+            guard let page = page(user), !page.closed else { return 0 }
             return write(page)
         case LWS_CALLBACK_RECEIVE:
             guard let page = page(user) else { return 0 }
@@ -165,9 +171,9 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
             page(user)?.unanswered = false
             return 0
         case LWS_CALLBACK_TIMER:
-            guard let page = page(user), page.close == nil else { return 0 }
+            guard let page = page(user), !page.closed, page.close == nil else { return 0 }
             // Pinged a period ago and not answered: closed.
-            if page.unanswered { return close(wsi, 1001, "no answer to a ping") }
+            if page.unanswered { return close(page, 1001, "no answer to a ping") }
             page.unanswered = true
             page.pingDue = true
             _ = api.pointee.callback_on_writable(wsi)
@@ -176,14 +182,14 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         case LWS_CALLBACK_CLOSED:
             guard let user, let page = pages.removeValue(forKey: user.load(as: Int.self)) else { return 0 }
             if page.admitted {
-                state.feed.leave(page.feedID)
+                if !page.closed { state.feed.leave(page.feedID) }
                 state.open.subtract(1, ordering: .relaxed)
             }
             serving.subtract(1, ordering: .releasing)
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             let all = closingAll.load(ordering: .acquiring)
-            for page in pages.values {
+            for page in pages.values where !page.closed {
                 if all, page.close == nil { page.close = (1001, "the player has quit") }
                 if page.close != nil || page.hasOutgoing { _ = api.pointee.callback_on_writable(page.wsi) }
             }
@@ -199,15 +205,17 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     private func request(_ wsi: OpaquePointer) -> RemoteRequest {
         var uri: UnsafeMutablePointer<CChar>?
         var uriLength: Int32 = 0
-        let method = api.pointee.http_get_uri_and_method(wsi, &uri, &uriLength)
-        let methods = ["GET", "POST", "OPTIONS", "PUT", "PATCH", "DELETE", "CONNECT", "HEAD"]
+        _ = api.pointee.http_get_uri_and_method(wsi, &uri, &uriLength)
+        // Only GET and HEAD are answered as such; libwebsockets' index of the others depends on its build.
+        let method = api.pointee.hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0 ? "GET"
+            : api.pointee.hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0 ? "HEAD" : "other"
         return RemoteRequest(
-            method: methods.indices.contains(Int(method)) ? methods[Int(method)] : "",
+            method: method,
             uri: uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(max(0, uriLength))), as: UTF8.self) } ?? "",
             cookie: header(wsi, WSI_TOKEN_HTTP_COOKIE),
             origin: header(wsi, WSI_TOKEN_ORIGIN),
             userAgent: header(wsi, WSI_TOKEN_HTTP_USER_AGENT),
-            closes: header(wsi, WSI_TOKEN_CONNECTION)?.lowercased().contains("close") ?? false)
+            closes: header(wsi, WSI_TOKEN_CONNECTION)?.split(separator: ",").contains { $0.trimmingWhitespace().lowercased() == "close" } ?? false)
     }
 
     private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
@@ -219,11 +227,15 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         return bytes.withUnsafeBytes { String(decoding: $0.prefix(copied), as: UTF8.self) }
     }
 
-    /// Answers one HTTP request; the connection stays for the next unless it asked to be closed.
+    /// Answers one HTTP request. A paired phone's connection stays for its next request unless
+    /// it asked to be closed; a stranger's is closed after each answer, so that no slot is held
+    /// for nothing (what is written goes out before the connection ends).
     private func answer(_ wsi: OpaquePointer, _ request: RemoteRequest) -> Int32 {
         var answer = state.respond(request)
-        if request.closes { answer.headers.append(("Connection", "close")) }
+        let closing = request.closes || state.device(cookie: request.cookie) == nil
+        if closing { answer.headers.append(("Connection", "close")) }
         guard write(answer, to: wsi, body: request.method != "HEAD") else { return -1 }
+        if closing { return -1 }
         return api.pointee.http_transaction_completed(wsi) == 0 ? 0 : -1
     }
 
@@ -284,18 +296,18 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     /// One write a page may have waiting: its close, a ping, the next message.
     private func write(_ page: PageSocket) -> Int32 {
         let wsi = page.wsi
-        if let (code, reason) = page.close { return close(wsi, code, reason) }
+        if let (code, reason) = page.close { return close(page, code, reason) }
         if page.pingDue {
             page.pingDue = false
             if !send("practice", on: wsi, as: LWS_WRITE_PING) { return -1 }
         } else if let next = page.next() {
             switch next {
             case .end:
-                return close(wsi, 1001, "the player has quit")
+                return close(page, 1001, "the player has quit")
             case .feed(let message):
                 // A revoked phone is refused at once, mid-connection too; while nothing is sent,
                 // within a second (the feed's empty message: the devices' file changed).
-                guard state.isPaired(page.device) else { return close(wsi, 1008, "this phone was unpaired") }
+                guard state.isPaired(page.device) else { return close(page, 1008, "this phone was unpaired") }
                 if !message.isEmpty, !send(message, on: wsi, as: LWS_WRITE_TEXT) { return -1 }
             case .reply(let message):
                 if !send(message, on: wsi, as: LWS_WRITE_TEXT) { return -1 }
@@ -315,16 +327,16 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     /// Part of a page's message: its commands, each whole (at most `maxMessage` bytes, UTF-8
     /// text), carried out as the command line would.
     private func receive(_ page: PageSocket, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard page.close == nil else { return 0 }
+        guard !page.closed, page.close == nil else { return 0 }
         let wsi = page.wsi
-        guard api.pointee.frame_is_binary(wsi) == 0 else { return close(wsi, 1003, "commands are JSON text") }
+        guard api.pointee.frame_is_binary(wsi) == 0 else { return close(page, 1003, "commands are JSON text") }
         page.message += bytes
         let limit = state.settings.maxMessage
-        guard page.message.count <= limit else { return close(wsi, 1009, "a message is at most \(limit) bytes") }
+        guard page.message.count <= limit else { return close(page, 1009, "a message is at most \(limit) bytes") }
         guard api.pointee.is_final_fragment(wsi) != 0 else { return 0 }
         defer { page.message = [] }
-        guard let text = String(validating: page.message, as: UTF8.self) else { return close(wsi, 1007, "commands are UTF-8 text") }
-        guard let device = page.device else { return close(wsi, 1008, "this phone was unpaired") }
+        guard let text = String(validating: page.message, as: UTF8.self) else { return close(page, 1007, "commands are UTF-8 text") }
+        guard let device = page.device else { return close(page, 1008, "this phone was unpaired") }
         switch state.perform(text, from: device) {
         case .reply(let reply):
             if let reply {
@@ -333,15 +345,20 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
             }
             return 0
         case .close(let code, let reason):
-            return close(wsi, code, reason)
+            return close(page, code, reason)
         }
     }
 
     /// Closes a page's connection with `code` and `reason`: the close is sent now, and the
     /// connection ends when the page answers it (or after libwebsockets' wait for the answer).
-    private func close(_ wsi: OpaquePointer, _ code: UInt16, _ reason: String) -> Int32 {
+    /// Nothing is sent to the page after it, nor asked of it: libwebsockets would write frames
+    /// after the close, and a second close would end the connection before the page answers.
+    private func close(_ page: PageSocket, _ code: UInt16, _ reason: String) -> Int32 {
+        page.closed = true
+        page.close = nil
+        if page.admitted { state.feed.leave(page.feedID) }
         var bytes = Array(RemoteState.reason(reason).utf8)
-        api.pointee.close_reason(wsi, lws_close_status(UInt32(code)), &bytes, bytes.count)
+        api.pointee.close_reason(page.wsi, lws_close_status(UInt32(code)), &bytes, bytes.count)
         return -1
     }
 
@@ -386,6 +403,8 @@ final class PageSocket: @unchecked Sendable {  // all but `outgoing` only on the
     var pingDue = false
     /// The close to send (nothing else is sent after it is set).
     var close: (code: UInt16, reason: String)?
+    /// The close has been sent: the connection waits for the page's answer, nothing more is sent.
+    var closed = false
     private let outgoing = Locked<[Outgoing]>([])
 
     init(wsi: OpaquePointer, device: RemoteDevices.Device?) {
@@ -393,10 +412,13 @@ final class PageSocket: @unchecked Sendable {  // all but `outgoing` only on the
         self.device = device
     }
 
-    /// Queued to be sent; at most 64 wait (the oldest state gives way, as the feed's did).
+    /// Queued to be sent. At most 64 of the feed's messages wait: the oldest gives way (a newer
+    /// state says it again); answers to the page's commands and the end are always kept.
     func queue(_ item: Outgoing) {
         outgoing.withLock { q in
-            if q.count >= 64 { q.removeFirst() }
+            if case .feed = item, q.count >= 64, let oldest = q.firstIndex(where: { if case .feed = $0 { true } else { false } }) {
+                q.remove(at: oldest)
+            }
             q.append(item)
         }
     }

@@ -192,4 +192,54 @@ import PracticeEngine
         Glibc.shutdown(held[0].fd, Int32(SHUT_RDWR))
         #expect(answered(next, within: 5), "\(next.buffer.count) bytes, closed: \(next.closed)")
     }
+
+    @Test func nothingIsSentAfterAClose() throws {
+        let dir = ScratchDirectory("remote-after-close")
+        let (rig, remote, cookie) = try start(dir) { $0.pingEvery = .milliseconds(300) }
+        defer { remote.stop(); rig.stop() }
+        let page = try Connection(port: Self.port(remote))
+        page.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            + "Sec-WebSocket-Version: 13\r\nCookie: practice_remote=\(cookie)\r\nOrigin: \(remote.origin)\r\n\r\n")
+        #expect(page.head(within: 5)?.hasPrefix("HTTP/1.1 101") == true)
+        // A binary message closes the page (1003). For 1.5 s the page does not answer the close,
+        // while the player plays (states to send) and pings fall due every 0.3 s: nothing may
+        // follow the close, and the connection waits for the page's answer, not dropped.
+        var opcodes: [UInt8] = []
+        var deadline = Date().addingTimeInterval(0.5)
+        while Date() < deadline { page.pump(0.05); while let f = page.frame() { opcodes.append(f.opcode) } }
+        page.sendFrame(2, [1, 2, 3])
+        deadline = Date().addingTimeInterval(1.5)
+        while Date() < deadline && !page.closed { page.pump(0.05); while let f = page.frame() { opcodes.append(f.opcode) } }
+        let close = try #require(opcodes.firstIndex(of: 8), "no close: \(opcodes)")
+        #expect(opcodes.contains(1) && close == opcodes.count - 1 && !page.closed, "frames after the close: \(opcodes), closed: \(page.closed)")
+        // Answered: then it ends.
+        page.sendFrame(8, [0x03, 0xEB])
+        deadline = Date().addingTimeInterval(3)
+        while Date() < deadline && !page.closed { page.pump(0.05) }
+        #expect(page.closed)
+    }
+
+    @Test func aStrangerIsAnsweredOnceAndAnotherUpgradeOnlyOnce() throws {
+        let dir = ScratchDirectory("remote-strangers")
+        let (rig, remote, cookie) = try start(dir) { _ in }
+        defer { remote.stop(); rig.stop() }
+        // A stranger: 401, and the connection closed after it (no slot held for nothing).
+        let stranger = try Connection(port: Self.port(remote))
+        stranger.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = stranger.answer(within: 5)
+        #expect(refused?.head.hasPrefix("HTTP/1.1 401") == true && refused?.head.lowercased().contains("connection: close") == true, "\(String(describing: refused))")
+        stranger.pump(2)
+        #expect(stranger.closed)
+        // On a paired phone's kept connection, an upgrade to another protocol after a first
+        // request: libwebsockets' 403 and nothing more, then the connection closed.
+        let phone = try Connection(port: Self.port(remote))
+        phone.send("GET /app.css HTTP/1.1\r\nHost: x\r\nCookie: practice_remote=\(cookie)\r\n\r\n")
+        #expect(phone.answer(within: 5)?.head.hasPrefix("HTTP/1.1 200") == true)
+        phone.send("GET / HTTP/1.1\r\nHost: x\r\nCookie: practice_remote=\(cookie)\r\nUpgrade: foo\r\nConnection: Upgrade\r\n\r\n")
+        let other = phone.answer(within: 5)
+        #expect(other?.head.contains(" 403 ") == true, "\(String(describing: other))")
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline && !phone.closed { phone.pump(0.1) }
+        #expect(phone.closed && phone.buffer.isEmpty, "after the 403: \(String(decoding: phone.buffer, as: UTF8.self))")
+    }
 }

@@ -1032,11 +1032,6 @@ extension Player {
     }
 }
 
-extension Duration {
-    /// In seconds, as a Double.
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
 extension ResumePoint {
     /// Where `state` is now, to come back to.
     public init(_ state: PlayerState) {

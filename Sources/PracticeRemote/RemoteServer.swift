@@ -20,7 +20,7 @@ import PracticeSystem
 final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only on the service thread; `thread` written once in `start`
     /// The port bound (the one asked for, or the one the system chose for 0).
     let port: Int
-    let state: RemoteState
+    private let state: RemoteState
     private let api: UnsafeMutablePointer<practice_lws_api>
     /// The context while it is served (nil once the service thread has destroyed it): other
     /// threads wake the service thread under its lock.
@@ -98,11 +98,11 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         guard rc == 0, let address = found else { throw failed(String(cString: gai_strerror(rc)).lowercased()) }
         defer { freeaddrinfo(found) }
         let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw failed(String(cString: strerror(errno)).lowercased()) }
+        guard fd >= 0 else { throw failed(systemMessage().lowercased()) }
         defer { Glibc.close(fd) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { throw failed(String(cString: strerror(errno)).lowercased()) }
+        guard bind(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { throw failed(systemMessage().lowercased()) }
         var bound = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } }
@@ -153,7 +153,7 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
             // Any other upgrade than these two has had libwebsockets' own 403 already (and `input`
             // may point into its freed header table): the connection is only closed.
             guard let upgrade = header(wsi, WSI_TOKEN_UPGRADE)?.lowercased(), upgrade == "websocket" || upgrade == "h2c" else { return -1 }
-            if upgrade == "websocket", state.canUpgrade(request(wsi)) { return 0 }
+            if upgrade == "websocket", state.canUpgrade(request(wsi), openPages: openPages) { return 0 }
             // Refused (HTTP/2, a stranger, another origin, no room): 400, empty, closed.
             var refused = state.refusedUpgrade()
             refused.headers.append(("Connection", "close"))
@@ -177,14 +177,11 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
             page.unanswered = true
             page.pingDue = true
             _ = api.pointee.callback_on_writable(wsi)
-            api.pointee.set_timer_usecs(wsi, lws_usec_t(Self.microseconds(state.settings.pingEvery)))
+            api.pointee.set_timer_usecs(wsi, lws_usec_t(state.settings.pingEvery.seconds * 1e6))
             return 0
         case LWS_CALLBACK_CLOSED:
             guard let user, let page = pages.removeValue(forKey: user.load(as: Int.self)) else { return 0 }
-            if page.admitted {
-                if !page.closed { state.feed.leave(page.feedID) }
-                state.open.subtract(1, ordering: .relaxed)
-            }
+            if page.admitted, !page.closed { state.feed.leave(page.feedID) }
             serving.subtract(1, ordering: .releasing)
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
@@ -231,7 +228,7 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     /// it asked to be closed; a stranger's is closed after each answer, so that no slot is held
     /// for nothing (what is written goes out before the connection ends).
     private func answer(_ wsi: OpaquePointer, _ request: RemoteRequest) -> Int32 {
-        var answer = state.respond(request)
+        var answer = state.respond(request, openPages: openPages)
         let closing = request.closes || state.device(cookie: request.cookie) == nil
         if closing { answer.headers.append(("Connection", "close")) }
         guard write(answer, to: wsi, body: request.method != "HEAD") else { return -1 }
@@ -259,9 +256,9 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
                 }
                 guard added == 0 else { return false }
             }
-            guard api.pointee.finalize_http_header(wsi, &p, end) == 0, var at = p else { return false }
-            for byte in content { at.pointee = byte; at += 1 }
-            let count = at - start
+            guard api.pointee.finalize_http_header(wsi, &p, end) == 0, let at = p else { return false }
+            at.update(from: content, count: content.count)
+            let count = at + content.count - start
             return api.pointee.write(wsi, start, count, LWS_WRITE_HTTP_HEADERS) == count
         }
     }
@@ -278,16 +275,15 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         serving.add(1, ordering: .relaxed)
         if device == nil {
             page.close = (1008, "this phone was unpaired")
-        } else if state.open.load(ordering: .relaxed) >= state.settings.maxConnections {
+        } else if openPages >= state.settings.maxConnections {
             page.close = (1013, "too many connections")
         } else {
             page.admitted = true
-            state.open.add(1, ordering: .relaxed)
             page.feedID = state.feed.join { [weak self, page] message in
                 page.queue(message.map { .feed($0) } ?? .end)
                 self?.wake()
             }
-            api.pointee.set_timer_usecs(wsi, lws_usec_t(Self.microseconds(state.settings.pingEvery)))
+            api.pointee.set_timer_usecs(wsi, lws_usec_t(state.settings.pingEvery.seconds * 1e6))
         }
         if page.close != nil { _ = api.pointee.callback_on_writable(wsi) }
         return 0
@@ -362,13 +358,12 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
         return -1
     }
 
+    /// The pages taken (the phone paired, room for it), open or closing: at most `maxConnections`.
+    private var openPages: Int { pages.values.count { $0.admitted } }
+
     private func page(_ user: UnsafeMutableRawPointer?) -> PageSocket? {
         guard let user else { return nil }
         return pages[user.load(as: Int.self)]
-    }
-
-    private static func microseconds(_ d: Duration) -> Int64 {
-        d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000
     }
 }
 

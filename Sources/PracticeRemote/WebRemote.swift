@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Synchronization
 import PracticeControl
 import PracticeDocuments
 import PracticeEngine
@@ -117,8 +116,6 @@ final class RemoteState: Sendable {
     let settings: WebRemote.Settings
     private let gate = Locked(PairingGate(now: 0))
     private let devices: Locked<(list: RemoteDevices, stamp: String)>
-    /// Pages open and taken (the server counts them; `maxConnections` at most).
-    let open = Atomic<Int>(0)
     private let originValue = Locked("")
     private let notice: @Sendable (String) -> Void
     private let clockStart = ContinuousClock.now
@@ -136,8 +133,7 @@ final class RemoteState: Sendable {
     func setOrigin(_ o: String) { originValue.withLock { $0 = o } }
 
     private var now: Double {
-        let d = ContinuousClock.now - clockStart
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        (ContinuousClock.now - clockStart).seconds
     }
 
     var pairingAddress: String {
@@ -200,7 +196,8 @@ final class RemoteState: Sendable {
         uri[..<(uri.firstIndex { $0 == "?" || $0 == "#" } ?? uri.endIndex)]
     }
 
-    func respond(_ request: RemoteRequest) -> Answer {
+    /// The answer to `request`, with `openPages` pages connected (for `/ws`'s refusal).
+    func respond(_ request: RemoteRequest, openPages: Int) -> Answer {
         let path = Self.path(request.uri)
         if path.hasPrefix("/P/") || path.hasPrefix("/p/") {
             return pair(token: String(path.dropFirst(3)).uppercased(), request: request)
@@ -208,7 +205,7 @@ final class RemoteState: Sendable {
         guard device(cookie: request.cookie) != nil else { return answer(401) }
         guard request.method == "GET" || request.method == "HEAD" else { return answer(405) }
         // `/ws` without an upgrade: why it would be refused, to the paired phone only.
-        if path == "/ws" { return answer(refusal(request) ?? 400) }
+        if path == "/ws" { return answer(refusal(request, openPages: openPages) ?? 400) }
         guard let asset = RemotePage.assets[String(path)] else { return answer(404) }
         return answer(200, asset.body, type: asset.type)
     }
@@ -246,16 +243,16 @@ final class RemoteState: Sendable {
 
     /// Whether a request may become a WebSocket: the paired device, from the page's own origin,
     /// with room for it.
-    func canUpgrade(_ request: RemoteRequest) -> Bool {
-        Self.path(request.uri) == "/ws" && refusal(request) == nil
+    func canUpgrade(_ request: RemoteRequest, openPages: Int) -> Bool {
+        Self.path(request.uri) == "/ws" && refusal(request, openPages: openPages) == nil
     }
 
     /// Why a WebSocket asked for by `request` is refused (no paired phone's cookie, another
     /// origin, no room), or nil.
-    private func refusal(_ request: RemoteRequest) -> Int? {
+    private func refusal(_ request: RemoteRequest, openPages: Int) -> Int? {
         if device(cookie: request.cookie) == nil { return 401 }
         if request.origin != origin { return 403 }
-        if open.load(ordering: .relaxed) >= settings.maxConnections { return 503 }
+        if openPages >= settings.maxConnections { return 503 }
         return nil
     }
 

@@ -8,3 +8,8 @@ public func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &t)
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
+
+extension Duration {
+    /// In seconds, as a Double.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

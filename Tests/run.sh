@@ -21,7 +21,8 @@
 # the same to 0.4 ms, four runs); then the screen's count against the beat heard, alone;
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
-# A quiet run that failed is run once more, alone (see again()), and named in the summary.
+# A quiet run that failed is run once more, alone (see again()), and named in the summary; so is
+# any run that hung (still running after LIMIT seconds, see passes()).
 # `Tests/run.sh threads SUITE...` (make check-threads) runs the named suites of the ThreadSanitizer
 # build the same way, each in a process of its own, SHARDS at once.
 # Every run must run a test: one that runs none (a suite renamed, a filter gone stale) fails.
@@ -48,11 +49,40 @@ fi
 
 # Runs the bundle's Swift Testing suites with ARGS, output in LOG; fails unless they ran a test
 # and passed (a filter that matches nothing, a suite renamed or a split left empty, passes with
-# no test at all).
+# no test at all). A process still running after LIMIT seconds (the longest takes 80 s in CI) has
+# hung: it and what it started are sent SIGQUIT, which has the Swift runtime print every thread's
+# backtrace into the log, and are killed 30 s later, so that a hang fails its run, its place named
+# (hung), instead of holding the machine until CI gives up.
+limit=${LIMIT:-300}
+# `timeout` puts each run in a process group of its own, which a Ctrl-C at the terminal does not
+# reach: it is passed on to them (their `timeout`, which hands it to the run and what it started).
+interrupted() {
+    local parents=$$ job
+    trap - INT TERM
+    for job in $(jobs -p); do parents+=,$job; done
+    pkill -TERM -x timeout -P "$parents"
+    wait
+    exit 130
+}
+trap interrupted INT TERM
 passes() {
-    local log=$1; shift
-    "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1 \
-        && grep -q 'Test run with [1-9][0-9]* tests\{0,1\} in [0-9]* suites\{0,1\} passed' "$log"
+    local log=$1 status; shift
+    timeout --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1
+    status=$?
+    if (( status == 124 || status == 137 )); then
+        echo "Tests/run.sh: still running after $limit s, so stopped; the tests started and not ended: $(hung "$log")" >> "$log"
+        return 1
+    fi
+    (( status == 0 )) && grep -q 'Test run with [1-9][0-9]* tests\{0,1\} in [0-9]* suites\{0,1\} passed' "$log"
+}
+
+# The tests LOG says were started and had not passed or failed when the backtraces were printed,
+# on one line.
+hung() {
+    local before
+    before=$(sed '/^\*\*\* Program crashed/q' "$1")
+    comm -23 <(sed -n 's/^◇ Test \(.*)\) started\.$/\1/p' <<< "$before" | sort) \
+             <(sed -n 's/^[✔✘] Test \(.*)\) \(passed\|failed\).*/\1/p' <<< "$before" | sort) | paste -sd ' '
 }
 
 # Runs the suites ARGS select, output in .build/test-logs/NAME.log (ARGS in NAME.args, for a
@@ -74,16 +104,19 @@ each_alone() {
     wait
 }
 
-# The quiet part's runs that failed (those listed in .build/test-logs/failed after its line FROM),
-# run once more, one at a time on the quiet machine. Their measurements (to the millisecond, of a
-# real sound server) catch the machine as well as the code: on a fresh clone a 2-core machine now
-# and then stalls a player or a report for longer than a limit, 21 ms where 20 are allowed, in one
-# run in three, in a different test each time. A broken feature fails both runs; a run that passes
-# the second time is named in the summary, its first output kept (NAME.first.log) and printed.
+# The runs that failed (those listed in .build/test-logs/failed after its line FROM), run once
+# more, one at a time: in the quiet part every run that failed, in the busy part (WHICH=hung)
+# those that hung. The quiet part's measurements (to the millisecond, of a real sound server)
+# catch the machine as well as the code: on a fresh clone a 2-core machine now and then stalls a
+# player or a report for longer than a limit, 21 ms where 20 are allowed, in one run in three, in
+# a different test each time. A broken feature fails both runs; a run that passes the second time
+# is named in the summary, its first output kept (NAME.first.log) and printed.
 again() {
-    local from=$1 name args
+    local from=$1 which=${2:-all} name args
     [ -s "$logs/failed" ] || return 0
     for name in $(tail -n +"$((from + 1))" "$logs/failed"); do
+        [ -f "$logs/$name.args" ] || continue
+        [ "$which" = hung ] && ! grep -q '^Tests/run.sh: still running after' "$logs/$name.log" && continue
         mv "$logs/$name.log" "$logs/$name.first.log"
         mapfile -d '' args < "$logs/$name.args"
         if passes "$logs/$name.log" "${args[@]}"; then
@@ -105,9 +138,10 @@ busy() {
     ordered=$({ for suite in "${heavy[@]}"; do grep -E "\\.$suite\$" <<< "$all"; done
                 grep -vE "\\.($(IFS='|'; echo "${heavy[*]}"))\$" <<< "$all"; })
     run EngineTests --filter '\.EngineTests/' &
-    { "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
+    { timeout --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
     each_alone $ordered
+    again 0 hung
     "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
     "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
 }
@@ -173,7 +207,13 @@ done
 for log in "$logs"/*.log; do
     run=$(basename "$log" .log)
     [[ $run == *.first ]] && continue
-    grep -qx "$run" "$logs/again" 2>/dev/null && again=" (on a second run)" || again=
+    again=
+    if grep -qx "$run" "$logs/again" 2>/dev/null; then
+        again=" (on a second run)"
+        grep -q '^Tests/run.sh: still running after' "$logs/$run.first.log" && again=" (on a second run; the first hung in $(hung "$logs/$run.first.log"))"
+    elif grep -q '^Tests/run.sh: still running after' "$log"; then
+        again=" hung in $(hung "$log")"
+    fi
     printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|Build complete' "$log" | tail -n 1)" "$again"
 done
 if [ "$mode" = threads ] && [ ! -s "$logs/failed" ]; then

@@ -81,7 +81,7 @@ passes() {
 hung() {
     local before
     before=$(sed '/^\*\*\* Program crashed/q' "$1")
-    comm -23 <(sed -n 's/^◇ Test \(.*)\) started\.$/\1/p' <<< "$before" | sort) \
+    comm -23 <(sed -n '/^◇ Test case /d; s/^◇ Test \(.*)\) started\.$/\1/p' <<< "$before" | sort) \
              <(sed -n 's/^[✔✘] Test \(.*)\) \(passed\|failed\).*/\1/p' <<< "$before" | sort) | paste -sd ' '
 }
 

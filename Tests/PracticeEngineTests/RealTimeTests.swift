@@ -52,12 +52,15 @@ import PracticeControl
         let player = try Player(path: track, options: o)
         let started = Double(monotonicNanoseconds())
         var polls: [(t: Double, position: Double)] = []
+        // Until the end, or 10 s after it was due (a stalled sink fails the pacing check below
+        // instead of holding the run).
+        let giveUp = started + (Self.seconds / rate + 10) * 1e9
         while true {
             let before = monotonicNanoseconds()
             let s = player.state
             let after = monotonicNanoseconds()
             polls.append((Double(before / 2 + after / 2), s.position))
-            if s.isFinished || s.failure != nil { break }
+            if s.isFinished || s.failure != nil || Double(after) > giveUp { break }
             usleep(2_000)
         }
         let finished = Double(monotonicNanoseconds())

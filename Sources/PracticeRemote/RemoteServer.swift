@@ -15,7 +15,8 @@ import PracticeSystem
 /// that is not UTF-8 closes with 1007, a binary message with 1003, a message begun inside another
 /// or a continuation of none with 1002 (libwebsockets' own check); a paired phone's connection
 /// silent for `Settings.idleTimeout` (60 s) between its requests is closed, a stranger's after
-/// each answer; at most 127 connections at once (the next waits); an open page is pinged
+/// each answer; at most 127 connections at once (the next waits), and at most
+/// `Settings.connectionsPerAddress` (32) from one address (more are closed as they come); an open page is pinged
 /// every `Settings.pingEvery` (10 s) and closed with 1001 when it has not answered the last ping.
 final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only on the service thread; `thread` written once in `start`
     /// The port bound (the one asked for, or the one the system chose for 0).
@@ -36,6 +37,8 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     private let serving = Atomic<Int>(0)
     private var pages: [Int: PageSocket] = [:]
     private var nextPage = 0
+    /// The connections taken, by socket, with the address each came from (`peer(of:)`).
+    private var peers: [Int32: [UInt8]] = [:]
 
     private init(host: String, port: Int, state: RemoteState, api: UnsafeMutablePointer<practice_lws_api>) {
         iface = strdup(host)
@@ -147,6 +150,9 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
     fileprivate func callback(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                               _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         switch reason {
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            // A connection just accepted (`input`: its socket), before anything is read from it.
+            return admit(Int32(truncatingIfNeeded: Int(bitPattern: input))) ? 0 : -1
         case LWS_CALLBACK_HTTP:
             return answer(wsi, request(wsi))
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
@@ -195,6 +201,35 @@ final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only 
             return -1   // CONNECT and the like: not a request this server takes
         default:
             return api.pointee.callback_http_dummy(wsi, reason, user, input, length)
+        }
+    }
+
+    /// Whether the connection on `fd` is taken: not when its address already holds
+    /// `connectionsPerAddress` (libwebsockets then closes it, nothing said). libwebsockets tells
+    /// of each connection accepted but not of its socket's close, so each one taken is kept with
+    /// its address and counted while that socket is still connected to that address (a socket
+    /// closed since, its descriptor free or another connection's now, drops out).
+    private func admit(_ fd: Int32) -> Bool {
+        guard let address = Self.peer(of: fd) else { return false }
+        peers = peers.filter { $0.key != fd && Self.peer(of: $0.key) == $0.value }
+        guard peers.values.count(where: { $0 == address }) < state.settings.connectionsPerAddress else { return false }
+        peers[fd] = address
+        return true
+    }
+
+    /// The address (family and bytes, not the port) a socket is connected to; nil for one that is not.
+    private static func peer(of fd: Int32) -> [UInt8]? {
+        var address = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &size) } }
+        guard got == 0 else { return nil }
+        let family = Int32(address.ss_family)
+        return withUnsafeBytes(of: &address) { raw -> [UInt8]? in
+            switch family {
+            case AF_INET: return [4] + withUnsafeBytes(of: raw.load(as: sockaddr_in.self).sin_addr) { Array($0) }
+            case AF_INET6: return [6] + withUnsafeBytes(of: raw.load(as: sockaddr_in6.self).sin6_addr) { Array($0) }
+            default: return nil
+            }
         }
     }
 

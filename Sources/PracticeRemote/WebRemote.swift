@@ -23,6 +23,10 @@ public final class WebRemote: SessionService, Sendable {
         /// The paired devices' file.
         public var devicesPath = RemoteDevices.standardPath
         public var maxConnections = 16
+        /// How many connections one address may hold at once, requests and pages together (a
+        /// phone's browser keeps about six, and one per open page); more are closed as they
+        /// come, unanswered, so that one device cannot take every slot.
+        public var connectionsPerAddress = 32
         /// The largest message a page may send, in bytes.
         public var maxMessage = 4_096
         /// How often an open page is pinged; one that has not answered by the next ping is closed.

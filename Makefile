@@ -6,7 +6,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
 BUILD_DEPS := pkg-config libstdc++-12-dev nettle-dev libqrencode-dev libwebsockets-dev libavformat-dev libavcodec-dev libavutil-dev libaubio-dev libespeak-ng-dev libsndfile1-dev libsoundtouch-dev librubberband-dev libasound2-dev libsoxr-dev libcurl4-openssl-dev libchromaprint-dev libsystemd-dev libtag1-dev libtomlplusplus-dev libsqlite3-dev libchafa-dev libstb-dev
-TEST_DEPS  := $(BUILD_DEPS) binutils zbar-tools mpv xvfb openbox tesseract-ocr imagemagick x11-utils ffmpeg wesnoth-1.16-music chromium pulseaudio pulseaudio-utils libasound2-plugins tmux git python3 python3-jsonschema libchromaprint-tools lame vorbis-tools opus-tools sox man-db desktop-file-utils dbus-daemon dbus-bin playerctl systemd flac eyed3
+TEST_DEPS  := $(BUILD_DEPS) binutils procps zbar-tools mpv xvfb openbox tesseract-ocr imagemagick x11-utils ffmpeg wesnoth-1.16-music chromium pulseaudio pulseaudio-utils libasound2-plugins tmux git python3 python3-jsonschema libchromaprint-tools lame vorbis-tools opus-tools sox man-db desktop-file-utils dbus-daemon dbus-bin playerctl systemd flac eyed3
 BENCH_DEPS := $(TEST_DEPS) aubio-tools soundstretch rubberband-cli mpv-mpris time python3-numpy jq mpg123 valgrind alsa-utils mpd mpc
 
 # Installs the packages in $(1) that dpkg does not know yet.

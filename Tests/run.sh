@@ -142,8 +142,10 @@ busy() {
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
     each_alone $ordered
     again 0 hung
-    "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
-    "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
+    # Each a build, then its checks: 15 minutes at most (the ThreadSanitizer build and its suites
+    # take 2, the install 1), so that a build that hangs fails the run too.
+    timeout --kill-after=30 900 "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
+    timeout --kill-after=30 900 "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
 }
 
 quiet() {

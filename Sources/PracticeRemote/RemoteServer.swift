@@ -18,7 +18,7 @@ import PracticeSystem
 /// each answer; at most 127 connections at once (the next waits), and at most
 /// `Settings.connectionsPerAddress` (32) from one address (more are closed as they come); an open page is pinged
 /// every `Settings.pingEvery` (10 s) and closed with 1001 when it has not answered the last ping.
-final class RemoteServer: @unchecked Sendable {  // `pages` and `nextPage` only on the service thread; `thread` written once in `start`
+final class RemoteServer: @unchecked Sendable {  // `pages`, `nextPage` and `peers` only on the service thread; `thread` written once in `start`
     /// The port bound (the one asked for, or the one the system chose for 0).
     let port: Int
     private let state: RemoteState

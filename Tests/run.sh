@@ -47,29 +47,45 @@ else
     [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
 fi
 
+# A test process may run LIMIT seconds (see passes()).
+limit=${LIMIT:-300}
+# `timeout` puts each run in a process group of its own, which a Ctrl-C at the terminal does not
+# reach: it is passed on to them (to their `timeout`, which hands it to the run and what it
+# started). Each `timeout` runs in the background and is waited for (`bounded`), so that the trap
+# runs at once, and its pid is noted for the trap (a TERM sent to the whole group may have ended
+# the subshell that started it).
+interrupted() {
+    local pid
+    trap - INT TERM
+    for pid in $(cat "$logs/timeouts" 2>/dev/null); do
+        [ "$(ps -o comm= -p "$pid")" = timeout ] && kill -TERM "$pid"
+    done
+    wait
+    exit "$1"
+}
+trap 'interrupted 130' INT
+trap 'interrupted 143' TERM
+
+# Runs `timeout ARGS...` as above; its status.
+bounded() {
+    timeout "$@" &
+    echo $! >> "$logs/timeouts"
+    wait $!
+}
+
 # Runs the bundle's Swift Testing suites with ARGS, output in LOG; fails unless they ran a test
 # and passed (a filter that matches nothing, a suite renamed or a split left empty, passes with
 # no test at all). A process still running after LIMIT seconds (the longest takes 80 s in CI) has
 # hung: it and what it started are sent SIGQUIT, which has the Swift runtime print every thread's
 # backtrace into the log, and are killed 30 s later, so that a hang fails its run, its place named
 # (hung), instead of holding the machine until CI gives up.
-limit=${LIMIT:-300}
-# `timeout` puts each run in a process group of its own, which a Ctrl-C at the terminal does not
-# reach: it is passed on to them (their `timeout`, which hands it to the run and what it started).
-interrupted() {
-    local parents=$$ job
-    trap - INT TERM
-    for job in $(jobs -p); do parents+=,$job; done
-    pkill -TERM -x timeout -P "$parents"
-    wait
-    exit 130
-}
-trap interrupted INT TERM
 passes() {
-    local log=$1 status; shift
-    timeout --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1
+    local log=$1 status began=$SECONDS; shift
+    bounded --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1
     status=$?
-    if (( status == 124 || status == 137 )); then
+    # (124: stopped by `timeout`; 137: killed after it. Either after less than LIMIT is another
+    # end, the out-of-memory killer's say: a failure, not a hang.)
+    if (( (status == 124 || status == 137) && SECONDS - began >= limit )); then
         echo "Tests/run.sh: still running after $limit s, so stopped; the tests started and not ended: $(hung "$log")" >> "$log"
         return 1
     fi
@@ -138,14 +154,14 @@ busy() {
     ordered=$({ for suite in "${heavy[@]}"; do grep -E "\\.$suite\$" <<< "$all"; done
                 grep -vE "\\.($(IFS='|'; echo "${heavy[*]}"))\$" <<< "$all"; })
     run EngineTests --filter '\.EngineTests/' &
-    { timeout --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
+    { bounded --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
     each_alone $ordered
     again 0 hung
     # Each a build, then its checks: 15 minutes at most (the ThreadSanitizer build and its suites
     # take 2, the install 1), so that a build that hangs fails the run too.
-    timeout --kill-after=30 900 "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
-    timeout --kill-after=30 900 "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
+    bounded --kill-after=30 900 "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
+    bounded --kill-after=30 900 "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
 }
 
 quiet() {

@@ -37,8 +37,12 @@ final class RemoteServer: @unchecked Sendable {  // `pages`, `nextPage` and `pee
     private let serving = Atomic<Int>(0)
     private var pages: [Int: PageSocket] = [:]
     private var nextPage = 0
-    /// The connections taken, by socket, with the address each came from (`peer(of:)`).
-    private var peers: [Int32: [UInt8]] = [:]
+    /// The address each connection came from (`peer(of:)`), while it lasts: taken when
+    /// libwebsockets offers the connection (`LWS_CALLBACK_FILTER_NETWORK_CONNECTION`), kept with
+    /// the connection's wsi from its creation, which comes next (`LWS_CALLBACK_WSI_CREATE`), until
+    /// its end (`LWS_CALLBACK_WSI_DESTROY`).
+    private var peers: [OpaquePointer: [UInt8]] = [:]
+    private var accepted: [UInt8]?
 
     private init(host: String, port: Int, state: RemoteState, api: UnsafeMutablePointer<practice_lws_api>) {
         iface = strdup(host)
@@ -153,6 +157,13 @@ final class RemoteServer: @unchecked Sendable {  // `pages`, `nextPage` and `pee
         case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
             // A connection just accepted (`input`: its socket), before anything is read from it.
             return admit(Int32(truncatingIfNeeded: Int(bitPattern: input))) ? 0 : -1
+        case LWS_CALLBACK_WSI_CREATE:
+            if let address = accepted { peers[wsi] = address }
+            accepted = nil
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            peers[wsi] = nil
+            return 0
         case LWS_CALLBACK_HTTP:
             return answer(wsi, request(wsi))
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
@@ -205,15 +216,12 @@ final class RemoteServer: @unchecked Sendable {  // `pages`, `nextPage` and `pee
     }
 
     /// Whether the connection on `fd` is taken: not when its address already holds
-    /// `connectionsPerAddress` (libwebsockets then closes it, nothing said). libwebsockets tells
-    /// of each connection accepted but not of its socket's close, so each one taken is kept with
-    /// its address and counted while that socket is still connected to that address (a socket
-    /// closed since, its descriptor free or another connection's now, drops out).
+    /// `connectionsPerAddress` (libwebsockets then closes it, nothing said).
     private func admit(_ fd: Int32) -> Bool {
-        guard let address = Self.peer(of: fd) else { return false }
-        peers = peers.filter { $0.key != fd && Self.peer(of: $0.key) == $0.value }
-        guard peers.values.count(where: { $0 == address }) < state.settings.connectionsPerAddress else { return false }
-        peers[fd] = address
+        accepted = nil
+        guard let address = Self.peer(of: fd),
+              peers.values.count(where: { $0 == address }) < state.settings.connectionsPerAddress else { return false }
+        accepted = address
         return true
     }
 

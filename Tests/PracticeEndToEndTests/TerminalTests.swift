@@ -278,9 +278,10 @@ import PracticeAudio
         _ = try waitFor("▶ Playing   0:00", in: session)
         for _ in 0..<4 { try press("t"); usleep(500_000) }   // the taps: 120 bpm, less what tmux takes
         let tapped = try waitFor("bpm from", in: session)
-        // The tempo the taps gave (tmux's own time between them makes it 116 to 120): the count-in's.
+        // The tempo the taps gave (tmux's own time between them makes it 116 to 120; a first tap
+        // read 12 ms late beside the quiet part's other players made it 121.0 once): the count-in's.
         let bpm = try #require(tapped.firstMatch(of: /tempo ([0-9.]+) bpm from 4 taps/).flatMap { Double($0.1) }, "screen:\n\(tapped)")
-        #expect(bpm > 110 && bpm <= 120.5, "tapped \(bpm) bpm")
+        #expect(bpm > 110 && bpm <= 122, "tapped \(bpm) bpm")
         _ = try typeTheStudysTask(in: session, between: 1_200_000)
         var screen = try waitFor("5 passes done: paused at the loop's start", in: session, seconds: 40)
         #expect(screen.contains("5 passes done"), "screen:\n\(screen)")

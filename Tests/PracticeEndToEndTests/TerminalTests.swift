@@ -278,8 +278,8 @@ import PracticeAudio
         _ = try waitFor("▶ Playing   0:00", in: session)
         for _ in 0..<4 { try press("t"); usleep(500_000) }   // the taps: 120 bpm, less what tmux takes
         let tapped = try waitFor("bpm from", in: session)
-        // The tempo the taps gave (tmux's own time between them makes it 116 to 120; a first tap
-        // read 12 ms late beside the quiet part's other players made it 121.0 once): the count-in's.
+        // The tempo the taps gave (tmux's own time between them makes it 116 to 120; their span
+        // read 12 ms short beside the quiet part's other players made it 121.0 once): the count-in's.
         let bpm = try #require(tapped.firstMatch(of: /tempo ([0-9.]+) bpm from 4 taps/).flatMap { Double($0.1) }, "screen:\n\(tapped)")
         #expect(bpm > 110 && bpm <= 122, "tapped \(bpm) bpm")
         _ = try typeTheStudysTask(in: session, between: 1_200_000)

@@ -49,6 +49,10 @@ fi
 
 # A test process may run LIMIT seconds (see passes()).
 limit=${LIMIT:-300}
+# The line that says a run hung, and whether LOG has it.
+hang_mark="Tests/run.sh: still running after"
+was_hung() { grep -q "^$hang_mark" "$1"; }
+
 # `timeout` puts each run in a process group of its own, which a Ctrl-C at the terminal does not
 # reach: it is passed on to them (to their `timeout`, which hands it to the run and what it
 # started). Each `timeout` runs in the background and is waited for (`bounded`), so that the trap
@@ -86,7 +90,7 @@ passes() {
     # (124: stopped by `timeout`; 137: killed after it. Either after less than LIMIT is another
     # end, the out-of-memory killer's say: a failure, not a hang.)
     if (( (status == 124 || status == 137) && SECONDS - began >= limit )); then
-        echo "Tests/run.sh: still running after $limit s, so stopped; the tests started and not ended: $(hung "$log")" >> "$log"
+        echo "$hang_mark $limit s, so stopped; the tests started and not ended: $(hung "$log")" >> "$log"
         return 1
     fi
     (( status == 0 )) && grep -q 'Test run with [1-9][0-9]* tests\{0,1\} in [0-9]* suites\{0,1\} passed' "$log"
@@ -132,7 +136,7 @@ again() {
     [ -s "$logs/failed" ] || return 0
     for name in $(tail -n +"$((from + 1))" "$logs/failed"); do
         [ -f "$logs/$name.args" ] || continue
-        [ "$which" = hung ] && ! grep -q '^Tests/run.sh: still running after' "$logs/$name.log" && continue
+        [ "$which" = hung ] && ! was_hung "$logs/$name.log" && continue
         mv "$logs/$name.log" "$logs/$name.first.log"
         mapfile -d '' args < "$logs/$name.args"
         if passes "$logs/$name.log" "${args[@]}"; then
@@ -228,8 +232,8 @@ for log in "$logs"/*.log; do
     again=
     if grep -qx "$run" "$logs/again" 2>/dev/null; then
         again=" (on a second run)"
-        grep -q '^Tests/run.sh: still running after' "$logs/$run.first.log" && again=" (on a second run; the first hung in $(hung "$logs/$run.first.log"))"
-    elif grep -q '^Tests/run.sh: still running after' "$log"; then
+        was_hung "$logs/$run.first.log" && again=" (on a second run; the first hung in $(hung "$logs/$run.first.log"))"
+    elif was_hung "$log"; then
         again=" hung in $(hung "$log")"
     fi
     printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|Build complete' "$log" | tail -n 1)" "$again"

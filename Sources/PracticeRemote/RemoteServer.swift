@@ -110,13 +110,18 @@ final class RemoteServer: @unchecked Sendable {  // `pages`, `nextPage` and `pee
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { throw failed(systemMessage().lowercased()) }
-        var bound = sockaddr_storage()
-        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } }
-        let v6 = Int32(bound.ss_family) == AF_INET6
-        return withUnsafeBytes(of: &bound) { raw in
-            Int(UInt16(bigEndian: v6 ? raw.load(as: sockaddr_in6.self).sin6_port : raw.load(as: sockaddr_in.self).sin_port))
+        guard let bound = Self.address(of: fd, getsockname) else { throw failed(systemMessage().lowercased()) }
+        return withUnsafeBytes(of: bound) { raw in
+            Int(UInt16(bigEndian: Int32(bound.ss_family) == AF_INET6 ? raw.load(as: sockaddr_in6.self).sin6_port : raw.load(as: sockaddr_in.self).sin_port))
         }
+    }
+
+    /// A socket's own address (`getsockname`) or its peer's (`getpeername`).
+    private static func address(of fd: Int32, _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> sockaddr_storage? {
+        var address = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, &size) } }
+        return got == 0 ? address : nil
     }
 
     /// The service thread: every callback runs here, until `stop`.
@@ -227,13 +232,9 @@ final class RemoteServer: @unchecked Sendable {  // `pages`, `nextPage` and `pee
 
     /// The address (family and bytes, not the port) a socket is connected to; nil for one that is not.
     private static func peer(of fd: Int32) -> [UInt8]? {
-        var address = sockaddr_storage()
-        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let got = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &size) } }
-        guard got == 0 else { return nil }
-        let family = Int32(address.ss_family)
-        return withUnsafeBytes(of: &address) { raw -> [UInt8]? in
-            switch family {
+        guard let address = Self.address(of: fd, getpeername) else { return nil }
+        return withUnsafeBytes(of: address) { raw -> [UInt8]? in
+            switch Int32(address.ss_family) {
             case AF_INET: return [4] + withUnsafeBytes(of: raw.load(as: sockaddr_in.self).sin_addr) { Array($0) }
             case AF_INET6: return [6] + withUnsafeBytes(of: raw.load(as: sockaddr_in6.self).sin6_addr) { Array($0) }
             default: return nil

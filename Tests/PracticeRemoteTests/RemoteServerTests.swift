@@ -23,21 +23,19 @@ import PracticeEngine
         /// Connected from `source` (another address of the loopback: a device of its own).
         init(port: Int, from source: String = "127.0.0.1") throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, source, &local.sin_addr)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0 else { throw PracticeError(.unavailable, "bind \(source): \(errno)") }
+            guard Self.call(bind, fd, source, 0) == 0 else { throw PracticeError(.unavailable, "bind \(source): \(errno)") }
+            guard Self.call(connect, fd, "127.0.0.1", port) == 0 else { throw PracticeError(.unavailable, "connect: \(errno)") }
+        }
+
+        /// `bind` or `connect` on `fd` with the IPv4 address `host`:`port`.
+        static func call(_ f: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32, _ fd: Int32, _ host: String, _ port: Int) -> Int32 {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
-            inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            inet_pton(AF_INET, host, &address.sin_addr)
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { f(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard connected == 0 else { throw PracticeError(.unavailable, "connect: \(errno)") }
         }
 
         deinit { close(fd) }

@@ -204,8 +204,9 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         try quit()
         #expect(player.wait() == 0)
 
-        let runs = TerminalTests.counterRuns(try Signals.readRawFloat(raw))
-        func landing(_ n: Int) -> Int { (runs[n].source - (runs[n].first - runs[n - 1].last - 1)) & 0xFFFF }
+        let captured = try Signals.readRawFloat(raw)
+        let runs = TerminalTests.counterRuns(captured)
+        func landing(_ n: Int) -> Int { TerminalTests.landing(runs, n, in: captured) }
         try #require(runs.count >= 6, "runs: \(runs)")
         // Each jump is a run of its own that begins at its place, in order (a run shorter than
         // 50 ms, which a loaded machine may leave, is not counted, hence the search).
@@ -219,7 +220,7 @@ final class BusMonitor: @unchecked Sendable {  // `text` is behind its lock
         let passes = runs.indices.dropFirst(k).filter { abs(Self.error(landing($0), 15)) <= 20 }
         #expect(passes.count >= 2, "loop passes heard: \(passes.count), runs: \(runs)")
         if passes.count >= 2 {
-            let pass = Double(runs[passes[1] - 1].last - runs[passes[1] - 1].first + 1 + 441) / 44.1
+            let pass = Double(TerminalTests.heard(runs[passes[1] - 1]) + 441) / 44.1
             #expect(abs(pass - 3_000) <= 20, "a pass lasted \(pass) ms, the section 3,000 ms")
         }
     }

@@ -22,7 +22,8 @@
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
 # A quiet run that failed is run once more, alone (see again()), and named in the summary; so is
-# any run that hung (still running after LIMIT seconds, see passes()).
+# any run that hung (still running after LIMIT seconds, see passes()). That guard is checked on a
+# test that never ends, beside the busy part's suites (`Tests/run.sh guard`, see guard()).
 # `Tests/run.sh threads SUITE...` (make check-threads) runs the named suites of the ThreadSanitizer
 # build the same way, each in a process of its own, SHARDS at once.
 # Every run must run a test: one that runs none (a suite renamed, a filter gone stale) fails.
@@ -42,13 +43,13 @@ if [ "$mode" = threads ]; then
     export TSAN_OPTIONS=halt_on_error=1
     [ -x "$bundle" ] || { echo "Tests/run.sh: build the suites under ThreadSanitizer first (make check-threads does)" >&2; exit 70; }
 else
-    bundle=.build/debug/practicePackageTests.xctest logs=.build/test-logs
+    bundle=.build/debug/practicePackageTests.xctest logs=${LOGS:-.build/test-logs}
     export PRACTICE_BINARY=$PWD/.build/release/practice
     [ -x "$bundle" ] && [ -x "$PRACTICE_BINARY" ] || { echo "Tests/run.sh: build the suites and the release binary first (make test does)" >&2; exit 70; }
 fi
 
-# A test process may run LIMIT seconds (see passes()).
-limit=${LIMIT:-600}
+# A test process may run LIMIT seconds, then has KILL_AFTER to write its backtraces (see passes()).
+limit=${LIMIT:-600} kill_after=${KILL_AFTER:-30}
 # The line that says a run hung, and whether LOG has it.
 hang_mark="Tests/run.sh: still running after"
 was_hung() { grep -q "^$hang_mark" "$1"; }
@@ -81,11 +82,11 @@ bounded() {
 # and passed (a filter that matches nothing, a suite renamed or a split left empty, passes with
 # no test at all). A process still running after LIMIT seconds (the longest took 73-85 s in CI, 148 s on a slow day) has
 # hung: it and what it started are sent SIGQUIT, which has the Swift runtime print every thread's
-# backtrace into the log, and are killed 30 s later, so that a hang fails its run, its place named
+# backtrace into the log, and are killed KILL_AFTER (30) s later, so that a hang fails its run, its place named
 # (hung), instead of holding the machine until CI gives up.
 passes() {
     local log=$1 status began=$SECONDS; shift
-    bounded --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1
+    bounded --signal=QUIT --kill-after="$kill_after" "$limit" "$bundle" --testing-library swift-testing "$@" > "$log" 2>&1
     status=$?
     # (124: stopped by `timeout`; 137: killed after it. Either after less than LIMIT is another
     # end, the out-of-memory killer's say: a failure, not a hang.)
@@ -149,7 +150,7 @@ again() {
 busy() {
     local all ordered suite
     all=$("$bundle" --testing-library swift-testing --list-tests | sed 's#/.*##' | sort -u \
-        | grep -vE "\\.($(IFS='|'; echo "${quiet[*]}")|EngineTests)\$")
+        | grep -vE "\\.($(IFS='|'; echo "${quiet[*]}")|EngineTests|HangGuardTests)\$")
     # The heaviest first (CPU seconds, each alone, 2026-12-02: VideoTests 61, CopiesTests 42,
     # EdgeTests 32, RealMusicTests 26, ContainerCommandTests 15, BeatBoundsTests 15), so that
     # what starts last is short and no core idles at the end. Only an order: a suite not named
@@ -158,7 +159,8 @@ busy() {
     ordered=$({ for suite in "${heavy[@]}"; do grep -E "\\.$suite\$" <<< "$all"; done
                 grep -vE "\\.($(IFS='|'; echo "${heavy[*]}"))\$" <<< "$all"; })
     run EngineTests --filter '\.EngineTests/' &
-    { bounded --signal=QUIT --kill-after=30 "$limit" "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
+    { guard > "$logs/guard.log" 2>&1 || echo guard >> "$logs/failed"; } &
+    { bounded --signal=QUIT --kill-after="$kill_after" "$limit" "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
     each_alone $ordered
     again 0 hung
@@ -202,6 +204,52 @@ quiet() {
     again "$from"
 }
 
+# The runner's own guard against a hang, checked on HangGuardTests' test that never ends: run by
+# `Tests/run.sh hang` (its limit 10 s, and 5 s more to write its backtraces), it is stopped and named, its threads' backtraces are in its
+# log, it is run once more and fails; and a SIGINT to `Tests/run.sh hang`'s process group, as a
+# Ctrl-C at a terminal sends, ends it with 130 at once, leaving no test process or `timeout`.
+guard() {
+    local dir=$logs/guard-hang status began pid
+    began=$SECONDS
+    LOGS=$dir LIMIT=10 KILL_AFTER=5 Tests/run.sh hang > "$logs/guard-hang.out" 2>&1
+    status=$?
+    local first=$dir/HangGuard.first.log second=$dir/HangGuard.log
+    if (( status != 1 )) || ! grep -qx HangGuard "$dir/failed" \
+        || ! grep -q "^$hang_mark 10 s, so stopped; the tests started and not ended: aTestThatNeverEnds()$" "$first" \
+        || ! grep -q "^$hang_mark 10 s, so stopped; the tests started and not ended: aTestThatNeverEnds()$" "$second" \
+        || ! grep -q '^\*\*\* Signal 3: Backtracing' "$first" || ! grep -q '^Thread 0 ' "$first" \
+        || ! grep -q 'hung in aTestThatNeverEnds()' "$logs/guard-hang.out"; then
+        echo "guard: a test that never ends was not stopped, named, run again and failed as it should (status $status); Tests/run.sh hang printed:"
+        cat "$logs/guard-hang.out" "$first" 2>/dev/null
+        return 1
+    fi
+    local took=$((SECONDS - began))
+    # (In a process group of its own, as a terminal's foreground job is, and with SIGINT as a
+    # terminal leaves it: bash starts a script's background commands with SIGINT ignored.)
+    dir=$logs/guard-interrupted
+    LOGS=$dir env --default-signal=INT setsid Tests/run.sh hang > "$logs/guard-interrupted.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        grep -q '^◇ Test aTestThatNeverEnds() started' "$dir/HangGuard.log" 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -INT -- "-$pid"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+        echo "guard: Tests/run.sh hang still running 5 s after a SIGINT to its process group"
+        kill -TERM "$pid"; sleep 1; pkill -KILL -f 'HangGuardTests/'
+        return 1
+    fi
+    wait "$pid"
+    status=$?
+    if (( status != 130 )) || pgrep -f 'HangGuardTests/' > /dev/null; then
+        echo "guard: a SIGINT to Tests/run.sh hang's process group: status $status (130 wanted); left running: $(pgrep -af 'HangGuardTests/' | paste -sd ';')"
+        pkill -KILL -f 'HangGuardTests/'
+        return 1
+    fi
+    echo "guard: a test that never ends was stopped after 10 s, named, its threads' backtraces kept, run again and failed ($took s); a Ctrl-C ended the runner with 130, nothing left"
+}
+
 start=$SECONDS
 rm -rf "$logs" && mkdir -p "$logs"
 case "$mode" in
@@ -209,7 +257,10 @@ case "$mode" in
     quiet) quiet ;;
     all) busy; quiet ;;
     threads) shift; each_alone "$@"; suites=$# ;;
-    *) echo "usage: Tests/run.sh [busy|quiet|threads SUITE...]" >&2; exit 64 ;;
+    guard) guard > "$logs/guard.log" 2>&1 || echo guard >> "$logs/failed" ;;
+    # (For `guard` only: the test that never ends, stopped after LIMIT seconds and run once more.)
+    hang) export PRACTICE_TEST_HANG=1; run HangGuard --filter '\.HangGuardTests/'; again 0 hung ;;
+    *) echo "usage: Tests/run.sh [busy|quiet|threads SUITE...|guard]" >&2; exit 64 ;;
 esac
 
 for log in "$logs"/*.log; do
@@ -236,7 +287,7 @@ for log in "$logs"/*.log; do
     elif was_hung "$log"; then
         again=" hung in $(hung "$log")"
     fi
-    printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|Build complete' "$log" | tail -n 1)" "$again"
+    printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|^guard:|Build complete' "$log" | tail -n 1)" "$again"
 done
 if [ "$mode" = threads ] && [ ! -s "$logs/failed" ]; then
     # (The line make test's summary shows for `make check-threads`.)

@@ -211,8 +211,11 @@ quiet() {
 guard() {
     local dir=$logs/guard-hang status began pid
     began=$SECONDS
-    LOGS=$dir LIMIT=10 KILL_AFTER=5 Tests/run.sh hang > "$logs/guard-hang.out" 2>&1
+    # (Itself bounded: were the guard broken, the check must not hang in its turn. A Ctrl-C in
+    # these 30 s may leave its test process, asleep, to its own limit: gone 15 s later at most.)
+    bounded --kill-after=5 120 env LOGS="$dir" LIMIT=10 KILL_AFTER=5 Tests/run.sh hang > "$logs/guard-hang.out" 2>&1
     status=$?
+    (( status == 124 || status == 137 )) && pkill -KILL -f 'HangGuardTests/'
     local first=$dir/HangGuard.first.log second=$dir/HangGuard.log
     if (( status != 1 )) || ! grep -qx HangGuard "$dir/failed" \
         || ! grep -q "^$hang_mark 10 s, so stopped; the tests started and not ended: aTestThatNeverEnds()$" "$first" \
@@ -233,6 +236,11 @@ guard() {
         grep -q '^◇ Test aTestThatNeverEnds() started' "$dir/HangGuard.log" 2>/dev/null && break
         sleep 0.1
     done
+    if ! grep -q '^◇ Test aTestThatNeverEnds() started' "$dir/HangGuard.log" 2>/dev/null; then
+        echo "guard: the test that never ends had not started 60 s after Tests/run.sh hang did"
+        kill -TERM "$pid"; sleep 1; pkill -KILL -f 'HangGuardTests/'
+        return 1
+    fi
     kill -INT -- "-$pid"
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$pid" 2>/dev/null; then

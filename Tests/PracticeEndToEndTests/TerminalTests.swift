@@ -163,7 +163,8 @@ import PracticeAudio
             if d >= 32_768 { d -= 65_536 } else if d < -32_768 { d += 65_536 }
             return Double(d) / 44.1
         }
-        // Where a run begins, counted back to the end of the run before (the 5 ms fades between them).
+        // Where a run begins, counted back to the end of the run before (the 5 ms fades between
+        // them, not an underrun's silence).
         func landing(_ n: Int) -> Int { Self.landing(runs, n, in: captured) }
         try #require(runs.count >= 3, "runs: \(runs)")
         #expect(abs(error(landing(1), marker)) <= 20, "1 landed \(error(landing(1), marker)) ms from Marker 2")
@@ -651,7 +652,7 @@ import PracticeAudio
         return runs
     }
 
-    /// The source frames run `n` played (its length less the silence inside it).
+    /// The source frames `run` played: its length less the silence inside it.
     static func heard(_ run: CounterRun) -> Int { run.last - run.first + 1 - run.silent }
 
     /// Where run `n` (not the first) began in the source, mod 65,536: its first frame counted back

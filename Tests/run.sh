@@ -209,17 +209,19 @@ quiet() {
 # log, it is run once more and fails; and a SIGINT to `Tests/run.sh hang`'s process group, as a
 # Ctrl-C at a terminal sends, ends it with 130 at once, leaving no test process or `timeout`.
 guard() {
-    local dir=$logs/guard-hang status began pid
-    began=$SECONDS
+    local dir=$logs/guard-hang status began=$SECONDS pid log
+    local hung_line="$hang_mark 10 s, so stopped; the tests started and not ended: aTestThatNeverEnds()"
+    started() { grep -q '^◇ Test aTestThatNeverEnds() started' "$dir/HangGuard.log" 2>/dev/null; }
+    # Ends what a failed check left (the runner PIDS, and the test process and its `timeout`).
+    clear_up() { kill -KILL "$@" 2>/dev/null; pkill -KILL -f 'HangGuardTests/'; }
     # (Itself bounded: were the guard broken, the check must not hang in its turn. A Ctrl-C in
     # these 30 s may leave its test process, asleep, to its own limit: gone 15 s later at most.)
     bounded --kill-after=5 120 env LOGS="$dir" LIMIT=10 KILL_AFTER=5 Tests/run.sh hang > "$logs/guard-hang.out" 2>&1
     status=$?
-    (( status == 124 || status == 137 )) && pkill -KILL -f 'HangGuardTests/'
-    local first=$dir/HangGuard.first.log second=$dir/HangGuard.log
-    if (( status != 1 )) || ! grep -qx HangGuard "$dir/failed" \
-        || ! grep -q "^$hang_mark 10 s, so stopped; the tests started and not ended: aTestThatNeverEnds()$" "$first" \
-        || ! grep -q "^$hang_mark 10 s, so stopped; the tests started and not ended: aTestThatNeverEnds()$" "$second" \
+    (( status == 124 || status == 137 )) && clear_up
+    local first=$dir/HangGuard.first.log ok=1
+    for log in "$first" "$dir/HangGuard.log"; do grep -qxF "$hung_line" "$log" || ok=0; done
+    if (( status != 1 || !ok )) || ! grep -qx HangGuard "$dir/failed" \
         || ! grep -q '^\*\*\* Signal 3: Backtracing' "$first" || ! grep -q '^Thread 0 ' "$first" \
         || ! grep -q 'hung in aTestThatNeverEnds()' "$logs/guard-hang.out"; then
         echo "guard: a test that never ends was not stopped, named, run again and failed as it should (status $status); Tests/run.sh hang printed:"
@@ -232,27 +234,24 @@ guard() {
     dir=$logs/guard-interrupted
     LOGS=$dir env --default-signal=INT setsid Tests/run.sh hang > "$logs/guard-interrupted.out" 2>&1 &
     pid=$!
-    for _ in $(seq 600); do
-        grep -q '^◇ Test aTestThatNeverEnds() started' "$dir/HangGuard.log" 2>/dev/null && break
-        sleep 0.1
-    done
-    if ! grep -q '^◇ Test aTestThatNeverEnds() started' "$dir/HangGuard.log" 2>/dev/null; then
+    for _ in $(seq 600); do started && break; sleep 0.1; done
+    if ! started; then
         echo "guard: the test that never ends had not started 60 s after Tests/run.sh hang did"
-        kill -TERM "$pid"; sleep 1; pkill -KILL -f 'HangGuardTests/'
+        clear_up "$pid"
         return 1
     fi
     kill -INT -- "-$pid"
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$pid" 2>/dev/null; then
         echo "guard: Tests/run.sh hang still running 5 s after a SIGINT to its process group"
-        kill -TERM "$pid"; sleep 1; pkill -KILL -f 'HangGuardTests/'
+        clear_up "$pid"
         return 1
     fi
     wait "$pid"
     status=$?
     if (( status != 130 )) || pgrep -f 'HangGuardTests/' > /dev/null; then
         echo "guard: a SIGINT to Tests/run.sh hang's process group: status $status (130 wanted); left running: $(pgrep -af 'HangGuardTests/' | paste -sd ';')"
-        pkill -KILL -f 'HangGuardTests/'
+        clear_up
         return 1
     fi
     echo "guard: a test that never ends was stopped after 10 s, named, its threads' backtraces kept, run again and failed ($took s); a Ctrl-C ended the runner with 130, nothing left"

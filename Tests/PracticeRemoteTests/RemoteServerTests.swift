@@ -179,7 +179,8 @@ import PracticeEngine
         #expect(silent.closed && silent.buffer.isEmpty, "\(silent.buffer.count) bytes, closed: \(silent.closed)")
     }
 
-    static func answered(_ c: Connection, _ cookie: String, within seconds: Double) -> Bool {
+    /// Whether `c` is answered the page's style sheet within `seconds`.
+    static func answered(_ c: Connection, within seconds: Double) -> Bool {
         c.answer(within: seconds).map { $0.head.hasPrefix("HTTP/1.1 200") && $0.body == Array(RemotePage.style.utf8) } ?? false
     }
 
@@ -190,18 +191,17 @@ import PracticeEngine
         let (rig, remote, cookie) = try start(dir) { _ in }
         defer { remote.stop(); rig.stop() }
         let request = Self.styleRequest(cookie)
-        func answered(_ c: Connection, within seconds: Double) -> Bool { Self.answered(c, cookie, within: seconds) }
         // From eight addresses, 16 each (one address may hold 32).
         let held = try (0..<127).map { try Connection(port: Self.port(remote), from: "127.0.0.\(1 + $0 / 16)") }
         for c in held { c.send(request) }
-        #expect(held.filter { answered($0, within: 5) }.count == 127)
+        #expect(held.filter { Self.answered($0, within: 5) }.count == 127)
         // The 128th is connected by the system but not served while the others stay open...
         let next = try Connection(port: Self.port(remote), from: "127.0.0.8")
         next.send(request)
-        #expect(!answered(next, within: 1) && !next.closed, "\(next.buffer.count) bytes, closed: \(next.closed)")
+        #expect(!Self.answered(next, within: 1) && !next.closed, "\(next.buffer.count) bytes, closed: \(next.closed)")
         // ...and is answered once one of them has gone.
         Glibc.shutdown(held[0].fd, Int32(SHUT_RDWR))
-        #expect(answered(next, within: 5), "\(next.buffer.count) bytes, closed: \(next.closed)")
+        #expect(Self.answered(next, within: 5), "\(next.buffer.count) bytes, closed: \(next.closed)")
     }
 
     /// One device may hold `connectionsPerAddress` connections; the next from it is closed at
@@ -215,22 +215,22 @@ import PracticeEngine
         // A paired phone's connections stay open between its requests.
         var held = try (0..<4).map { _ in try Connection(port: Self.port(remote)) }
         for c in held { c.send(request) }
-        #expect(held.filter { Self.answered($0, cookie, within: 5) }.count == 4)
+        #expect(held.filter { Self.answered($0, within: 5) }.count == 4)
         let fifth = try Connection(port: Self.port(remote))
         fifth.send(request)
         #expect(fifth.head(within: 5) == nil && fifth.closed && fifth.buffer.isEmpty, "\(fifth.buffer.count) bytes, closed: \(fifth.closed)")
         let other = try Connection(port: Self.port(remote), from: "127.0.0.2")
         other.send(request)
-        #expect(Self.answered(other, cookie, within: 5))
+        #expect(Self.answered(other, within: 5))
         // The four still served (nothing of theirs closed by the refusals).
         for c in held { c.send(request) }
-        #expect(held.filter { Self.answered($0, cookie, within: 5) }.count == 4)
+        #expect(held.filter { Self.answered($0, within: 5) }.count == 4)
         // One of the four gone: the address is served again (once the server has seen it go).
         _ = held.removeFirst()
         try eventually("127.0.0.1 served again", within: 5) {
             let again = try Connection(port: Self.port(remote))
             again.send(request)
-            return Self.answered(again, cookie, within: 1)
+            return Self.answered(again, within: 1)
         }
     }
 

@@ -244,6 +244,29 @@ import PracticeEngine
         }
     }
 
+    /// A fingerprint is Chromaprint's URL-safe base64 and nothing else: standard base64's `+`, `/`
+    /// and padding, a space, letters and digits outside ASCII (a fullwidth A, an accented letter
+    /// written as one character or as a letter and a combining accent, an Arabic-Indic three) and
+    /// an empty one are refused in one line naming the field; every character of the alphabet is
+    /// taken. (The check reads bytes: a day-long track's fingerprint is 340 kB.)
+    @Test(arguments: ["AQ+B", "AQ/B", "AQAB=", "AQ AB", "AQ\u{e9}B", "AQA\u{301}B", "AQ\u{ff21}B", "AQ\u{663}B", "AQ\u{0}B", ""])
+    func aFingerprintOutsideBase64URLIsRefused(fingerprint: String) throws {
+        func text(_ fingerprint: String) -> Data {
+            var quoted: [UInt8] = []
+            JSONValue.quote(fingerprint, into: &quoted)
+            let f = String(decoding: quoted, as: UTF8.self)
+            return Data(#"{"format": "practice-markers", "version": 1, "audio": {"fileName": "a.flac", "duration": 1, "pcm": {"sampleRate": 44100, "channels": 2, "frames": 44100, "sha256": "43c6aa14c0a6e7d2f0a9bd4c3c7bb1b0c4f4a1d6f56ba0c3b1b8e0a7d2a0e9f1"}, "chromaprint": {"algorithm": 1, "fingerprint": \#(f)}}}"#.utf8)
+        }
+        do {
+            _ = try Sidecar.decode(text(fingerprint))
+            Issue.record("read \(fingerprint.unicodeScalars.map { String($0.value, radix: 16) })")
+        } catch {
+            #expect("\(error.field): \(error.message)" == "audio.chromaprint.fingerprint: expected Chromaprint's base64 text (letters, digits, - and _)")
+        }
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        #expect(try Sidecar.decode(text(alphabet)).audio?.chromaprint?.fingerprint == alphabet)
+    }
+
     /// Markers are read from the bytes straight into `Marker`s (`JSONValue.parse(_:splitting:item:)`
     /// with `JSONReader.marker()`), not through a dictionary or a list of members each: the same
     /// markers as the whole-way read, field for field, in any order, with unknown fields kept
@@ -485,7 +508,7 @@ import PracticeEngine
     @Test func aTrackIsFoundByAnyPathToIt() throws {
         try FileManager.default.createDirectory(atPath: dir.file("music/Dance"), withIntermediateDirectories: true)
         let song = dir.file("music/Dance/song.flac")
-        FileManager.default.createFile(atPath: song, contents: Data())
+        try #require(FileManager.default.createFile(atPath: song, contents: Data()))
         try FileManager.default.createSymbolicLink(atPath: dir.file("linked"), withDestinationPath: dir.file("music"))
         var store = ResumeStore(path: dir.file("links/resume.json"))
         let point = ResumePoint(position: 12.5, rate: 0.9, pitch: 0, loop: nil, updatedAt: "2026-12-04T19:00:00Z")

@@ -552,11 +552,25 @@ extension AcousticFingerprint {
         var m = try Members(r)
         let algorithm = try m.int("algorithm")
         let fingerprint = try m.requiredString("fingerprint")
-        guard !fingerprint.isEmpty, fingerprint.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        // Byte by byte: a day-long track's fingerprint is 340 kB, and checked Character by
+        // Character (grapheme breaks, Unicode properties) it took 80 of the 94 ms of adding a marker.
+        guard Self.isBase64URL(fingerprint) else {
             throw m.fail("fingerprint", "expected Chromaprint's base64 text (letters, digits, - and _)")
         }
         self.init(algorithm: algorithm, fingerprint: fingerprint, start: try m.seconds("start") ?? 0, lengthSeconds: try m.seconds("lengthSeconds"))
         extra = m.rest
+    }
+
+    /// Whether `text` is URL-safe base64 (RFC 4648 §5) and not empty: ASCII letters and digits,
+    /// `-` and `_`.
+    static func isBase64URL(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { b in
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"): true
+            default: false
+            }
+        }
     }
 
     var json: JSONValue {

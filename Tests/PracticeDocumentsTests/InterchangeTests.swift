@@ -609,6 +609,49 @@ import PracticeTestSupport
         #expect(s.liveMarkers.map(\.name) == ["a b c d"])
     }
 
+    /// What is already here is skipped, matched by name ignoring case (within 1 ms for a marker,
+    /// to the millisecond for a loop), what the same import brought in included; a name taken
+    /// gets the next free number, counted separately for markers and loops, ignoring case too.
+    /// A beat finder's 10,000 labels of one name become `B`, `B (2)` … `B (10000)`, and the note
+    /// names the first five renames and counts the rest.
+    @Test func importedNamesAreMatchedAndNumberedIgnoringCase() {
+        var s = Sidecar()
+        s.markers = [Marker(name: "Verse", time: 10)]
+        s.loops = [Loop(name: "Chorus", start: .time(20), end: .time(30))]
+        let first = s.importEntries([
+            InterchangeEntry(name: "verse", start: 10.0004),               // here: skipped
+            InterchangeEntry(name: "Verse", start: 12),                    // Verse (2)
+            InterchangeEntry(name: "VERSE", start: 14),                    // VERSE (3)
+            InterchangeEntry(name: "Verse (2)", start: 16),                // taken by this import: Verse (2) (2)
+            InterchangeEntry(name: "verse (2)", start: 12),                // this import's: skipped
+            InterchangeEntry(name: "chorus", start: 20, end: 30),          // here: skipped
+            InterchangeEntry(name: "Chorus", start: 40, end: 50),          // Chorus (2), a loop
+            InterchangeEntry(name: "Chorus", start: 60),                   // a marker: no marker is named so
+        ], from: .audacity, duration: 100)
+        #expect(s.liveMarkers.map(\.name) == ["Verse", "Verse (2)", "VERSE (3)", "Verse (2) (2)", "Chorus"])
+        #expect(s.liveMarkers.map(\.time) == [10, 12, 14, 16, 60])
+        #expect(s.liveLoops.map(\.name) == ["Chorus", "Chorus (2)"])
+        #expect(first == ImportSummary(markers: 4, loops: 1, notes: [
+            "skipped 3 already here (same name and time)",
+            "renamed (name taken): 'Verse' → 'Verse (2)', 'VERSE' → 'VERSE (3)', 'Verse (2)' → 'Verse (2) (2)', 'Chorus' → 'Chorus (2)'",
+        ]))
+
+        var beats = Sidecar()
+        let summary = beats.importEntries((0..<10_000).map { InterchangeEntry(name: "B", start: Double($0) / 4) } + [InterchangeEntry(name: "b", start: 0)],
+                                          from: .audacity, duration: 3_000)
+        #expect(beats.liveMarkers.map(\.name) == ["B"] + (2...10_000).map { "B (\($0))" })
+        #expect(Set(beats.liveMarkers.map(\.id)).count == 10_000)
+        #expect(beats.liveMarkers.allSatisfy { marker in   // random (version 4) UUIDs, in lowercase
+            let b = Array(marker.id.utf8), dashes = [8, 13, 18, 23]
+            return b.count == 36 && b[14] == UInt8(ascii: "4") && "89ab".utf8.contains(b[19])
+                && b.indices.allSatisfy { dashes.contains($0) ? b[$0] == UInt8(ascii: "-") : "0123456789abcdef".utf8.contains(b[$0]) }
+        })
+        #expect(summary == ImportSummary(markers: 10_000, loops: 0, notes: [
+            "skipped 1 already here (same name and time)",
+            "renamed (name taken): 'B' → 'B (2)', 'B' → 'B (3)', 'B' → 'B (4)', 'B' → 'B (5)', 'B' → 'B (6)', and 9994 more",
+        ]))
+    }
+
     // MARK: WAV
 
     /// A 44-byte header and `frames` of 16-bit mono PCM (a rising ramp).

@@ -47,6 +47,13 @@ extension Sidecar {
             }
         }
         var outside = 0, already = 0, renamed: [String] = [], short = 0
+        // The names taken (as matched: ignoring case) and where each is, kept as entries come in:
+        // made again for each entry, they made an import of 10,000 labels take a minute.
+        var markerTimes: [String: [Double]] = [:], loopSpans: [String: [(start: Double?, end: Double?)]] = [:]
+        for m in liveMarkers { markerTimes[m.name.lowercased(), default: []].append(m.time) }
+        for l in liveLoops { loopSpans[l.name.lowercased(), default: []].append((time(of: l.start), time(of: l.end))) }
+        var nextMarker: [String: Int] = [:], nextLoop: [String: Int] = [:]
+        let stamp = Sidecar.now(), author = Sidecar.author   // (one import, one moment)
         for (k, e) in entries.enumerated() {
             let start = Sidecar.milliseconds(e.start)
             guard start >= 0, start <= duration, (e.end.map { $0 <= duration + 0.0005 } ?? true) else { outside += 1; continue }
@@ -59,39 +66,48 @@ extension Sidecar {
             var base = (e.name.onOneLine(tabs: true) ?? e.name).trimmingWhitespace()   // any line break (U+2028 too)
             if base.isEmpty { base = isRegion ? "Loop \(k + 1)" : "Marker \(k + 1)" }
             if TimeChange(base) != nil { base = "Marker \(base)" }
+            let key = base.lowercased()
             if isRegion {
-                let taken = liveLoops
-                if taken.contains(where: { $0.name.lowercased() == base.lowercased() && time(of: $0.start) == start && time(of: $0.end) == end }) {
+                if loopSpans[key]?.contains(where: { $0.start == start && $0.end == end }) == true {
                     already += 1
                     continue
                 }
-                let name = Self.freeName(base, taken: Set(taken.map { $0.name.lowercased() }))
+                let name = Self.freeName(base, taken: { loopSpans[$0] != nil }, next: &nextLoop)
                 if name != base { renamed.append("'\(base)' → '\(name)'") }
-                loops.append(Loop(name: name, start: .time(start), end: .time(end)))
+                loops.append(Loop(name: name, start: .time(start), end: .time(end), updatedAt: stamp, author: author))
+                loopSpans[name.lowercased(), default: []].append((start, end))
                 summary.loops += 1
             } else {
-                let taken = liveMarkers
-                if taken.contains(where: { $0.name.lowercased() == base.lowercased() && abs($0.time - start) < 0.001 }) {
+                if markerTimes[key]?.contains(where: { abs($0 - start) < 0.001 }) == true {
                     already += 1
                     continue
                 }
-                let name = Self.freeName(base, taken: Set(taken.map { $0.name.lowercased() }))
+                let name = Self.freeName(base, taken: { markerTimes[$0] != nil }, next: &nextMarker)
                 if name != base { renamed.append("'\(base)' → '\(name)'") }
-                markers.append(Marker(name: name, time: start))
+                markers.append(Marker(name: name, time: start, updatedAt: stamp, author: author))
+                markerTimes[name.lowercased(), default: []].append(start)
                 summary.markers += 1
             }
         }
         if outside > 0 { summary.notes.append("left out \(outside) outside the track (0:00.000–\(Timecode.format(duration, decimals: 3)))") }
         if already > 0 { summary.notes.append("skipped \(already) already here (same name and time)") }
         if short > 0 { summary.notes.append("\(short) region\(short == 1 ? "" : "s") shorter than \(Int(Sidecar.shortestLoop * 1000)) ms imported as marker\(short == 1 ? "" : "s")") }
-        if !renamed.isEmpty { summary.notes.append("renamed (name taken): \(renamed.joined(separator: ", "))") }
+        if !renamed.isEmpty {   // (a beat finder's 10,000 labels of one name: a line, not 10,000 names)
+            let more = renamed.count > 5 ? ", and \(renamed.count - 5) more" : ""
+            summary.notes.append("renamed (name taken): \(renamed.prefix(5).joined(separator: ", "))\(more)")
+        }
         return summary
     }
 
-    static func freeName(_ base: String, taken: Set<String>) -> String {
-        guard taken.contains(base.lowercased()) else { return base }
-        var n = 2
-        while taken.contains("\(base) (\(n))".lowercased()) { n += 1 }
+    /// `base`, or `base (2)`, `base (3)`… if taken (`taken` is asked each name lowercased).
+    /// `next` keeps where the count of each name got to, so that 10,000 labels of one name (a
+    /// beat finder's) do not each count up from 2; names are only ever added while it is kept.
+    static func freeName(_ base: String, taken: (String) -> Bool, next: inout [String: Int]) -> String {
+        let key = base.lowercased()
+        guard taken(key) else { return base }
+        var n = next[key] ?? 2
+        while taken("\(base) (\(n))".lowercased()) { n += 1 }
+        next[key] = n + 1
         return "\(base) (\(n))"
     }
 }

@@ -22,6 +22,24 @@ import Synchronization
         }
     }
 
+    /// `$PRACTICE_AUTHOR` names who added a marker, by hand or by import (every entry of one
+    /// import stamped alike); left empty, no author is written.
+    @Test func theAuthorIsWrittenWhenNamed() throws {
+        let w = try Workspace()
+        try "1\t1\tOne\n2\t2\tTwo\n".write(toFile: w.dir.file("labels.txt"), atomically: true, encoding: .utf8)
+        var r = try w.run(["markers", "add", "tone.wav", "Hand", "0.5"], extraEnv: ["PRACTICE_AUTHOR": "Ana"])
+        #expect(r.status == 0, "\(r)")
+        r = try w.run(["markers", "import", "tone.wav", "labels.txt"], extraEnv: ["PRACTICE_AUTHOR": "Ben"])
+        #expect(r.status == 0, "\(r)")
+        r = try w.run(["markers", "add", "tone.wav", "Nobody", "3"])
+        #expect(r.status == 0, "\(r)")
+        let doc = try #require(JSONSerialization.jsonObject(with: Data(try w.sidecar().utf8)) as? [String: Any])
+        let markers = try #require(doc["markers"] as? [[String: Any]])
+        #expect(markers.map { $0["name"] as? String } == ["Hand", "One", "Two", "Nobody"])
+        #expect(markers.map { $0["author"] as? String } == ["Ana", "Ben", "Ben", nil])
+        #expect(markers[1]["updatedAt"] as? String == markers[2]["updatedAt"] as? String)
+    }
+
     @Test func addListRenameMoveRemove() throws {
         let w = try Workspace()
         var r = try w.run(["markers", "tone.wav"])

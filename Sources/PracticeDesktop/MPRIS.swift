@@ -248,8 +248,9 @@ public final class MPRIS: @unchecked Sendable {  // `bus` is only used on the se
     }
 
     private func loopTimes(_ sidecar: Sidecar) -> BusValue {
-        .dictionary(sidecar.liveLoops.compactMap { l in
-            guard let a = sidecar.time(of: l.start), let b = sidecar.time(of: l.end) else { return nil }
+        let ends = sidecar.loopEnds
+        return .dictionary(sidecar.liveLoops.compactMap { l in
+            guard let a = ends.time(of: l.start), let b = ends.time(of: l.end) else { return nil }
             return (l.name, .array("d", [.double(a), .double(b)]))
         })
     }

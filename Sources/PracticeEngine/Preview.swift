@@ -30,7 +30,8 @@ public struct PreviewSpot: Sendable, Equatable {
     public static func find(in track: Track, sidecar: Sidecar) throws(PracticeError) -> PreviewSpot {
         let duration = track.duration
         guard duration > length else { return PreviewSpot(start: 0, end: duration, reason: "the whole track") }
-        let named = sidecar.liveLoops.compactMap { l in sidecar.time(of: l.start).map { (start: $0, name: l.name) } }
+        let ends = sidecar.loopEnds
+        let named = sidecar.liveLoops.compactMap { l in ends.time(of: l.start).map { (start: $0, name: l.name) } }
         if let first = named.min(by: { $0.start < $1.start }) {
             let from = min(max(first.start, 0), duration - length)
             return PreviewSpot(start: from, end: from + length, reason: "the loop '\(first.name)'")

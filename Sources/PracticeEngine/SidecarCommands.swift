@@ -90,14 +90,14 @@ public struct SidecarTarget: Sendable {
     /// `practice loops list`: the loops, with their ends and lengths, as a table or as JSON.
     public func listLoops(json: Bool) throws(PracticeError) {
         let s = try loadSorted()
-        let loops = s.liveLoops
+        let loops = s.liveLoops, ends = s.loopEnds
         if json {
             Console.printJSON(.object(["version": .integer(1), "loops": .array(loops.map { l in
                 var o: [String: JSONValue] = ["id": .string(l.id), "name": .string(l.name)]
-                if let a = s.time(of: l.start) { o["start"] = .seconds(a) }
-                if let b = s.time(of: l.end) { o["end"] = .seconds(b) }
-                if case .marker = l.start { o["startMarker"] = .string(s.describe(l.start)) }
-                if case .marker = l.end { o["endMarker"] = .string(s.describe(l.end)) }
+                if let a = ends.time(of: l.start) { o["start"] = .seconds(a) }
+                if let b = ends.time(of: l.end) { o["end"] = .seconds(b) }
+                if case .marker = l.start { o["startMarker"] = .string(ends.describe(l.start)) }
+                if case .marker = l.end { o["endMarker"] = .string(ends.describe(l.end)) }
                 if let n = l.note { o["note"] = .string(n) }
                 return .object(o)
             })]))
@@ -108,12 +108,12 @@ public struct SidecarTarget: Sendable {
             return
         }
         func end(_ p: LoopPoint) -> String {
-            guard case .marker = p else { return s.describe(p) }
-            return "\(s.describe(p)) (\(s.time(of: p).map { Timecode.format($0, decimals: 3) } ?? "?"))"
+            guard case .marker = p else { return ends.describe(p) }
+            return "\(ends.describe(p)) (\(ends.time(of: p).map { Timecode.format($0, decimals: 3) } ?? "?"))"
         }
         let rows = loops.map { l -> [String] in
             var length = ""
-            if let a = s.time(of: l.start), let b = s.time(of: l.end) { length = JSONValue.formatMilliseconds(b - a) + " s" }
+            if let a = ends.time(of: l.start), let b = ends.time(of: l.end) { length = JSONValue.formatMilliseconds(b - a) + " s" }
             return [l.name, end(l.start), end(l.end), length, l.note ?? ""]
         }
         Console.say(lines: Table.render(header: ["NAME", "FROM", "TO", "LENGTH", "NOTE"], rows: rows, rightAligned: [3]))

@@ -274,8 +274,9 @@ extension LibraryIndex {
                     for m in sidecar.liveMarkers {
                         entries.append((.marker, m.name, [m.name, m.note].compactMap { $0 }.joined(separator: " — "), m.time))
                     }
+                    let ends = sidecar.loopEnds
                     for l in sidecar.liveLoops {
-                        entries.append((.loop, l.name, [l.name, l.note].compactMap { $0 }.joined(separator: " — "), sidecar.time(of: l.start)))
+                        entries.append((.loop, l.name, [l.name, l.note].compactMap { $0 }.joined(separator: " — "), ends.time(of: l.start)))
                     }
                     markerCount = sidecar.liveMarkers.count
                     loopCount = sidecar.liveLoops.count

@@ -276,8 +276,9 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         var s = loaded.sidecar
         s.normalize()
         let missing = Set(loaded.placement?.missing ?? [])
+        let ends = s.loopEnds
         let loops = s.liveLoops.compactMap { l -> SidecarView.NamedLoop? in
-            guard let a = s.time(of: l.start), let b = s.time(of: l.end) else { return nil }
+            guard let a = ends.time(of: l.start), let b = ends.time(of: l.end) else { return nil }
             return .init(name: l.name, start: a, end: b)
         }
         let follow = model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id, notInThisCopy: missing.contains($0.id)) }, loops: loops, bpm: s.settings?.bpm ?? s.beats?.tempo, beats: s.beats),

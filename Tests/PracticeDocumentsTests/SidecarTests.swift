@@ -244,6 +244,20 @@ import PracticeEngine
         }
     }
 
+    /// `loopEnds` reads loop ends as `time(of:)` and `describe(_:)` do, from a lookup made once: a
+    /// time, a live marker, a removed one (its tombstone) and an id no marker has.
+    @Test func loopEndsReadAsTheSidecarDoes() {
+        var s = Sidecar()
+        s.markers = [Marker(id: "a", name: "Verse", time: 12.5), Sidecar.tombstone(of: Marker(id: "b", name: "Gone", time: 20)),
+                     Marker(id: "c", name: "Bridge", time: 40)]
+        let points: [LoopPoint] = [.time(3.25), .marker("a"), .marker("b"), .marker("c"), .marker("nobody")]
+        let ends = s.loopEnds
+        #expect(points.map(ends.time(of:)) == points.map(s.time(of:)))
+        #expect(points.map(ends.describe) == points.map(s.describe))
+        #expect(points.map(ends.time(of:)) == [3.25, 12.5, nil, 40, nil])
+        #expect(points.map(ends.describe) == ["0:03.250", "Verse", "(removed marker)", "Bridge", "(removed marker)"])
+    }
+
     /// A fingerprint is Chromaprint's URL-safe base64 and nothing else: standard base64's `+`, `/`
     /// and padding, a space, letters and digits outside ASCII (a fullwidth A, an accented letter
     /// written as one character or as a letter and a combining accent, an Arabic-Indic three) and

@@ -59,8 +59,9 @@ extension Sidecar {
 
     /// The live loop a person means by `name`, as `markerIndex` (`@TIME` is the loop's start).
     public func loopIndex(named name: String) throws(PracticeError) -> Int {
-        try Self.pick(name, kind: "loop", among: loops.indices.filter { !loops[$0].deleted }.map {
-            (index: $0, name: loops[$0].name, id: loops[$0].id, time: time(of: loops[$0].start) ?? 0)
+        let ends = loopEnds
+        return try Self.pick(name, kind: "loop", among: loops.indices.filter { !loops[$0].deleted }.map {
+            (index: $0, name: loops[$0].name, id: loops[$0].id, time: ends.time(of: loops[$0].start) ?? 0)
         })
     }
 
@@ -216,6 +217,11 @@ extension Sidecar {
         }
     }
 
+    /// The loop ends of this sidecar as it is now, for reading many at once (`time(of:)` and
+    /// `describe(_:)` look each marker up in the whole list: 1,000 loops on 20,000 markers spent
+    /// 70 % of `practice loops`' 150 ms there).
+    public var loopEnds: LoopEnds { LoopEnds(self) }
+
     @discardableResult
     public mutating func addLoop(name: String, from a: String, to b: String, note: String? = nil, duration: Double) throws(PracticeError) -> Loop {
         let name = try Self.checkName(name, kind: "loop", taken: liveLoops.map(\.name))
@@ -236,5 +242,33 @@ extension Sidecar {
         t.deleted = true
         loops[k] = t
         return removed
+    }
+}
+
+/// A sidecar's live markers by id: `Sidecar.time(of:)` and `describe(_:)` for many loop ends.
+public struct LoopEnds: Sendable {
+    private let markers: [String: Marker]
+
+    public init(_ sidecar: Sidecar) {
+        var byID: [String: Marker] = [:]
+        byID.reserveCapacity(sidecar.markers.count)
+        for m in sidecar.markers where !m.deleted && byID[m.id] == nil { byID[m.id] = m }   // the first, as `first(where:)`
+        markers = byID
+    }
+
+    /// As `Sidecar.time(of:)`.
+    public func time(of point: LoopPoint) -> Double? {
+        switch point {
+        case .time(let t): t
+        case .marker(let id): markers[id]?.time
+        }
+    }
+
+    /// As `Sidecar.describe(_:)`.
+    public func describe(_ point: LoopPoint) -> String {
+        switch point {
+        case .time(let t): Timecode.format(t, decimals: 3)
+        case .marker(let id): markers[id]?.name ?? "(removed marker)"
+        }
     }
 }

@@ -19,8 +19,9 @@ extension Sidecar {
     public func interchangeEntries(for format: InterchangeFormat) -> [InterchangeEntry] {
         let chapters = format == .webvtt || format == .ffmetadata
         var out = liveMarkers.map { InterchangeEntry(name: $0.name, start: $0.time) }
+        let ends = loopEnds
         for l in liveLoops where !format.holdsPointsOnly {
-            if let a = time(of: l.start), let b = time(of: l.end) {
+            if let a = ends.time(of: l.start), let b = ends.time(of: l.end) {
                 out.append(InterchangeEntry(name: chapters ? Self.loopChapterPrefix + l.name : l.name, start: a, end: b))
             }
         }
@@ -51,7 +52,8 @@ extension Sidecar {
         // made again for each entry, they made an import of 10,000 labels take a minute.
         var markerTimes: [String: [Double]] = [:], loopSpans: [String: [(start: Double?, end: Double?)]] = [:]
         for m in liveMarkers { markerTimes[m.name.lowercased(), default: []].append(m.time) }
-        for l in liveLoops { loopSpans[l.name.lowercased(), default: []].append((time(of: l.start), time(of: l.end))) }
+        let ends = loopEnds
+        for l in liveLoops { loopSpans[l.name.lowercased(), default: []].append((ends.time(of: l.start), ends.time(of: l.end))) }
         var nextMarker: [String: Int] = [:], nextLoop: [String: Int] = [:]
         let stamp = Sidecar.now(), author = Sidecar.author   // (one import, one moment)
         for (k, e) in entries.enumerated() {

@@ -50,9 +50,10 @@ extension Sidecar {
         // A loop that ends at a marker the other side removed keeps the marker's last time (its
         // edit time stays, so that merging the other way round gives the same document).
         let lastTimes = Dictionary((before.markers + other.markers).filter { !$0.deleted }.map { ($0.id, $0.time) }, uniquingKeysWith: max)
+        let ends = loopEnds   // (only loops change below)
         for k in loops.indices where !loops[k].deleted {
             for end in [\Loop.start, \Loop.end] {
-                if case .marker(let id) = loops[k][keyPath: end], time(of: .marker(id)) == nil, let t = lastTimes[id] {
+                if case .marker(let id) = loops[k][keyPath: end], ends.time(of: .marker(id)) == nil, let t = lastTimes[id] {
                     loops[k][keyPath: end] = .time(t)
                     report.changes.append("~ loop '\(loops[k].name)' keeps \(Timecode.format(t, decimals: 3)) where a removed marker was")
                 }

@@ -203,18 +203,12 @@ extension Sidecar {
 
     /// The time of a loop end; nil if it names a marker that no longer exists.
     public func time(of point: LoopPoint) -> Double? {
-        switch point {
-        case .time(let t): t
-        case .marker(let id): markers.first { $0.id == id && !$0.deleted }?.time
-        }
+        LoopEnds.time(of: point) { id in markers.first { $0.id == id && !$0.deleted } }
     }
 
     /// How a loop end reads to a person: the marker's name, or the time.
     public func describe(_ point: LoopPoint) -> String {
-        switch point {
-        case .time(let t): Timecode.format(t, decimals: 3)
-        case .marker(let id): markers.first { $0.id == id && !$0.deleted }?.name ?? "(removed marker)"
-        }
+        LoopEnds.describe(point) { id in markers.first { $0.id == id && !$0.deleted } }
     }
 
     /// The loop ends of this sidecar as it is now, for reading many at once (`time(of:)` and
@@ -257,18 +251,24 @@ public struct LoopEnds: Sendable {
     }
 
     /// As `Sidecar.time(of:)`.
-    public func time(of point: LoopPoint) -> Double? {
+    public func time(of point: LoopPoint) -> Double? { Self.time(of: point) { markers[$0] } }
+
+    /// As `Sidecar.describe(_:)`.
+    public func describe(_ point: LoopPoint) -> String { Self.describe(point) { markers[$0] } }
+
+    /// A loop end's time, its marker found by `marker` (given the id; nil if it is gone).
+    static func time(of point: LoopPoint, marker: (String) -> Marker?) -> Double? {
         switch point {
         case .time(let t): t
-        case .marker(let id): markers[id]?.time
+        case .marker(let id): marker(id)?.time
         }
     }
 
-    /// As `Sidecar.describe(_:)`.
-    public func describe(_ point: LoopPoint) -> String {
+    /// A loop end as it reads to a person, its marker found by `marker`.
+    static func describe(_ point: LoopPoint, marker: (String) -> Marker?) -> String {
         switch point {
         case .time(let t): Timecode.format(t, decimals: 3)
-        case .marker(let id): markers[id]?.name ?? "(removed marker)"
+        case .marker(let id): marker(id)?.name ?? "(removed marker)"
         }
     }
 }

@@ -196,18 +196,10 @@ extension Sidecar {
     /// tenth of importing 10,000 labels.)
     public static func newID() -> String {
         var random = SystemRandomNumberGenerator()
-        let high: UInt64 = random.next(), low: UInt64 = random.next()
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        var bytes = withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
         bytes[6] = bytes[6] & 0x0F | 0x40   // version 4
         bytes[8] = bytes[8] & 0x3F | 0x80   // the RFC 4122 variant
-        let hex = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (i, b) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(b >> 4)]); text.append(hex[Int(b & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return [bytes[0..<4], bytes[4..<6], bytes[6..<8], bytes[8..<10], bytes[10...]].map(\.hex).joined(separator: "-")
     }
 
     /// Now, as RFC 3339 UTC with milliseconds: `2026-11-20T10:01:00.123Z`.

@@ -8,8 +8,8 @@ extension Practice {
             group: "journal",
             abstract: "Show what you practised: time, passes and speed by day, song, section and genre.",
             discussion: """
-                Every play session is recorded in $XDG_DATA_HOME/practice/journal.sqlite as it
-                goes (--no-journal, or 'record = false' under [journal] in config.toml, turns it
+                Every play session is recorded in $XDG_DATA_HOME/practice/journal.sqlite as it \
+                goes (--no-journal, or 'record = false' under [journal] in config.toml, turns it \
                 off). Nothing leaves the machine.
 
                 Examples:

@@ -10,8 +10,8 @@ extension Practice {
             group: "library",
             abstract: "Browse and search your music folders: covers, tags, markers and lyrics.",
             discussion: """
-                The folders are the XDG music folder (else ~/Music) until you name others; folders
-                named here are remembered in $XDG_CONFIG_HOME/practice/config.toml ([library] folders).
+                The folders are the XDG music folder (else ~/Music) until you name others; folders \
+                named here are remembered in $XDG_CONFIG_HOME/practice/config.toml ([library] folders). \
                 The index is $XDG_CACHE_HOME/practice/library.sqlite; music files are only read.
 
                 Examples:
@@ -45,8 +45,8 @@ extension Practice {
                 commandName: "scan",
                 abstract: "Index the library's folders (only what changed since the last scan).",
                 discussion: """
-                    Reads the tags and covers (TagLib), the sidecars and the lyrics of new and
-                    changed files, and drops the ones that are gone. Prints what it did. A folder
+                    Reads the tags and covers (TagLib), the sidecars and the lyrics of new and \
+                    changed files, and drops the ones that are gone. Prints what it did. A folder \
                     named here is added to the library's folders (remembered in config.toml).
 
                     Examples:
@@ -82,9 +82,9 @@ extension Practice {
                 commandName: "search",
                 abstract: "Find tracks by their tags, file names, markers, loops and lyrics.",
                 discussion: """
-                    Every word must match the start of a word (case and accents ignored) in one
-                    track's tags, or one marker, loop or lyric line. A hit in a marker, loop or
-                    lyric line gives its time: 'practice FILE --from TIME' starts there.
+                    Every word must match the start of a word (case and accents ignored) in one \
+                    track's tags, or one marker, loop or lyric line. A hit in a marker, loop or \
+                    lyric line gives its time: 'practice FILE --from TIME' starts there. \
                     Exits 1 when nothing matches.
 
                     Examples:
@@ -111,7 +111,7 @@ extension Practice {
             commandName: "pick",
             abstract: "Show today's pick: one track to practise, the same all day.",
             discussion: """
-                Chosen among the tracks with markers or loops (any track, when none has them) that
+                Chosen among the tracks with markers or loops (any track, when none has them) that \
                 you have not practised in the last three days, and the reason is given.
 
                 Examples:

@@ -8,8 +8,8 @@ extension Practice {
             commandName: "preview",
             abstract: "Hear 15 seconds from the heart of a song, faded in and out.",
             discussion: """
-                From the first named loop when the song has one; else from the loudest stretch near
-                the middle. The library screen previews the selected track with Space. A preview is
+                From the first named loop when the song has one; else from the loudest stretch near \
+                the middle. The library screen previews the selected track with Space. A preview is \
                 not recorded in the journal.
 
                 Examples:

@@ -9,9 +9,9 @@ extension Practice {
             commandName: "remind",
             abstract: "Get a desktop notification at a time of day when you have not practised yet.",
             discussion: """
-                'remind at 19:00' installs a systemd user timer and service (in
-                $XDG_CONFIG_HOME/systemd/user/) that run 'practice remind check' every day at that
-                time; without systemd it prints the crontab line to add instead. The notification
+                'remind at 19:00' installs a systemd user timer and service (in \
+                $XDG_CONFIG_HOME/systemd/user/) that run 'practice remind check' every day at that \
+                time; without systemd it prints the crontab line to add instead. The notification \
                 names today's pick. 'remind off' removes them.
 
                 Examples:

@@ -109,6 +109,34 @@ import PracticeTestSupport
         #expect(examples.contains { $0.hasPrefix("  practice \(name) ") }, "no example of \(name): \(examples)")
     }
 
+    /// Every command's help, found by following each SUBCOMMANDS list from the top: its paragraphs
+    /// are wrapped by the argument parser to the terminal's width (lines under 80 columns when not on one),
+    /// not broken by hand. A line broken in the source before the parser's width leaves a word or
+    /// two alone on a line of their own ("...until you name others;" / "folders" / "named here...").
+    @Test func everyHelpParagraphIsWrappedToTheTerminal() throws {
+        var commands: [[String]] = [[]], seen = 0
+        while let command = commands.popLast() {
+            let r = try practice(command + ["--help"], in: fx.dir)
+            #expect(r.status == 0, "\(command)")
+            seen += 1
+            let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for (line, next) in zip(lines, lines.dropFirst())
+            where !line.isEmpty && !next.isEmpty && !line.hasPrefix(" ") && !next.hasPrefix(" ") && !line.hasSuffix(":") {
+                let word = next.prefix { $0 != " " }
+                #expect(line.count + 1 + word.count >= 80, "'practice \(command.joined(separator: " ")) --help': '\(word)' would fit on the line before it: \(line)")
+            }
+            // The subcommands listed, each "  NAME (default)   what it does", and a description's
+            // own wrapped lines indented further.
+            if let heading = lines.firstIndex(of: "SUBCOMMANDS:") {
+                for line in lines[(heading + 1)...].prefix(while: { !$0.isEmpty }) where line.hasPrefix("  ") && !line.hasPrefix("   ") {
+                    let name = line.dropFirst(2).prefix { $0 != " " }
+                    if name != "help" { commands.append(command + [String(name)]) }
+                }
+            }
+        }
+        #expect(seen > 35, "only \(seen) commands' help found")
+    }
+
     /// Rendering writes a readable file of the expected length, format and rate for each container.
     @Test(arguments: [("wav", "WAV, 16-bit PCM", 44_100), ("flac", "FLAC, 16-bit PCM", 44_100), ("aiff", "AIFF, 16-bit PCM", 44_100),
                       ("ogg", "Ogg Vorbis", 44_100), ("opus", "Ogg Opus", 48_000), ("mp3", "MP3", 44_100)])

@@ -62,20 +62,24 @@ extension LibraryIndex {
         report.found = found.count
         // Paths are compared byte for byte: "Café" in NFC and in NFD are two files, where Swift's
         // String equality would make them one.
-        let known: [[UInt8]: Known]
+        let known: [PathBytes: Known]
         do {
             known = try db.read { db in
-                var out: [[UInt8]: Known] = [:]
+                var out = [PathBytes: Known](minimumCapacity: found.count)
                 for root in roots {
                     // The paths under the root, compared as bytes (SQLite's BINARY collation):
                     // from "/root/" up to, not including, "/root0" ("0" follows "/").
                     let prefix = root == "/" ? "/" : root + "/"
                     let end = String(prefix.dropLast()) + "0"
-                    for row in try db.rows(sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE path >= ? AND path < ?",
-                                                arguments: [prefix, end]) {
-                        out[Array((row["path"] as String).utf8)] = Known(id: row["id"], mtime: row["mtime"], size: row["size"], inode: row["inode"],
-                                                 sidecar: row["sidecar"], sidecarMtime: row["sidecarMtime"],
-                                                 lyrics: row["lyrics"], lyricsMtime: row["lyricsMtime"], cover: row["cover"])
+                    let rows = try db.rows(sql: "SELECT id, path, mtime, size, inode, sidecar, sidecarMtime, lyrics, lyricsMtime, cover FROM track WHERE path >= ? AND path < ?",
+                                           arguments: [prefix, end])
+                    // (Each column found once, then read by place in every row.)
+                    guard let first = rows.first else { continue }
+                    let c = ["id", "path", "mtime", "size", "inode", "sidecar", "sidecarMtime", "lyrics", "lyricsMtime", "cover"].map(first.index(of:))
+                    for row in rows {
+                        out[PathBytes(row[at: c[1]] as String)] = Known(id: row[at: c[0]], mtime: row[at: c[2]], size: row[at: c[3]], inode: row[at: c[4]],
+                                                                        sidecar: row[at: c[5]], sidecarMtime: row[at: c[6]],
+                                                                        lyrics: row[at: c[7]], lyricsMtime: row[at: c[8]], cover: row[at: c[9]])
                     }
                 }
                 return out
@@ -83,7 +87,7 @@ extension LibraryIndex {
         } catch {
             throw PracticeError(.ioError, "\(path): cannot read the library's index (\(SQLiteFile.describe(error)))")
         }
-        var seen = Set<[UInt8]>()
+        var seen = Set<PathBytes>(minimumCapacity: found.count)
         var batch: [Indexed] = []
         func flush() throws(PracticeError) {
             guard !batch.isEmpty else { return }
@@ -95,7 +99,7 @@ extension LibraryIndex {
         }
         for (k, f) in found.enumerated() {
             progress?(k, found.count)
-            let key = Array(f.path.utf8)
+            let key = PathBytes(f.path)
             seen.insert(key)
             let old = known[key]
             // A cover taken from the file's tags whose cached picture is gone (the cache cleared):
@@ -122,7 +126,7 @@ extension LibraryIndex {
         try flush()
         progress?(found.count, found.count)
         let kept = unreadable.map { Array(($0 == "/" ? "/" : $0 + "/").utf8) }
-        let gone = known.filter { entry in !seen.contains(entry.key) && !kept.contains { entry.key.starts(with: $0) } }.map(\.value.id)
+        let gone = known.filter { entry in !seen.contains(entry.key) && !kept.contains { entry.key.bytes.starts(with: $0) } }.map(\.value.id)
         if !gone.isEmpty {
             do {
                 try db.write { db in
@@ -158,8 +162,21 @@ extension LibraryIndex {
         var sidecar: String?, sidecarMtime: Double, lyrics: String?, lyricsMtime: Double, cover: String?
     }
 
+    /// A path or a name as the file system has it, compared by its bytes ("Café" in NFC and in
+    /// NFD are two files, where Swift's String equality would make them one), and hashed in one
+    /// call (an array of bytes is hashed byte by byte: a tenth of a rescan of 10,000 tracks).
+    struct PathBytes: Hashable {
+        let bytes: [UInt8]
+        init(_ path: String) { bytes = Array(path.utf8) }
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
+
     /// Every audio file under `folder`, depth first in name order. Hidden files and folders are
-    /// skipped; a folder reached twice (through a link) is walked once.
+    /// skipped; a folder reached twice (through a link) is walked once. Each name is looked up
+    /// in the open folder (`fstatat`, one component, not the whole path again), and only what may
+    /// be a track is: the folder's listing says which names are folders and which plain files
+    /// (a plain file named like no track, a cover or a sidecar, needs no look), and a link or a
+    /// name of a kind it does not say is looked up to see what it reaches.
     static func walk(_ folder: String, into found: inout [Found], problems: inout [String], unreadable: inout [String], seen: inout Set<String>) {
         var st = stat()
         guard stat(folder, &st) == 0 else { return }
@@ -169,7 +186,8 @@ extension LibraryIndex {
             unreadable.append(folder)
             return
         }
-        var names: [String] = []
+        let fd = dirfd(dir)
+        var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(dir) {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
             guard let name = String(validating: bytes, as: UTF8.self) else {
@@ -180,51 +198,59 @@ extension LibraryIndex {
                 unreadable.append(folder)
                 continue
             }
-            if !name.hasPrefix(".") { names.append(name) }
+            if !name.hasPrefix(".") { entries.append((name, entry.pointee.d_type)) }
         }
-        closedir(dir)
-        names.sort()
-        let nameSet = Set(names.map { Array($0.utf8) })   // by bytes, as the file system names them
-        func exists(_ name: String) -> Bool { nameSet.contains(Array(name.utf8)) }
+        entries.sort { $0.name < $1.name }
+        let names = entries.map(\.name)
+        // The sidecars and lyrics here, by bytes, as the file system names them.
+        let notes = Set(names.filter { $0.hasSuffix(SidecarStore.suffix) || $0.hasSuffix(".lrc") }.map(PathBytes.init))
+        func exists(_ name: String) -> Bool { !notes.isEmpty && notes.contains(PathBytes(name)) }
         let cover = CoverArt.best(among: names).map { folder + "/" + $0 }
         // Sidecars named after another copy of a song (song.flac.practice.json beside song.mp3), by
         // the song's name without extension: found once per folder, not once per file.
-        var otherCopies: [[UInt8]: [String]] = [:]
+        var otherCopies: [PathBytes: [String]] = [:]
         for n in names where n.hasSuffix(SidecarStore.suffix) {
             let base = String(n.dropLast(SidecarStore.suffix.count))
             let stem = Path.deletingExtension(base)
-            if stem != base { otherCopies[Array(stem.utf8), default: []].append(n) }
+            if stem != base { otherCopies[PathBytes(stem), default: []].append(n) }
+        }
+        /// When `name` in this folder was last changed (0 when it cannot be looked up).
+        func modified(_ name: String) -> Double {
+            var st = stat()
+            return fstatat(fd, name, &st, 0) == 0 ? seconds(st.st_mtim) : 0
         }
         var subfolders: [String] = []
-        for name in names {
+        for (name, type) in entries {
             let full = folder == "/" ? "/" + name : folder + "/" + name
-            guard stat(full, &st) == 0 else { continue }
+            if type == UInt8(DT_DIR) { subfolders.append(full); continue }
+            let isTrackName = Track.fileExtensions.contains(Path.pathExtension(name).lowercased())
+            if type == UInt8(DT_REG) && !isTrackName { continue }
+            // (A link is followed: a link to a folder is walked, one to a track is a track.)
+            guard fstatat(fd, name, &st, 0) == 0 else { continue }
             if st.st_mode & S_IFMT == S_IFDIR { subfolders.append(full); continue }
-            guard st.st_mode & S_IFMT == S_IFREG, Track.fileExtensions.contains(Path.pathExtension(name).lowercased()) else { continue }
-            var f = Found(path: full, mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9,
+            guard st.st_mode & S_IFMT == S_IFREG, isTrackName else { continue }
+            var f = Found(path: full, mtime: seconds(st.st_mtim),
                           size: Int64(st.st_size), inode: Int64(bitPattern: UInt64(st.st_ino)), folderCover: cover)
             // The sidecar and lyrics the player would read: song.mp3.practice.json, else song.practice.json, …
             let stem = Path.deletingExtension(name)
             let sidecars = [name + SidecarStore.suffix, stem + SidecarStore.suffix]
-                + (otherCopies[Array(stem.utf8)] ?? []).filter { $0 != name + SidecarStore.suffix }
+                + (otherCopies[PathBytes(stem)] ?? []).filter { $0 != name + SidecarStore.suffix }
             if let s = sidecars.first(where: exists) {
                 f.sidecar = folder + "/" + s
-                f.sidecarMtime = modified(f.sidecar!)
+                f.sidecarMtime = modified(s)
             }
             if let l = [name + ".lrc", stem + ".lrc"].first(where: exists) {
                 f.lyrics = folder + "/" + l
-                f.lyricsMtime = modified(f.lyrics!)
+                f.lyricsMtime = modified(l)
             }
             found.append(f)
         }
+        closedir(dir)
         for sub in subfolders { walk(sub, into: &found, problems: &problems, unreadable: &unreadable, seen: &seen) }
     }
 
-    static func modified(_ path: String) -> Double {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return 0 }
-        return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-    }
+    /// A file time in seconds.
+    static func seconds(_ t: timespec) -> Double { Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
 
     /// A track as it goes into the index.
     struct Indexed {

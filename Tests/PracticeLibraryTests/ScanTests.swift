@@ -149,6 +149,39 @@ import PracticeTestSupport
         #expect(r.removed == 0 && count == 1, "the folder could not be read whole: nothing in it is dropped")
     }
 
+    /// What a folder holds besides plain files and folders, each taken as what it is, not as what
+    /// its name says: a link to a track is a track at the link's path, a folder named like a track
+    /// is walked, a link to a folder is walked (once, however many links reach it, a link back up
+    /// included), and a dangling link and a named pipe are not tracks.
+    @Test func linksPipesAndFoldersNamedLikeTracks() throws {
+        let music = dir.file("links")
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: music + "/real", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: music + "/Live.flac", withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(330, seconds: 0.2), to: music + "/real/one.wav")
+        try Signals.write(Signals.sine(440, seconds: 0.2), to: music + "/Live.flac/two.wav")
+        try fm.createSymbolicLink(atPath: music + "/linked.wav", withDestinationPath: "real/one.wav")
+        try fm.createSymbolicLink(atPath: music + "/alias", withDestinationPath: "real")
+        try fm.createSymbolicLink(atPath: music + "/loop", withDestinationPath: ".")
+        try fm.createSymbolicLink(atPath: music + "/broken.wav", withDestinationPath: "nowhere.wav")
+        #expect(mkfifo(music + "/pipe.wav", 0o644) == 0)
+        try "[00:00.10]line\n".write(toFile: music + "/real/one.lrc", atomically: true, encoding: .utf8)
+        try "[00:00.10]linked\n".write(toFile: music + "/linked.lrc", atomically: true, encoding: .utf8)
+        let library = try index()
+        #expect(try library.scan([music]) == ScanReport(found: 3, added: 3))
+        // The folders in name order, after the files beside them: "Live.flac", then "alias" (which
+        // reaches "real" first), "loop" (this folder again) and "real" (reached already).
+        let tracks = try library.tracks().sorted { $0.path < $1.path }
+        #expect(tracks.map(\.path) == [music + "/Live.flac/two.wav", music + "/alias/one.wav", music + "/linked.wav"])
+        #expect(tracks.map(\.hasLyrics) == [false, true, true])
+        #expect(Set(try library.search("linked").map(\.track.path)) == [music + "/linked.wav"], "its name and its lyrics")
+        #expect(try library.scan([music]) == ScanReport(found: 3), "nothing changed")
+        // The link pointed elsewhere: the same path, another file.
+        try fm.removeItem(atPath: music + "/linked.wav")
+        try fm.createSymbolicLink(atPath: music + "/linked.wav", withDestinationPath: "Live.flac/two.wav")
+        #expect(try library.scan([music]) == ScanReport(found: 3, updated: 1))
+    }
+
     @Test func aFolderOfTenThousandFiles() throws {
         let folder = dir.file("many")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -202,8 +202,11 @@ extension LibraryIndex {
         }
         entries.sort { $0.name < $1.name }
         let names = entries.map(\.name)
-        // The sidecars and lyrics here, by bytes, as the file system names them.
-        let notes = Set(names.filter { $0.hasSuffix(SidecarStore.suffix) || $0.hasSuffix(".lrc") }.map(PathBytes.init))
+        // The sidecars and lyrics here, by bytes, as the file system names them (a name is taken
+        // by its bytes' ending: to String's hasSuffix, which compares characters, "\u{600}.lrc"
+        // does not end in ".lrc").
+        func endsIn(_ name: String, _ suffix: String) -> Bool { name.utf8.reversed().starts(with: suffix.utf8.reversed()) }
+        let notes = Set(names.filter { endsIn($0, SidecarStore.suffix) || endsIn($0, ".lrc") }.map(PathBytes.init))
         func exists(_ name: String) -> Bool { !notes.isEmpty && notes.contains(PathBytes(name)) }
         let cover = CoverArt.best(among: names).map { folder + "/" + $0 }
         // Sidecars named after another copy of a song (song.flac.practice.json beside song.mp3), by

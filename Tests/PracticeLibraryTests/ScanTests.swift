@@ -182,6 +182,22 @@ import PracticeTestSupport
         #expect(try library.scan([music]) == ScanReport(found: 3, updated: 1))
     }
 
+    /// A song's lyrics and sidecar are found by their names' bytes, whatever characters they end
+    /// in: after U+0600 (a sign written before the number it goes with) ".lrc" is, to Swift's
+    /// String, not the end of the name, as the sign joins the dot into one character.
+    @Test func notesBesideANameThatEndsInASignThatJoinsWhatFollows() throws {
+        let music = dir.file("signs")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try Signals.write(Signals.sine(330, seconds: 0.2), to: music + "/Intro\u{600}.wav")
+        try "[00:00.10]line\n".write(toFile: music + "/Intro\u{600}.lrc", atomically: true, encoding: .utf8)
+        try #"{"format": "practice-markers", "version": 1, "markers": [{"id": "m1", "name": "turn", "time": 0.1}]}"#
+            .write(toFile: music + "/Intro\u{600}.practice.json", atomically: true, encoding: .utf8)
+        let library = try index()
+        #expect(try library.scan([music]) == ScanReport(found: 1, added: 1))
+        let track = try #require(try library.tracks().first)
+        #expect(track.hasLyrics && track.markerCount == 1, "\(track)")
+    }
+
     @Test func aFolderOfTenThousandFiles() throws {
         let folder = dir.file("many")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -14,7 +14,8 @@
 #   done, on an empty database. Both on one core's worth of work, each alone on the machine.
 # - rescan: the same commands again, nothing changed (median of REPS).
 # - search: `practice library search --no-scan WORD` and `mpc search any WORD`, whole processes
-#   taking turns (median of 3 × REPS each); practice's own time for the query (`--verbose`) beside.
+#   taking turns (median of 3 × REPS each); practice's own time for the query (`--verbose`) beside,
+#   and the search as typed, without --no-scan (a rescan first: mpd has no such step).
 # - first paint: `practice library` in an 80×24 tmux window, from the command to the heading on the
 #   screen (tmux polled every 5 ms).
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
@@ -58,6 +59,7 @@ t_first_p=$(ms "$PRACTICE" library scan -q "$WORK/music")
 "$PRACTICE" library list --no-scan --json | python3 -c "import json,sys; print('practice indexed', len(json.load(sys.stdin)['tracks']), 'tracks', file=sys.stderr)"
 t_re_p=$(for _ in $(seq "$REPS"); do ms "$PRACTICE" library scan -q; done | median)
 q_p=$(for _ in $(seq "$REPS"); do "$PRACTICE" library search --no-scan -v "$WORD" 2>&1 >/dev/null | sed -n 's/.* in \([0-9.]*\) ms$/\1/p'; done | median)
+t_typed_p=$(for _ in $(seq "$REPS"); do ms "$PRACTICE" library search "$WORD"; done | median)
 hits_p=$("$PRACTICE" library search --no-scan --json "$WORD" | python3 -c "import json,sys; print(len({h['path'] for h in json.load(sys.stdin)['hits']}))")
 
 # The same tracks in one folder, each with a sidecar (hard links; an index and settings of their
@@ -140,6 +142,7 @@ printf '%-44s %9s ms\n' "  one folder with a sidecar each: first scan" "$t_flat_
 printf '%-44s %9s ms\n' "  one folder: rescan" "$t_flat_re"
 printf '%-44s %9s ms %9s ms %8s\n' "search '$WORD' (whole process)" "$t_s_p" "$t_s_m" "$(ratio "$t_s_p" "$t_s_m")"
 printf '%-44s %9s ms\n' "  practice's query alone (--verbose)" "$q_p"
+printf '%-44s %9s ms\n' "  as typed: a rescan, then the search" "$t_typed_p"
 printf '%-44s %12s %12s\n' "  tracks found" "$hits_p" "$hits_m"
 printf '%-44s %9s ms\n' "library screen: first paint (tmux, 80x24)" "$t_paint"
 printf '%-44s %9s ms\n' "  the same harness showing an 'echo'" "$t_echo"

@@ -239,12 +239,12 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
     /// Reads the sidecar and the lyrics, and starts watching the sidecar's files, so that another
     /// window's edits (or a `git pull`) show at once.
     func prepare() {
-        reloadSidecar()
+        let loaded = reloadSidecar()
         loadLyrics()
         // Where edits go, what was read, and the files beside the song (a crew's, which a
         // fallback sidecar takes in): any of them changing reloads.
         var paths = [sidecarPath ?? SidecarStore.ownPath(forAudio: player.track.path)]
-        if let loaded = try? SidecarStore.load(for: player.track, explicit: sidecarPath) {
+        if let loaded {
             paths += [loaded.writePath] + (loaded.readPath.map { [$0] } ?? [])
             // Markers moved to match this copy of the song: said once, unless resuming is.
             if model.message == nil, let line = loaded.notices.first ?? loaded.alignment { model.say(line) }
@@ -263,15 +263,16 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         return true
     }
 
-    /// Reads the sidecar into the model. One that cannot be read is said on the screen, and what
-    /// was shown stays (the file is never rewritten).
-    private func reloadSidecar() {
+    /// Reads the sidecar into the model, and returns what was read. One that cannot be read is
+    /// said on the screen, and what was shown stays (the file is never rewritten).
+    @discardableResult
+    private func reloadSidecar() -> LoadedSidecar? {
         let loaded: LoadedSidecar
         do {
             loaded = try SidecarStore.load(for: player.track, explicit: sidecarPath)
         } catch {
             model.sidecarUnreadable(error.message)
-            return
+            return nil
         }
         var s = loaded.sidecar
         s.normalize()
@@ -284,6 +285,7 @@ public final class Session: @unchecked Sendable {  // all state is touched on th
         let follow = model.reload(SidecarView(markers: s.liveMarkers.map { .init(name: $0.name, time: $0.time, id: $0.id, notInThisCopy: missing.contains($0.id)) }, loops: loops, bpm: s.settings?.bpm ?? s.beats?.tempo, beats: s.beats),
                                   player: player.state)
         if !follow.isEmpty { _ = carryOut(follow) }
+        return loaded
     }
 
     // MARK: Lyrics

@@ -64,7 +64,8 @@ public struct PlayCommand: Sendable {
         SoundFile.prepare(file)
         var options = PlayerOptions()
         (options.tags, options.device, options.reconnect, options.settings) = (tags, device, reconnect, settings)
-        (options.from, options.to, options.loop) = try Places.resolve(place, for: file)
+        let sidecarNotes: (@Sendable () -> Void)?
+        (options.from, options.to, options.loop, sidecarNotes) = try Places.resolveForPlaying(place, for: file)
         (options.sidecar, options.audioStream, options.mirror) = (place.sidecar, place.audioStream, mirror)
         // A file with a video stream: its picture in mpv's window beside the screen.
         let video = VideoFrame.stream(of: file)
@@ -73,6 +74,7 @@ public struct PlayCommand: Sendable {
         if video != nil, noDisplay == nil { options.video = VideoState(isShown: !noVideo, isFullScreen: fullScreen) }
         var run = PlayTerminal(file: file, options: options)
         run.beforeAttaching = { ALSAOutput.closePrepared() }
+        run.afterStarting = sidecarNotes
         (run.control, run.socketPath) = (control, socketPath)
         (run.noTui, run.verbose, run.detached, run.paused) = (noTui, verbose, detached, paused)
         (run.given.fresh, run.given.rate, run.given.pitch, run.given.mirror) = (fresh, rateGiven, pitchGiven, mirror)

@@ -106,6 +106,12 @@ public final class PlaySession: Sendable {
         recorder.withLock { $0 = made }
     }
 
+    /// The sidecar has been read (and lined up with this copy) after the player started: the
+    /// journal's recorder reads it again (see `JournalRecorder.sidecarLinedUp`).
+    public func sidecarLinedUp() {
+        recorder.withLock { $0 }?.sidecarLinedUp()
+    }
+
     /// The saved place, under what the command line says: `--rate` and `--pitch` win over the saved
     /// ones, `--from`, `--to` and `--loop` over the saved position (and `--loop` over the saved loop).
     static func resume(from point: ResumePoint, into options: inout PlayerOptions, rules: ResumeRules, file: String) {

@@ -84,6 +84,16 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
         }
     }
 
+    /// The sidecar has been read since the recording began, and lined up with this copy of the
+    /// song if it was made on another (a player reads it once its sound has started): its markers
+    /// are read again, now on this copy's times, and the copy told to the journal.
+    public func sidecarLinedUp() {
+        reading.async { [weak self] in
+            self?.readTrackNotes()
+            self?.identifyAgain()
+        }
+    }
+
     /// The first problem writing (the journal's disk full, say): said once by the caller, if at all.
     public var problem: String? { state.withLock { $0.problem } }
 
@@ -209,6 +219,10 @@ public final class JournalRecorder: @unchecked Sendable {   // `timer` is set up
     /// Whether the track's markers have been read once (they are read beside the player as it
     /// starts; a test on a virtual device, whose seconds pass in a moment, waits for them).
     var hasReadTrackNotes: Bool { state.withLock { $0.markerIDs != nil } }
+
+    /// The song this recording is a copy of, once a sidecar made on another copy has been lined
+    /// up with it (a test waits for it).
+    var songAudio: String? { state.withLock { $0.songAudio } }
 
     func readTrackNotesIfChanged() {
         if sidecarChanged { readTrackNotes() }

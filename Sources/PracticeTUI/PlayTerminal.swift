@@ -41,6 +41,10 @@ public struct PlayTerminal {
     /// Called when a player is already open on the track and this process only shows its screen
     /// (the device opened ahead for this one is closed).
     public var beforeAttaching: () -> Void = {}
+    /// Called once the player has started (its sound on its way), before the screen or the status
+    /// line shows: what the command line put off so as not to hold the sound back (the sidecar's
+    /// notes, when no place was asked).
+    public var afterStarting: (() -> Void)?
 
     public init(file: String, options: PlayerOptions) {
         self.file = file
@@ -68,6 +72,7 @@ public struct PlayTerminal {
         // A player is already open on this track (in the background, or another terminal): its screen.
         if screen, let running = Players.running().first(where: { $0.path == (Path.resolved(file) ?? file) }) {
             beforeAttaching()   // this process only shows that player's screen
+            afterStarting?()    // (that player has lined its sidecar up: the notes are quick to say)
             try Self.attach(to: running, bindings: bindings,
                             notice: "already playing in pid \(running.pid): this is its screen (\(bindings.keys(for: .detach).first?.label ?? "d") leaves it playing)")
             return .done
@@ -92,6 +97,10 @@ public struct PlayTerminal {
         defer { session.finishRecording() }
         let player = session.player
         session.start()
+        if let afterStarting {
+            afterStarting()
+            session.sidecarLinedUp()
+        }
         let notice = session.resumed.map { "\($0.summary) (--fresh starts at the beginning)" }
         if verbose { Self.report(player) }
         if screen {

@@ -151,6 +151,45 @@ extension TallyTests {
         #expect(s.audio == (try rig.player.track.identity().pcm.sha256))
     }
 
+    /// A crew's sidecar, made on another copy of the song (this one starts 1.3 s later): a player
+    /// reads it only once its sound has started, so the recorder, started with the sound, first
+    /// reads its markers as made there (this copy's identity is not known yet, and the journal
+    /// never decodes a track to find it). Once the player has read the sidecar and lined it up,
+    /// `sidecarLinedUp` has the recorder read it again: the sections are this copy's, and the
+    /// session is counted as the crew's song. Without it, 0 → 5 s would give "verse" 2 s, not 0.7.
+    @Test func aCrewsSidecarLinedUpAfterTheStartMovesTheSections() throws {
+        let music = Signals.music(seconds: 30, seed: 31)
+        let crew = dir.file("crew.wav"), copy = dir.file("copy.wav")
+        try Signals.write(music, to: crew)
+        try Signals.write([Float](repeating: 0, count: Int(1.3 * 44_100) * 2) + music, to: copy)
+        let sidecar = dir.file("crew.wav.practice.json")
+        try SidecarStore.update(for: try Track.open(crew).track) { (s: inout Sidecar) throws(PracticeError) in
+            for (name, time) in [("intro", 1.0), ("verse", 3.0)] { try s.addMarker(name: name, time: time, duration: 30) }
+        }
+        let journal = try Journal(path: dir.file("crew.sqlite"))
+        let rig = try VirtualRig(copy)
+        #expect(TrackIdentity.known(rig.player.track) == nil, "a copy not seen before")
+        let recorder = try #require(JournalRecorder(journal: journal, player: rig.player, sidecar: sidecar))
+        try tracksMarkersRead(recorder)
+        // The player's reading of the sidecar (`Places.resolveForPlaying`'s `later`): lined up.
+        let loaded = try SidecarStore.load(for: rig.player.track, explicit: sidecar)
+        let verse = try #require(loaded.sidecar.liveMarkers.first { $0.name == "verse" })
+        #expect(abs(verse.time - 4.3) < 0.03, "lined up: \(verse.time)")
+        recorder.sidecarLinedUp()
+        try eventually("the recorder reads the lined-up markers") { recorder.songAudio != nil }
+        playSeconds(5, rig, recorder)
+        rig.stop()
+        recorder.waitUntilWritten(timeout: 30, identity: true)
+        let s = try #require(try journal.sessions(from: .today, to: .today).first { $0.path.hasSuffix("/copy.wav") })
+        let seconds = Dictionary(uniqueKeysWithValues: s.parts.filter { $0.kind == .section }.map { ($0.name, $0.seconds) })
+        #expect(abs((seconds["intro"] ?? 0) - 2) < 0.05 && abs((seconds["verse"] ?? 0) - 0.7) < 0.05, "\(s.parts)")
+        let song = try Track.open(crew).track.identity().pcm.sha256
+        #expect(s.audio == song, "counted as the crew's song")
+        // And the copy is known to the journal as a copy of it (its own sessions to come too).
+        let own = try rig.player.track.identity().pcm.sha256
+        #expect(try journal.reading { db in try db.value(String.self, sql: "SELECT song FROM copy WHERE audio = ?", arguments: [own]) } == song)
+    }
+
     /// A recorder made once its player has played a while (a session's journal opens after the
     /// first note is out) counts from `first`, the player as it started: all of the time heard,
     /// once. Without `first` it would count from when it was made: 4 s, not 7.

@@ -5,6 +5,7 @@ import Glibc
 import PracticeAudio
 import PracticeDocuments
 import PracticeEngine
+import PracticeSystem
 
 /// What a scan did.
 public struct ScanReport: Sendable, Equatable {
@@ -220,7 +221,7 @@ extension LibraryIndex {
         /// When `name` in this folder was last changed (0 when it cannot be looked up).
         func modified(_ name: String) -> Double {
             var st = stat()
-            return fstatat(fd, name, &st, 0) == 0 ? seconds(st.st_mtim) : 0
+            return fstatat(fd, name, &st, 0) == 0 ? st.st_mtim.seconds : 0
         }
         var subfolders: [String] = []
         for (name, type) in entries {
@@ -232,7 +233,7 @@ extension LibraryIndex {
             guard fstatat(fd, name, &st, 0) == 0 else { continue }
             if st.st_mode & S_IFMT == S_IFDIR { subfolders.append(full); continue }
             guard st.st_mode & S_IFMT == S_IFREG, isTrackName else { continue }
-            var f = Found(path: full, mtime: seconds(st.st_mtim),
+            var f = Found(path: full, mtime: st.st_mtim.seconds,
                           size: Int64(st.st_size), inode: Int64(bitPattern: UInt64(st.st_ino)), folderCover: cover)
             // The sidecar and lyrics the player would read: song.mp3.practice.json, else song.practice.json, …
             let stem = Path.deletingExtension(name)
@@ -251,9 +252,6 @@ extension LibraryIndex {
         closedir(dir)
         for sub in subfolders { walk(sub, into: &found, problems: &problems, unreadable: &unreadable, seen: &seen) }
     }
-
-    /// A file time in seconds.
-    static func seconds(_ t: timespec) -> Double { Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
 
     /// A track as it goes into the index.
     struct Indexed {

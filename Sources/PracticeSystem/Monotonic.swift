@@ -6,7 +6,12 @@ import Glibc
 public func monotonicSeconds() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_MONOTONIC, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    return t.seconds
+}
+
+extension timespec {
+    /// In seconds, as a Double (a clock's reading, a file's time).
+    public var seconds: Double { Double(tv_sec) + Double(tv_nsec) / 1e9 }
 }
 
 extension Duration {

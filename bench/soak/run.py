@@ -14,6 +14,7 @@ first minute) and practice / mpv for CPU and RSS.
 Needs: pulseaudio, pulseaudio-utils, libasound2-plugins, mpv, python3 with numpy.
 """
 import argparse
+import ctypes
 import json
 import os
 import struct
@@ -46,8 +47,29 @@ def make_track(path, tmp):
     rt.write_wav(path, np.stack([x, x], axis=1), tmp)
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long)
+FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE = 1, 2
+
+
+def stream_folder(out, asked):
+    """Where the tee writes the players' streams: ASKED, else a folder of its own in /dev/shm
+    (memory), else OUT.  ALSA's `tee` PCM writes the file from the player's own audio thread, in
+    the same call that hands the period to the sink: on a disk, a write held up by another
+    program's writes (a build, a test suite, `dd ... conv=fsync`) starved the sink and was counted
+    as the player's underrun (9 in 4 minutes beside such a writer, 0 with the streams in memory,
+    2026-12-06).  A user's player writes no such file."""
+    if asked:
+        return asked
+    if os.path.isdir('/dev/shm') and os.access('/dev/shm', os.W_OK):
+        return os.path.join('/dev/shm', 'practice-soak-%d' % os.getpid())
+    return out
+
+
 class Stream:
-    """Follows a WAV file that ALSA's `tee` PCM is writing, and finds the bursts in it."""
+    """Follows a WAV file that ALSA's `tee` PCM is writing, and finds the bursts in it.  What it
+    has read is given back to the file system as it goes (a hole punched in the file), so that
+    two hours of streams in memory hold only what is not read yet."""
     def __init__(self, path):
         self.path = path
         self.offset = None          # where the samples start
@@ -83,12 +105,15 @@ class Stream:
     def poll(self):
         if not os.path.exists(self.path):
             return
-        with open(self.path, 'rb') as f:
+        with open(self.path, 'r+b') as f:   # (r+: a hole is punched only through a writable descriptor)
             if self.offset is None and not self._header(f):
                 return
             width = np.dtype(self.dtype).itemsize * self.channels
             f.seek(self.offset + self.frames * width)
             raw = f.read()
+            read_to = self.offset + (self.frames + len(raw) // width) * width
+            if read_to > 65536:   # (keeps the header, and whole pages from the start)
+                _libc.fallocate(f.fileno(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096, (read_to & ~4095) - 4096)
         n = len(raw) // width
         if n == 0:
             return
@@ -151,8 +176,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--practice', default=os.path.join(here, '..', '..', '.build', 'release', 'practice'))
     ap.add_argument('--minutes', type=float, default=120.0, help='how long (default 120)')
-    ap.add_argument('--out', default='/tmp/practice-soak', help='work folder (track, streams, log.jsonl, results.json)')
+    ap.add_argument('--out', default='/tmp/practice-soak', help='work folder (track, log.jsonl, results.json)')
     ap.add_argument('--no-mpv', action='store_true', help='practice alone')
+    ap.add_argument('--streams', help='folder for the players\' streams (default: one of its own in /dev/shm, '
+                    'so that no write of them waits for a disk; else the work folder)')
     a = ap.parse_args()
     for tool in ('pulseaudio', 'pactl') + (() if a.no_mpv else ('mpv',)):
         if not rt.shutil.which(tool):
@@ -161,6 +188,8 @@ def main():
     for name in os.listdir(a.out):
         if name.endswith('.wav') or name.endswith('.jsonl'):
             os.remove(os.path.join(a.out, name))
+    streams = stream_folder(a.out, a.streams)
+    os.makedirs(streams, exist_ok=True)
     track = os.path.join(a.out, 'loop.wav')
     make_track(track, a.out)
     rt.signal.signal(rt.signal.SIGTERM, rt._on_signal)
@@ -168,7 +197,7 @@ def main():
     try:
         env = dict(rig.env, XDG_STATE_HOME=os.path.join(a.out, 'state'), XDG_CACHE_HOME=os.path.join(a.out, 'cache'))
         players = {}
-        ours = os.path.join(a.out, 'practice-stream.wav')
+        ours = os.path.join(streams, 'practice-stream.wav')
         p = rt.spawn([a.practice, 'play', track, '--device', "tee:pulse,'%s',wav" % ours, '--control', 'stdin',
                       '--loop', str(LOOP[0]), str(LOOP[1]), '--rate', str(RATE), '--count-in', '4', '--count-in-every',
                       '--bpm', str(BPM), '--fresh', '--no-journal', '--quiet', '--no-mpris'],
@@ -186,7 +215,7 @@ def main():
         threading.Thread(target=follow, daemon=True).start()
         players['practice'] = (p, Stream(ours))
         if not a.no_mpv:
-            theirs = os.path.join(a.out, 'mpv-stream.wav')
+            theirs = os.path.join(streams, 'mpv-stream.wav')
             m = rt.spawn(['mpv', '--no-config', '--no-video', '--really-quiet', '--ao=alsa',
                           "--audio-device=alsa/tee:pulse,'%s',wav" % theirs, '--speed=%s' % RATE,
                           '--ab-loop-a=%s' % LOOP[0], '--ab-loop-b=%s' % LOOP[1], '--start=%s' % LOOP[0], track],
@@ -260,7 +289,12 @@ def main():
         rt.cleanup()
         for name in ('practice-stream.wav', 'mpv-stream.wav'):
             try:
-                os.remove(os.path.join(a.out, name))   # up to 2.5 GB each after two hours
+                os.remove(os.path.join(streams, name))   # (their read part given back as they went)
+            except OSError:
+                pass
+        if streams != a.out and streams != a.streams:
+            try:
+                os.rmdir(streams)
             except OSError:
                 pass
 

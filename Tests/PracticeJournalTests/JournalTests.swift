@@ -157,12 +157,23 @@ extension TallyTests {
     /// never decodes a track to find it). Once the player has read the sidecar and lined it up,
     /// `sidecarLinedUp` has the recorder read it again: the sections are this copy's, and the
     /// session is counted as the crew's song. Without it, 0 → 5 s would give "verse" 2 s, not 0.7.
-    @Test func aCrewsSidecarLinedUpAfterTheStartMovesTheSections() throws {
-        let music = Signals.music(seconds: 30, seed: 31)
-        let crew = dir.file("crew.wav"), copy = dir.file("copy.wav")
-        try Signals.write(music, to: crew)
-        try Signals.write([Float](repeating: 0, count: Int(1.3 * 44_100) * 2) + music, to: copy)
-        let sidecar = dir.file("crew.wav.practice.json")
+    /// On generated music, and on a real song as crews have it: the crew's FLAC of 30 s of
+    /// wesnoth's frantic (sox), and a crew mate's MP3 of it (lame) that starts 1.3 s later.
+    @Test(arguments: [false, true]) func aCrewsSidecarLinedUpAfterTheStartMovesTheSections(realSong: Bool) throws {
+        let crew: String, copy: String
+        if realSong {
+            (crew, copy) = (dir.file("crew.flac"), dir.file("copy.mp3"))
+            let song = "/usr/share/games/wesnoth/1.16/data/core/music/frantic.ogg", later = dir.file("later.wav")
+            #expect(try run("/usr/bin/sox", [song, crew, "trim", "20", "30"]).status == 0)
+            #expect(try run("/usr/bin/sox", [crew, later, "pad", "1.3", "0"]).status == 0)
+            #expect(try run("/usr/bin/lame", ["--quiet", "-b", "160", later, copy]).status == 0)
+        } else {
+            let music = Signals.music(seconds: 30, seed: 31)
+            (crew, copy) = (dir.file("crew.wav"), dir.file("copy.wav"))
+            try Signals.write(music, to: crew)
+            try Signals.write([Float](repeating: 0, count: Int(1.3 * 44_100) * 2) + music, to: copy)
+        }
+        let sidecar = crew + ".practice.json"
         try SidecarStore.update(for: try Track.open(crew).track) { (s: inout Sidecar) throws(PracticeError) in
             for (name, time) in [("intro", 1.0), ("verse", 3.0)] { try s.addMarker(name: name, time: time, duration: 30) }
         }
@@ -180,7 +191,7 @@ extension TallyTests {
         playSeconds(5, rig, recorder)
         rig.stop()
         recorder.waitUntilWritten(timeout: 30, identity: true)
-        let s = try #require(try journal.sessions(from: .today, to: .today).first { $0.path.hasSuffix("/copy.wav") })
+        let s = try #require(try journal.sessions(from: .today, to: .today).first { $0.path.hasSuffix(realSong ? "/copy.mp3" : "/copy.wav") })
         let seconds = Dictionary(uniqueKeysWithValues: s.parts.filter { $0.kind == .section }.map { ($0.name, $0.seconds) })
         #expect(abs((seconds["intro"] ?? 0) - 2) < 0.05 && abs((seconds["verse"] ?? 0) - 0.7) < 0.05, "\(s.parts)")
         let song = try Track.open(crew).track.identity().pcm.sha256

@@ -102,7 +102,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             var result: (handle: UInt, code: Int32) = (0, -ENOENT)
             if let asound = try? ALSALibrary.api(device: device) {
                 var handle: OpaquePointer?
-                let code = asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+                let code = RealTimePriority.lent { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
                 result = (UInt(bitPattern: handle), code)
             }
             opened.finish(result)
@@ -148,7 +148,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         var handle = takePrepared(device: device)
         let ahead = handle != nil
         if handle == nil {
-            try alsa("snd_pcm_open", device: device) { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+            try alsa("snd_pcm_open", device: device) { RealTimePriority.lent { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) } }
         }
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }
         do throws(ALSAError) {

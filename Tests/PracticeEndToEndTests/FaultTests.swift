@@ -302,4 +302,40 @@ import PracticeTestSupport
         // (Inside the render's file: aKilledRenderAtEachMomentLeavesNoPart, at each moment.)
         print("kills: edits \(outcomes.killed) killed, \(outcomes.finished) finished, \(leftovers) temporary files left; renders \(renders.killed) killed, \(renders.finished) finished, \(parts) parts left")
     }
+
+    /// A busy machine: ALSA's `pulse` plugin hands each period to libpulse's own thread
+    /// (`threaded-ml`), which sends it to the server. As a normal thread it waited behind the
+    /// machine's other work and the sink ran dry, though the audio thread was on time (the soak
+    /// bench beside the test suites). That thread starts in the device's open, which the player
+    /// makes at the real-time priority one below its audio thread, so it runs at that; every
+    /// other thread of the player stays a normal one.
+    @Test func theSoundServersClientThreadRunsJustBelowTheAudioThread() throws {
+        let rig = try PulseRig()
+        try Signals.write(Signals.sine(440, seconds: 30), to: dir.file("busy.wav"))
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in rig.environment { env[k] = v }
+        env["XDG_STATE_HOME"] = dir.file("state")
+        let player = try Spawned(practiceBinary, [dir.file("busy.wav"), "--device", "pulse", "--no-tui", "--no-journal"], environment: env)
+        defer { kill(player.pid, SIGKILL); _ = player.wait() }
+        // Each thread's name, real-time priority and policy (fields 40 and 41 of its stat).
+        func threads() -> [(name: String, priority: Int, policy: Int32)] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(player.pid)/task")) ?? []
+            return tasks.compactMap { tid in
+                guard let stat = try? String(contentsOfFile: "/proc/\(player.pid)/task/\(tid)/stat", encoding: .utf8),
+                      let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")   // from field 3
+                guard fields.count > 38, let priority = Int(fields[37]), let policy = Int32(fields[38]) else { return nil }
+                return (String(stat[stat.index(after: open)..<close]), priority, policy)
+            }
+        }
+        let all = try eventuallyValue("the player's audio thread and libpulse's", within: 10) { () -> [(name: String, priority: Int, policy: Int32)]? in
+            let t = threads()
+            return t.contains { $0.name == "practice-audio" } && t.contains { $0.name == "threaded-ml" } ? t : nil
+        }
+        let audio = all.first { $0.name == "practice-audio" }!, client = all.first { $0.name == "threaded-ml" }!
+        #expect(audio.policy == SCHED_FIFO && audio.priority == Int(sched_get_priority_min(SCHED_FIFO)) + 10, "\(all)")
+        #expect(client.policy == SCHED_FIFO && client.priority == audio.priority - 1, "\(all)")
+        let others = all.filter { $0.name != "practice-audio" && $0.name != "threaded-ml" }
+        #expect(!others.isEmpty && others.allSatisfy { $0.policy == SCHED_OTHER && $0.priority == 0 }, "\(all)")
+    }
 }

@@ -86,7 +86,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
         pthread_attr_setinheritsched(&attr, Int32(PTHREAD_EXPLICIT_SCHED))
         pthread_attr_setschedpolicy(&attr, SCHED_FIFO)
         var param = sched_param()
-        param.sched_priority = sched_get_priority_min(SCHED_FIFO) + 10
+        param.sched_priority = RealTimePriority.audio
         pthread_attr_setschedparam(&attr, &param)
         if pthread_create(&thread, &attr, body, context) == 0 {
             isRealTime = true

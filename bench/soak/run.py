@@ -202,7 +202,8 @@ def main():
                       '--loop', str(LOOP[0]), str(LOOP[1]), '--rate', str(RATE), '--count-in', '4', '--count-in-every',
                       '--bpm', str(BPM), '--fresh', '--no-journal', '--quiet', '--no-mpris'],
                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        state = {'underruns': 0, 'lines': 0}
+        state = {'underruns': 0, 'lines': 0, 'underrun_at': []}
+        started = time.time()
 
         def follow():
             for line in p.stdout:
@@ -210,7 +211,10 @@ def main():
                     e = json.loads(line)
                 except ValueError:
                     continue
-                state['underruns'] = e.get('underruns', state['underruns'])
+                count = e.get('underruns', state['underruns'])
+                if count > state['underruns']:   # when each was told (UTC), to set beside what else ran
+                    state['underrun_at'] += [time.strftime('%H:%M:%S', time.gmtime())] * (count - state['underruns'])
+                state['underruns'] = count
                 state['lines'] += 1
         threading.Thread(target=follow, daemon=True).start()
         players['practice'] = (p, Stream(ours))
@@ -258,6 +262,7 @@ def main():
             rss = [r['rss_kb'] for r in mine[1:]] or [mine[0]['rss_kb']]
             results[name] = dict(
                 minutes=minute, passes=len(lengths), underruns=mine[-1]['underruns'],
+                underrun_at=state['underrun_at'] if name == 'practice' else None,
                 frames_per_pass_min=int(lengths.min()) if len(lengths) else None,
                 frames_per_pass_max=int(lengths.max()) if len(lengths) else None,
                 drift_frames=int(lengths.max() - lengths.min()) if len(lengths) else None,
@@ -273,6 +278,9 @@ def main():
               'drift %s frames, RSS %.2f -> %.2f MB (spread %.2f MB after the first minute), CPU %.3f %%'
               % (r['minutes'], r['passes'], r['underruns'], r['frames_per_pass_min'], r['frames_per_pass_max'], expected, BPM, RATE,
                  r['drift_frames'], r['rss_first_mb'], r['rss_last_mb'], r['rss_spread_mb'], r['cpu_pct']))
+        if r['underrun_at']:
+            print('practice\'s underruns, when each was told (UTC, the run began %s): %s'
+                  % (time.strftime('%H:%M:%S', time.gmtime(started)), ' '.join(r['underrun_at'])))
         ok = r['underruns'] == 0 and r['drift_frames'] == 0 and r['rss_spread_mb'] <= 1.0 and r['passes'] > 0
         if 'mpv' in results:
             m = results['mpv']

@@ -9,7 +9,10 @@ null sink; perf records the exec (sched:sched_process_exec) and a uprobe on liba
 snd_pcm_writei, and the figure is the first write's time minus the exec's. The binaries are
 launched in turn, N rounds after one warm-up launch each; medians and ranges per binary.
 
-    bench/realtime/first-write.py [-n 40] BINARY [BINARY...]
+    bench/realtime/first-write.py [-n 40] [--track FILE] BINARY [BINARY...]
+
+--track plays FILE instead of launch.wav, such as a dancer's .m4a or .mp4 (read through FFmpeg).
+Each launch plays it whole: give a short one (`ffmpeg -t 1`).
 
 Needs root (uprobes), perf (linux-perf), pulseaudio, pactl, python3 with numpy.
 """
@@ -64,8 +67,11 @@ def first_write_ms(player, track, work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('-n', '--rounds', type=int, default=40, help='launches of each binary, in turn (default 40)')
+    ap.add_argument('--track', help='play FILE instead of launch.wav (1 s of a chord, WAV)')
     ap.add_argument('binaries', nargs='+', metavar='BINARY')
     args = ap.parse_args()
+    if args.track and not os.path.isfile(args.track):
+        ap.error('--track: %s: no such file' % args.track)
     if args.rounds < 1:
         ap.error('-n: give 1 or more launches')
     for b in args.binaries:
@@ -82,6 +88,8 @@ def main():
     rt.run_quiet(['perf', 'probe', '-q', '-x', libasound(), 'first_write=snd_pcm_writei'])
     try:
         tracks = rt.make_launch_tracks(os.path.join(work, 'tracks'))
+        if args.track:
+            tracks['launch'] = os.path.abspath(args.track)
         rig = rt.Rig(work, 5)
         # Each binary keeps its journal and resume points in folders of its own: what one
         # leaves there (or deletes) is not another's to find.
@@ -97,8 +105,8 @@ def main():
                 ms = first_write_ms(p, tracks['launch'], work)
                 if ms is not None:
                     times[p.name].append(ms)
-        print('exec -> first snd_pcm_writei, ALSA pulse PCM on a private null sink; %d launches each, in turn (%s)'
-              % (args.rounds, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())))
+        print('exec -> first snd_pcm_writei, ALSA pulse PCM on a private null sink, %s; %d launches each, in turn (%s)'
+              % (os.path.basename(tracks['launch']), args.rounds, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())))
         for p in players:
             v = times[p.name]
             if v:

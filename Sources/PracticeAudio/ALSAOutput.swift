@@ -102,7 +102,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             var result: (handle: UInt, code: Int32) = (0, -ENOENT)
             if let asound = try? ALSALibrary.api(device: device) {
                 var handle: OpaquePointer?
-                let code = RealTimePriority.lent { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+                let code = openPCM(asound, &handle, device)
                 result = (UInt(bitPattern: handle), code)
             }
             opened.finish(result)
@@ -142,13 +142,19 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         return code == 0 ? OpaquePointer(bitPattern: handle) : nil
     }
 
+    /// `snd_pcm_open` for playback, the one place a device is opened: at the priority the threads
+    /// its plugin starts should run at (`RealTimePriority.lent`).
+    private static func openPCM(_ asound: UnsafeMutablePointer<practice_alsa_api>, _ handle: inout OpaquePointer?, _ device: String) -> Int32 {
+        RealTimePriority.lent { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) }
+    }
+
     private static func open(device: String, sampleRate: Int, channels: Int,
                              periodMicroseconds: UInt32, bufferMicroseconds: UInt32) throws(ALSAError) -> Opened {
         let asound = try ALSALibrary.api(device: device)
         var handle = takePrepared(device: device)
         let ahead = handle != nil
         if handle == nil {
-            try alsa("snd_pcm_open", device: device) { RealTimePriority.lent { asound.pointee.pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0) } }
+            try alsa("snd_pcm_open", device: device) { openPCM(asound, &handle, device) }
         }
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: device) }
         do throws(ALSAError) {

@@ -19,6 +19,33 @@ import PracticeTestSupport
         #expect(out.drain(wakeFD: wake[0]), "nothing woke it: it played out")
     }
 
+    /// A device's open lends its thread real-time priority one below the audio thread's: a thread
+    /// started inside (as a plugin starts its sound server's client thread) keeps it, and the
+    /// opening thread is a normal one again afterwards. (As root, which CI is; refused, all stay normal.)
+    @Test func aDevicesOpenLendsItsPriorityToTheThreadsItStarts() throws {
+        @Sendable func scheduling() -> (policy: Int32, priority: Int32) {
+            var policy: Int32 = -1
+            var p = sched_param()
+            pthread_getschedparam(pthread_self(), &policy, &p)
+            return (policy, p.sched_priority)
+        }
+        typealias Scheduling = (policy: Int32, priority: Int32)
+        let inside = Locked<Scheduling?>(nil), seen = Locked<(within: Scheduling, after: Scheduling)?>(nil)
+        Thread {
+            let within = RealTimePriority.lent { () -> Scheduling in
+                Thread { inside.withLock { $0 = scheduling() } }.start()
+                while inside.withLock({ $0 }) == nil { usleep(1_000) }
+                return scheduling()
+            }
+            seen.withLock { $0 = (within, scheduling()) }
+        }.start()
+        let (within, after) = try eventuallyValue("the opener's thread done", within: 10) { seen.withLock { $0 } }
+        let started = try #require(inside.withLock { $0 })
+        #expect(within.policy == SCHED_FIFO && within.priority == sched_get_priority_min(SCHED_FIFO) + 9, "\(within)")
+        #expect(started.policy == SCHED_FIFO && started.priority == within.priority, "\(started)")
+        #expect(after.policy == SCHED_OTHER && after.priority == 0, "\(after)")
+    }
+
     @Test func aMissingDeviceIsAnErrorThatSaysWhichDevice() {
         do {
             _ = try ALSAOutput(device: "no_such_device_here", sampleRate: 44_100, channels: 2)

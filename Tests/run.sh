@@ -13,11 +13,11 @@
 # real time and measure what is heard to the millisecond (beside a busy build they fail: a pass
 # 37 ms long, a stall at the start, even at nice 19, and at SCHED_IDLE with ionice's idle class:
 # an MPRIS player not on the bus within 10 s, a jump heard 94 ms off, 2026-12-05; and with a
-# compiler beside it at SCHED_IDLE: MPRIS's next landing 6 s off). First seven processes that
+# compiler beside it at SCHED_IDLE: MPRIS's next landing 6 s off). First eight processes that
 # mostly wait and take a tenth of a core each: RealTimeTests (the position reported against the
 # one heard, four rates, 42 s), each 30-second study drill of TerminalTests, its other screens in
 # two halves, MPRISTests, LyricsFollowTests (lyric lines printed to the millisecond beside a
-# real-time player): 45 s, where RealTimeTests alone and then the other six took 80 (its medians
+# real-time player), StallTests (a player stopped for 170 ms heard without a gap): 45 s, where RealTimeTests alone and then the other six took 80 (its medians
 # the same to 0.4 ms, four runs); then the screen's count against the beat heard, alone;
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).
@@ -34,7 +34,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
 shards=${SHARDS:-5}
-quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests RemoteTests RemoteTimingTests VideoTimingTests)
+quiet=(RealTimeTests TerminalTests MPRISTests LyricsFollowTests StallTests RemoteTests RemoteTimingTests VideoTimingTests)
 mode=${1:-all}
 export SWIFT_BACKTRACE=interactive=no NO_COLOR=1
 if [ "$mode" = threads ]; then
@@ -173,10 +173,10 @@ busy() {
 quiet() {
     local from
     from=$(cat "$logs/failed" 2>/dev/null | wc -l)
-    # The processes that mostly wait, seven at once: the engine's position against what is heard
+    # The processes that mostly wait, eight at once: the engine's position against what is heard
     # (four rates, one after the other), each study drill (30 s of a real-time player each), the
     # other screens in two halves (a process runs them one at a time: their players are timed
-    # against what is heard), the MPRIS players, the lyrics follower.
+    # against what is heard), the MPRIS players, the lyrics follower, the stalled player.
     local screens drill half=() other=() i=0 t
     run RealTimeTests --filter '\.RealTimeTests/' &
     screens=$("$bundle" --testing-library swift-testing --list-tests | sed -n 's#^[^/]*\.TerminalTests/\([A-Za-z0-9_]*\)(.*#\1#p')
@@ -190,6 +190,7 @@ quiet() {
     run TerminalTests-2 --filter "\\.TerminalTests/($(IFS='|'; echo "${other[*]}"))\\(" &
     run MPRISTests --filter '\.MPRISTests/' &
     run LyricsFollowTests --filter '\.LyricsFollowTests/' &
+    run StallTests --filter '\.StallTests/' &
     wait
     # The count on the screen against the beat heard, to 30 ms: alone (beside the drills and the
     # MPRIS players it drew 31-59 ms late on a slow day).

@@ -47,6 +47,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         var bufferFrames: Int
     }
 
+    /// The device buffer a player asks for, with periods of `period` microseconds: at least 240 ms
+    /// (six 40 ms periods), and three periods of a longer one. What it holds is what a stall of
+    /// the whole player rides out: the sound server (or the card) plays on from it while no thread
+    /// of the player runs, as a busy or virtual machine does to them now and then. With 120 ms, a
+    /// player stopped for 130 ms underran in 2 of 5 stops and for 190 ms in 5 of 5; with 240 ms,
+    /// none up to 200 ms (SIGSTOP, a real-time PulseAudio null sink: StallTests). Commands do not
+    /// wait for it to play out, because they drop it (`snd_pcm_drop`): seek → heard 5.9 ms and
+    /// rate → heard 10.1–10.2 ms with 120, 240 and 480 ms alike (bench/realtime, 20 of each).
+    public static func bufferMicroseconds(period: UInt32) -> UInt32 { max(3 * period, 240_000) }
+
     /// Opens `device` for playback near `sampleRate`, with ALSA's own resampling off (we resample with
     /// soxr when the device's rate differs). The corresponding C function is `snd_pcm_open`.
     ///
@@ -54,10 +64,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     ///   - periodMicroseconds: 40 ms periods: 25 wake-ups a second (20 ms periods cost 1.19 % of a
     ///     core at 0.8×, 40 ms 0.89 %: bench/realtime). Commands do not wait for a period: they drop
     ///     the device's buffer and playback restarts once 20 ms are queued (the start threshold).
-    ///   - bufferMicroseconds: 120 ms of device buffer (three periods) rides out scheduling hiccups
-    ///     on a busy machine; commands do not wait for it to play out because they drop it (`snd_pcm_drop`).
+    ///   - bufferMicroseconds: how much the device holds (`bufferMicroseconds(period:)`).
     public init(device: String, sampleRate: Int, channels: Int,
-                periodMicroseconds: UInt32 = 40_000, bufferMicroseconds: UInt32 = 120_000) throws(ALSAError) {
+                periodMicroseconds: UInt32 = 40_000, bufferMicroseconds: UInt32 = ALSAOutput.bufferMicroseconds(period: 40_000)) throws(ALSAError) {
         let asound = try ALSALibrary.api(device: device)
         let o = try Self.open(device: device, sampleRate: sampleRate, channels: channels,
                               periodMicroseconds: periodMicroseconds, bufferMicroseconds: bufferMicroseconds)
@@ -352,7 +361,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    /// Not `snd_pcm_drain`, which blocks until the buffer has played (120 ms, and the sound
+    /// Not `snd_pcm_drain`, which blocks until the buffer has played (240 ms, and the sound
     /// server's latency): a command in that time would wait for it. A period of silence goes in
     /// after the last frames (what the device plays while this thread wakes to stop it is quiet,
     /// not the buffer's stale frames; `delay` does not count it); the thread waits on `wakeFD`

@@ -40,11 +40,12 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     private let writtenFD: Int32
     private let pollFDs: UnsafeMutablePointer<pollfd>
 
-    /// `periodFrames` 1764 and `bufferFrames` 5292: 40 ms and 120 ms at 44.1 kHz, as `ALSAOutput` asks of a card.
+    /// `periodFrames` 1764 and `bufferFrames` 10584: 40 ms and 240 ms at 44.1 kHz, as a player's
+    /// `ALSAOutput` asks of a card.
     public init(sampleRate: Int, channels: Int, periodFrames: Int? = nil, bufferFrames: Int? = nil) {
         format = OutputFormat(sampleRate: sampleRate, channels: channels)
         self.periodFrames = periodFrames ?? sampleRate * 40 / 1000
-        self.bufferFrames = bufferFrames ?? 3 * self.periodFrames
+        self.bufferFrames = bufferFrames ?? sampleRate * Int(ALSAOutput.bufferMicroseconds(period: 40_000)) / 1_000_000
         storage = .allocate(capacity: self.bufferFrames * channels)
         storage.initialize(repeating: 0, count: self.bufferFrames * channels)
         consumedFD = eventfd(0, Int32(EFD_NONBLOCK))

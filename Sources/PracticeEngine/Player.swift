@@ -78,7 +78,7 @@ public struct PlayerOptions: Sendable {
     public var tickInterval = Duration.milliseconds(100)
     /// The clock the ticker waits on: the system's, or a test's that moves only when told.
     public var tickerClock: any TickerClock = SystemTickerClock()
-    /// The sound device's period in microseconds (its buffer holds three): how often the audio
+    /// The sound device's period in microseconds (its buffer: `ALSAOutput.bufferMicroseconds`): how often the audio
     /// thread wakes. Commands do not wait for it (they drop the device's buffer), so a player
     /// nobody watches (in the background) takes longer ones and wakes less.
     public var devicePeriodMicroseconds: UInt32 = 40_000
@@ -405,7 +405,7 @@ public final class Player: Sendable {
         case .alsa(let device):
             do {
                 let output = try ALSAOutput(device: device, sampleRate: track.info.sampleRate, channels: track.info.channels,
-                                            periodMicroseconds: options.devicePeriodMicroseconds, bufferMicroseconds: 3 * options.devicePeriodMicroseconds)
+                                            periodMicroseconds: options.devicePeriodMicroseconds, bufferMicroseconds: ALSAOutput.bufferMicroseconds(period: options.devicePeriodMicroseconds))
                 audio = AudioThread(ring: ring, output: output)
             } catch {
                 throw PracticeError(.unavailable, "cannot play \(path): no usable audio device '\(device)' (\(error.function): \(error.message)); pick one with --device, or write a file with 'practice render'")

@@ -50,11 +50,12 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// The device buffer a player asks for, with periods of `period` microseconds: at least 240 ms
     /// (six 40 ms periods), and three periods of a longer one. What it holds is what a stall of
     /// the whole player rides out: the sound server (or the card) plays on from it while no thread
-    /// of the player runs, as a busy or virtual machine does to them now and then. With 120 ms, a
-    /// player stopped for 130 ms underran in 2 of 5 stops and for 190 ms in 5 of 5; with 240 ms,
-    /// none up to 200 ms (SIGSTOP, a real-time PulseAudio null sink: StallTests). Commands do not
-    /// wait for it to play out, because they drop it (`snd_pcm_drop`): seek → heard 5.9 ms and
-    /// rate → heard 10.1–10.2 ms with 120, 240 and 480 ms alike (bench/realtime, 20 of each).
+    /// of the player runs, as a busy or virtual machine does to them now and then. Stopped whole
+    /// (SIGSTOP) through a real-time PulseAudio null sink, a player with 120 ms was heard to stop
+    /// at 130 ms, with 240 ms not up to 190 ms (mpv, through its own PulseAudio output, at 130 ms:
+    /// bench/realtime/stall.py; StallTests). Commands do not wait for it to play out, because they
+    /// drop it (`snd_pcm_drop`): seek → heard 5.9 ms and rate → heard 10.1–10.2 ms with 120, 240
+    /// and 480 ms alike (bench/realtime, 20 of each).
     public static func bufferMicroseconds(period: UInt32) -> UInt32 { max(3 * period, 240_000) }
 
     /// Opens `device` for playback near `sampleRate`, with ALSA's own resampling off (we resample with

@@ -60,7 +60,7 @@ public final class AudioThread<Output: AudioOutput>: @unchecked Sendable {
         self.ring = ring
         self.output = output
         self.primeFrames = primeFrames ?? 2 * output.periodFrames
-        chunkFrames = 4096   // 93 ms at 44.1 kHz: one pass can top up the whole device buffer
+        chunkFrames = 4096   // 93 ms at 44.1 kHz: one pass tops up what a 40 ms period played
         scratch = .allocate(capacity: chunkFrames * ring.channels)
         scratch.initialize(repeating: 0, count: chunkFrames * ring.channels)
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK))

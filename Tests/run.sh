@@ -17,7 +17,7 @@
 # mostly wait and take a tenth of a core each: RealTimeTests (the position reported against the
 # one heard, four rates, 42 s), each 30-second study drill of TerminalTests, its other screens in
 # two halves, MPRISTests, LyricsFollowTests (lyric lines printed to the millisecond beside a
-# real-time player), StallTests (a player stopped for 170 ms heard without a gap): 45 s, where RealTimeTests alone and then the other six took 80 (its medians
+# real-time player), StallTests (a player stopped for 150 ms heard without a gap): 45 s, where RealTimeTests alone and then the other six took 80 (its medians
 # the same to 0.4 ms, four runs); then the screen's count against the beat heard, alone;
 # then RemoteTests (headless Chromium driving a player), RemoteTimingTests (what the pages are sent and when, and taps heard, one test at a time) and
 # VideoTimingTests (the video's picture against the sound).

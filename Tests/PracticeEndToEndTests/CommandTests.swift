@@ -185,10 +185,15 @@ import PracticeTestSupport
     /// Commands on stdin reach the player; bad lines are reported and skipped; quit exits 0.
     @Test func commandsOnStdinDriveThePlayer() throws {
         let player = try ControlledPlayer(["tone.wav", "--device", "null", "--control", "stdin", "--rate", "0.5"], in: fx.dir.path)
-        for line in [#"{"cmd":"pause"}"#, #"{"cmd":"seek","to":"0:07.25"}"#, #"{"cmd":"rate","value":1.25}"#, "nonsense"] {
-            player.send(line)
-            usleep(150_000)
-        }
+        // Each command's answer awaited before the next (its state event, or the error's).
+        player.send(#"{"cmd":"pause"}"#)
+        try player.next("state") { $0["playing"] as? Bool == false }
+        player.send(#"{"cmd":"seek","to":"0:07.25"}"#)
+        try player.next("state") { $0["position"] as? Double == 7.25 }
+        player.send(#"{"cmd":"rate","value":1.25}"#)
+        try player.next("state") { $0["rate"] as? Double == 1.25 }
+        player.send("nonsense")
+        try player.next("error")
         let (status, printed, err) = try player.quit()
         #expect(status == 0)
         #expect(err == "practice: control: not a JSON object: nonsense\n")

@@ -44,8 +44,9 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// `ALSAOutput` asks of a card.
     public init(sampleRate: Int, channels: Int, periodFrames: Int? = nil, bufferFrames: Int? = nil) {
         format = OutputFormat(sampleRate: sampleRate, channels: channels)
-        self.periodFrames = periodFrames ?? sampleRate * 40 / 1000
-        self.bufferFrames = bufferFrames ?? sampleRate * Int(ALSAOutput.bufferMicroseconds(period: 40_000)) / 1_000_000
+        let period: UInt32 = 40_000   // ALSAOutput's default
+        self.periodFrames = periodFrames ?? sampleRate * Int(period) / 1_000_000
+        self.bufferFrames = bufferFrames ?? sampleRate * Int(ALSAOutput.bufferMicroseconds(period: period)) / 1_000_000
         storage = .allocate(capacity: self.bufferFrames * channels)
         storage.initialize(repeating: 0, count: self.bufferFrames * channels)
         consumedFD = eventfd(0, Int32(EFD_NONBLOCK))

@@ -34,7 +34,8 @@ import PracticeTestSupport
         Thread {
             let within = RealTimePriority.lent { () -> Scheduling in
                 Thread { inside.withLock { $0 = scheduling() } }.start()
-                while inside.withLock({ $0 }) == nil { usleep(1_000) }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while inside.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(1_000) }
                 return scheduling()
             }
             seen.withLock { $0 = (within, scheduling()) }

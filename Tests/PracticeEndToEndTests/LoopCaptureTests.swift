@@ -35,17 +35,6 @@ import PracticeTestSupport
         return worst
     }
 
-    /// The longest run of frames quieter than −34 dB (|x| < 0.01) in `range`. A 1 kHz sine at 0.5
-    /// crosses zero in steps of 0.07, so one frame is a zero crossing; a gap is a run of many.
-    static func longestQuietRun(_ x: [Double], _ range: Range<Int>) -> (frames: Int, at: Int) {
-        var run = 0, longest = (0, range.lowerBound)
-        for n in range {
-            run = abs(x[n]) < 0.01 ? run + 1 : 0
-            if run > longest.0 { longest = (run, n - run + 1) }
-        }
-        return longest
-    }
-
     /// `--loop A B --times 5` played at 1.0× and 0.8×, with B at two phases of the sine against A
     /// (0.113 cycle): 0.317 (73° apart) and 0.590 (172° apart, nearly opposite). The capture is
     /// exactly 5·(B − A) ÷ rate frames. To the stream's last frame, no step is
@@ -71,7 +60,7 @@ import PracticeTestSupport
         guard x.count == expected else { return }
 
         let checked = 0..<x.count
-        let step = Self.worstStep(x, checked), quiet = Self.longestQuietRun(x, checked)
+        let step = Self.worstStep(x, checked), quiet = Analysis.longestQuietRun(x, checked)
         #expect(step.ratio < 1.2, "step ratio \(step.ratio) at frame \(step.at)")
         #expect(quiet.frames < 44, "\(quiet.frames) quiet frames from \(quiet.at)")
         var envelope = Double.infinity                          // the peak of each 1 ms (44 frames), least of all
@@ -123,7 +112,7 @@ import PracticeTestSupport
             at += countIn
             // Between the 5 ms fades.
             let body = (at + 220)..<(at + pass - 220)
-            let step = Self.worstStep(x, body), quiet = Self.longestQuietRun(x, body)
+            let step = Self.worstStep(x, body), quiet = Analysis.longestQuietRun(x, body)
             #expect(step.ratio < 1.2, "pass \(k): step ratio \(step.ratio) at \(step.at)")
             #expect(quiet.frames < 44, "pass \(k): \(quiet.frames) quiet frames from \(quiet.at)")
             at += pass

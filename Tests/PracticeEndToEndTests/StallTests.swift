@@ -41,16 +41,12 @@ import PracticeTestSupport
         let heard = rig.stopRecording().samples
         #expect(last["underruns"] as? Int == 0, "\(last)")
         // The tone from its first sound to where the recording stopped, the player still playing:
-        // no run of 2 ms in which every sample is silent (an underrun is tens of milliseconds of
-        // zeros; the 440 Hz tone at 0.5 is below 0.001 for less than a sample at each crossing).
-        let left = stride(from: 0, to: heard.count, by: 2).map { abs(heard[$0]) }
-        let start = try #require(left.firstIndex { $0 > 0.01 }, "the tone was heard")
-        var longest = 0, run = 0
-        for sample in left[start...] {
-            run = sample < 0.001 ? run + 1 : 0
-            longest = max(longest, run)
-        }
-        #expect(longest < rig.sampleRate / 500, "the longest silence: \(longest) frames")
+        // no run of 2 ms in which every sample is quiet (an underrun is tens of milliseconds of
+        // zeros; a zero crossing of the 440 Hz tone is one frame).
+        let left = Signals.channel(heard, 0, of: 2)
+        let start = try #require(Analysis.onset(left, threshold: 0.01), "the tone was heard")
+        let quiet = Analysis.longestQuietRun(left, start..<left.count)
+        #expect(quiet.frames < rig.sampleRate / 500, "the longest silence: \(quiet.frames) frames, from frame \(quiet.at)")
         // (The recording holds the stops: half a second, then 150 ms stopped and 0.4 s on, four times.)
         #expect(left.count - start > 26 * rig.sampleRate / 10, "\(left.count - start) frames heard")
     }

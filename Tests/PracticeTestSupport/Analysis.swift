@@ -170,6 +170,18 @@ public enum Analysis {
         return x
     }
 
+    /// The longest run of frames quieter than −40 dB (|x| < 0.01) in `range`, and where it starts.
+    /// A sine at 0.5 of 440 Hz or more crosses zero in steps of 0.03 or more, so a zero crossing is
+    /// one frame; a gap (an underrun, a missing seam) is a run of many.
+    public static func longestQuietRun(_ x: [Double], _ range: Range<Int>) -> (frames: Int, at: Int) {
+        var run = 0, longest = (0, range.lowerBound)
+        for n in range {
+            run = abs(x[n]) < 0.01 ? run + 1 : 0
+            if run > longest.0 { longest = (run, n - run + 1) }
+        }
+        return longest
+    }
+
     /// The first index where |x| exceeds `threshold`.
     public static func onset(_ x: [Double], threshold: Double, from start: Int = 0) -> Int? {
         (start..<x.count).first { abs(x[$0]) > threshold }

@@ -94,11 +94,21 @@ def main():
     ap.add_argument('--no-mpv', action='store_true', help='leave mpv out')
     ap.add_argument('--mpv-ao', choices=['alsa', 'pulse'], default='alsa')
     a = ap.parse_args()
-    stalls = [int(s) for s in a.stalls.split(',')]
+    try:
+        stalls = [int(s) for s in a.stalls.split(',')]
+    except ValueError:
+        ap.error('--stalls %s: give lengths in whole milliseconds, comma-separated (80,130,170)' % a.stalls)
+    if any(s < 0 or s > 10_000 for s in stalls):
+        ap.error('--stalls %s: each length must be 0 to 10000 ms' % a.stalls)
+    if a.reps < 1:
+        ap.error('--reps %d: at least 1' % a.reps)
+    for tool in ('pulseaudio', 'pactl', 'parec') + (() if a.no_mpv else ('mpv',)):
+        if shutil.which(tool) is None:
+            sys.exit('stall.py: %s not found (apt-get install pulseaudio pulseaudio-utils libasound2-plugins mpv)' % tool)
     practice = os.environ.get('PRACTICE', os.path.join(here, '..', '..', '.build', 'release', 'practice'))
     for binary in [practice] + ([a.against] if a.against else []):
         if not os.access(binary, os.X_OK):
-            sys.exit('stall.py: no practice binary at %s (make release, or PRACTICE=...)' % binary)
+            sys.exit('stall.py: no practice program at %s (make release, or PRACTICE=...; --against a build)' % binary)
     work = tempfile.mkdtemp(prefix='practice-stall-')
     track = os.path.join(work, 'tone.wav')
     ts = np.arange(60 * rt.SR) / rt.SR

@@ -160,14 +160,16 @@ busy() {
                 grep -vE "\\.($(IFS='|'; echo "${heavy[*]}"))\$" <<< "$all"; })
     run EngineTests --filter '\.EngineTests/' &
     { guard > "$logs/guard.log" 2>&1 || echo guard >> "$logs/failed"; } &
-    { bounded --signal=QUIT --kill-after="$kill_after" "$limit" "$bundle" --testing-library xctest > "$logs/xctest.log" 2>&1 || echo xctest >> "$logs/failed"; } &
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
     each_alone $ordered
     again 0 hung
+    took suites
     # Each a build, then its checks: 15 minutes at most (the ThreadSanitizer build and its suites
     # take 2, the install 1), so that a build that hangs fails the run too.
     bounded --kill-after=30 900 "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
+    took check-threads
     bounded --kill-after=30 900 "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
+    took check-install
 }
 
 quiet() {
@@ -203,6 +205,7 @@ quiet() {
     # The dancer's video in step with the sound at the real-time sink, to a frame.
     run VideoTimingTests --filter '\.VideoTimingTests/'
     again "$from"
+    took quiet
 }
 
 # The runner's own guard against a hang, checked on HangGuardTests' test that never ends: run by
@@ -258,6 +261,10 @@ guard() {
     echo "guard: a test that never ends was stopped after 10 s, named, its threads' backtraces kept, run again and failed ($took s); a Ctrl-C ended the runner with 130, nothing left"
 }
 
+# Each part's seconds, named on the last line (suites 150 s, check-threads 61 s, ...): where the time goes.
+phases=() mark=$SECONDS
+took() { phases+=("$1 $((SECONDS - mark)) s"); mark=$SECONDS; }
+
 start=$SECONDS
 rm -rf "$logs" && mkdir -p "$logs"
 case "$mode" in
@@ -295,14 +302,15 @@ for log in "$logs"/*.log; do
     elif was_hung "$log"; then
         again=" hung in $(hung "$log")"
     fi
-    printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|Executed [0-9]+ tests|ThreadSanitizer|check-install:|^guard:|Build complete' "$log" | tail -n 1)" "$again"
+    printf '%-16s %s%s\n' "$run" "$(grep -E 'Test run with|ThreadSanitizer|check-install:|^guard:|Build complete' "$log" | tail -n 1)" "$again"
 done
 if [ "$mode" = threads ] && [ ! -s "$logs/failed" ]; then
     # (The line make test's summary shows for `make check-threads`.)
     cat "$logs"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in.*passed.*/\1/p' \
         | awk -v suites="$suites" '{ n += $1 } END { print "check-threads: " n " tests in " suites " suites passed under ThreadSanitizer, no report" }'
 fi
-echo "Tests/run.sh: $((SECONDS - start)) s"
+parts=$(printf ', %s' "${phases[@]}")
+echo "Tests/run.sh: $((SECONDS - start)) s${phases[*]:+ (${parts#, })}"
 if [ -s "$logs/failed" ]; then
     echo "Failed: $(paste -sd ' ' "$logs/failed")" >&2
     exit 1

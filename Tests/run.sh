@@ -163,13 +163,13 @@ busy() {
     # Each suite in a process of its own, SHARDS processes at a time (those two among them).
     each_alone $ordered
     again 0 hung
-    took suites
+    part_took suites
     # Each a build, then its checks: 15 minutes at most (the ThreadSanitizer build and its suites
     # take 2, the install 1), so that a build that hangs fails the run too.
     bounded --kill-after=30 900 "$make" --no-print-directory check-threads > "$logs/check-threads.log" 2>&1 || echo check-threads >> "$logs/failed"
-    took check-threads
+    part_took check-threads
     bounded --kill-after=30 900 "$make" --no-print-directory check-install > "$logs/check-install.log" 2>&1 || echo check-install >> "$logs/failed"
-    took check-install
+    part_took check-install
 }
 
 quiet() {
@@ -205,7 +205,7 @@ quiet() {
     # The dancer's video in step with the sound at the real-time sink, to a frame.
     run VideoTimingTests --filter '\.VideoTimingTests/'
     again "$from"
-    took quiet
+    part_took quiet
 }
 
 # The runner's own guard against a hang, checked on HangGuardTests' test that never ends: run by
@@ -261,9 +261,9 @@ guard() {
     echo "guard: a test that never ends was stopped after 10 s, named, its threads' backtraces kept, run again and failed ($took s); a Ctrl-C ended the runner with 130, nothing left"
 }
 
-# Each part's seconds, named on the last line (suites 150 s, check-threads 61 s, ...): where the time goes.
+# Each part's seconds, named on the last line: where the time goes.
 phases=() mark=$SECONDS
-took() { phases+=("$1 $((SECONDS - mark)) s"); mark=$SECONDS; }
+part_took() { phases+=("$1 $((SECONDS - mark)) s"); mark=$SECONDS; }
 
 start=$SECONDS
 rm -rf "$logs" && mkdir -p "$logs"

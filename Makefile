@@ -21,12 +21,6 @@ endef
 
 DEMO_OUT := demo-0.8x.flac
 
-# Debug builds write no index of the code (SwiftPM writes one by default, for editors and to list
-# XCTest's cases, which the suites do not need: Tests/XCTMain.swift is their entry point): 289 →
-# 240 CPU seconds for the suites' build on a fresh clone (README, "Tests"). The same flag in every
-# debug build here, so that `make build` and `make test` share what they compile.
-NO_INDEX := --disable-index-store
-
 .PHONY: fuzz demo test check-threads check-install build release man install uninstall bench deps clean
 
 # Where `make install` puts things (DESTDIR is prepended, for packaging and for the test).
@@ -59,7 +53,7 @@ demo: build
 # three processes, ThreadSanitizer, check-install), then the real-time suites alone (see the script).
 test:
 	$(call install,$(TEST_DEPS))
-	$(SWIFT) build --build-tests $(NO_INDEX)
+	$(SWIFT) build --build-tests
 	$(MAKE) release
 	MAKE=$(MAKE) Tests/run.sh
 
@@ -86,16 +80,16 @@ check-threads:
 	@! grep -rn 'Mutex<' $(CORE_SOURCE_FOLDERS) || { echo "check-threads: use Locked, not Mutex, in the modules those suites run" >&2; exit 1; }
 	@# A Locked<Void> is reported racing with itself (see Lock in Locked.swift).
 	@! grep -rnE 'Locked<(Void|\(\))>\(' Sources Tests || { echo "check-threads: use Lock, not Locked<Void>" >&2; exit 1; }
-	PRACTICE_THREADS=1 $(SWIFT) build --build-tests $(NO_INDEX) --sanitize=thread --scratch-path .build-tsan
+	PRACTICE_THREADS=1 $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	@# Each suite's output in .build-tsan/logs; a failed one's printed whole, as is one that ran no test.
 	SHARDS=3 Tests/run.sh threads $(CORE_SUITES)
 
 # The program, built for debugging (.build/debug/practice).
 build:
 	$(call install,$(BUILD_DEPS))
-	$(SWIFT) build --product practice $(NO_INDEX)
+	$(SWIFT) build --product practice
 	@# TagLib's shim beside it, for the library's scans.
-	$(SWIFT) build --product practice-taglib $(NO_INDEX)
+	$(SWIFT) build --product practice-taglib
 
 # The parsers' libFuzzer targets (Tests/Fuzz): built with -sanitize=fuzzer,address in their own
 # folder, then each run for FUZZ_SECONDS (default 60) or FUZZ_RUNS inputs; see Tests/Fuzz/run.sh.

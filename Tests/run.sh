@@ -262,8 +262,8 @@ guard() {
 }
 
 # Each part's seconds, named on the last line: where the time goes.
-phases=() mark=$SECONDS
-part_took() { phases+=("$1 $((SECONDS - mark)) s"); mark=$SECONDS; }
+parts= mark=$SECONDS
+part_took() { parts+="${parts:+, }$1 $((SECONDS - mark)) s"; mark=$SECONDS; }
 
 start=$SECONDS
 rm -rf "$logs" && mkdir -p "$logs"
@@ -309,8 +309,7 @@ if [ "$mode" = threads ] && [ ! -s "$logs/failed" ]; then
     cat "$logs"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in.*passed.*/\1/p' \
         | awk -v suites="$suites" '{ n += $1 } END { print "check-threads: " n " tests in " suites " suites passed under ThreadSanitizer, no report" }'
 fi
-parts=$(printf ', %s' "${phases[@]}")
-echo "Tests/run.sh: $((SECONDS - start)) s${phases[*]:+ (${parts#, })}"
+echo "Tests/run.sh: $((SECONDS - start)) s${parts:+ ($parts)}"
 if [ -s "$logs/failed" ]; then
     echo "Failed: $(paste -sd ' ' "$logs/failed")" >&2
     exit 1

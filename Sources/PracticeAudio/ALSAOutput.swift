@@ -58,16 +58,20 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// and 480 ms alike (bench/realtime, 20 of each).
     public static func bufferMicroseconds(period: UInt32) -> UInt32 { max(3 * period, 240_000) }
 
+    /// A player's periods: 40 ms, 25 wake-ups a second (see `init`). The virtual device takes them too.
+    public static let defaultPeriodMicroseconds: UInt32 = 40_000
+
     /// Opens `device` for playback near `sampleRate`, with ALSA's own resampling off (we resample with
     /// soxr when the device's rate differs). The corresponding C function is `snd_pcm_open`.
     ///
     /// - Parameters:
-    ///   - periodMicroseconds: 40 ms periods: 25 wake-ups a second (20 ms periods cost 1.19 % of a
+    ///   - periodMicroseconds: 40 ms periods (`defaultPeriodMicroseconds`): 25 wake-ups a second (20 ms periods cost 1.19 % of a
     ///     core at 0.8×, 40 ms 0.89 %: bench/realtime). Commands do not wait for a period: they drop
     ///     the device's buffer and playback restarts once 20 ms are queued (the start threshold).
     ///   - bufferMicroseconds: how much the device holds (`bufferMicroseconds(period:)`).
     public init(device: String, sampleRate: Int, channels: Int,
-                periodMicroseconds: UInt32 = 40_000, bufferMicroseconds: UInt32 = ALSAOutput.bufferMicroseconds(period: 40_000)) throws(ALSAError) {
+                periodMicroseconds: UInt32 = ALSAOutput.defaultPeriodMicroseconds,
+                bufferMicroseconds: UInt32 = ALSAOutput.bufferMicroseconds(period: ALSAOutput.defaultPeriodMicroseconds)) throws(ALSAError) {
         let asound = try ALSALibrary.api(device: device)
         let o = try Self.open(device: device, sampleRate: sampleRate, channels: channels,
                               periodMicroseconds: periodMicroseconds, bufferMicroseconds: bufferMicroseconds)

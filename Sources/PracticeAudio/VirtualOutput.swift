@@ -44,7 +44,7 @@ public final class VirtualOutput: AudioOutput, @unchecked Sendable {
     /// `ALSAOutput` asks of a card.
     public init(sampleRate: Int, channels: Int, periodFrames: Int? = nil, bufferFrames: Int? = nil) {
         format = OutputFormat(sampleRate: sampleRate, channels: channels)
-        let period: UInt32 = 40_000   // ALSAOutput's default
+        let period = ALSAOutput.defaultPeriodMicroseconds
         self.periodFrames = periodFrames ?? sampleRate * Int(period) / 1_000_000
         self.bufferFrames = bufferFrames ?? sampleRate * Int(ALSAOutput.bufferMicroseconds(period: period)) / 1_000_000
         storage = .allocate(capacity: self.bufferFrames * channels)

@@ -81,7 +81,7 @@ public struct PlayerOptions: Sendable {
     /// The sound device's period in microseconds (its buffer: `ALSAOutput.bufferMicroseconds`): how often the audio
     /// thread wakes. Commands do not wait for it (they drop the device's buffer), so a player
     /// nobody watches (in the background) takes longer ones and wakes less.
-    public var devicePeriodMicroseconds: UInt32 = 40_000
+    public var devicePeriodMicroseconds = ALSAOutput.defaultPeriodMicroseconds
     public var settings = PlaybackSettings()
     /// The audio stream of a container with several (nil: the first).
     public var audioStream: Int?
